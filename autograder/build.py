@@ -1,0 +1,209 @@
+"""Generate every copy of an exercise from its one source, ``exercises/<name>.py``.
+
+    python -m autograder.build            # rebuild all generated copies
+    python -m autograder.build --check    # exit 1 if any committed copy has drifted
+
+The text form is jupytext's percent format. Cell headers say what a cell is:
+
+* ``# %% [markdown]``: explanation for the student.
+* ``# %% module=true``: code that is both in the notebook and at the top of the reference
+  module (imports, constants the solutions use).
+* ``# %% solution="attention_row"``: the stub and its reference solution, between
+  nbgrader's ``### BEGIN SOLUTION`` / ``### END SOLUTION`` markers.
+* ``# %% tests="attention_row"``: where the hidden checks of that function run in
+  ``nbgrader autograde``; the build writes the cell's body and its points (the sum of the
+  points of that function's checks in ``autograder/checks/check_<name>.py``).
+* ``# %%``: any other code: visible self-checks, demonstrations, plots.
+
+Generated from it (and committed, each with a drift test):
+
+* ``source/<name>/<name>.ipynb``: nbgrader's source notebook, with nbgrader cell metadata.
+* ``solutions/<name>.py``: the reference implementation (``module`` and ``solution`` cells,
+  markers removed), which the hidden checks compare against.
+* ``assignments/<name>/<name>.ipynb``: the student release, made by nbgrader's own
+  ``generate_assignment`` in a temporary course directory.
+"""
+import argparse
+import contextlib
+import io
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+from .exercises import EXERCISES, PROJECT_ROOT, find
+from .grade import points_by_function
+
+SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
+KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
+TEST_CELL = """# The hidden checks of {function} run here when your notebook is graded.
+### BEGIN HIDDEN TESTS
+from autograder.incell import grade
+grade("{exercise}", "{function}")
+### END HIDDEN TESTS"""
+
+
+def _nbgrader(grade_id, *, grade=False, solution=False, locked=False, points=None):
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked,
+            "schema_version": 3, "solution": solution}
+    if points is not None:
+        meta["points"] = points
+    return meta
+
+
+def source_notebook(exercise):
+    """Build the nbgrader source notebook of ``exercise`` from its text form.
+
+    Returns:
+        an ``nbformat.NotebookNode`` (v4), with deterministic cell ids.
+    Raises:
+        ValueError: a ``tests`` cell names a function without checks, or a function of
+            the contract has no ``solution`` or no ``tests`` cell.
+    """
+    text = jupytext.read(exercise.text_form, fmt="py:percent")
+    points = points_by_function(exercise)
+    cells = []
+    seen_solutions, seen_tests = set(), set()
+    for i, cell in enumerate(text.cells):
+        meta = dict(cell.metadata)
+        meta.pop("lines_to_next_cell", None)
+        if cell.cell_type == "markdown":
+            new = nbformat.v4.new_markdown_cell(cell.source)
+        elif "solution" in meta:
+            name = meta.pop("solution")
+            seen_solutions.add(name)
+            new = nbformat.v4.new_code_cell(cell.source)
+            new.metadata["nbgrader"] = _nbgrader(name, solution=True)
+        elif "tests" in meta:
+            name = meta.pop("tests")
+            if name not in points:
+                raise ValueError(f"{exercise.text_form.name}: tests cell for {name!r}, which has no checks")
+            seen_tests.add(name)
+            new = nbformat.v4.new_code_cell(TEST_CELL.format(function=name, exercise=exercise.name))
+            new.metadata["nbgrader"] = _nbgrader(f"test_{name}", grade=True, locked=True,
+                                                 points=points[name])
+        else:
+            meta.pop("module", None)
+            new = nbformat.v4.new_code_cell(cell.source)
+        new.id = f"{exercise.name}-{i:02d}"
+        cells.append(new)
+    missing = [f for f in exercise.functions if f not in seen_solutions or f not in seen_tests]
+    if missing or set(points) - seen_tests:
+        raise ValueError(f"{exercise.text_form.name}: missing solution/tests cells for "
+                         f"{sorted(set(missing) | (set(points) - seen_tests))}")
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata = {"kernelspec": dict(KERNELSPEC),
+                   "language_info": {"name": "python"}}
+    return nb
+
+
+def solution_module(exercise):
+    """Source text of ``solutions/<name>.py``: the ``module`` and ``solution`` cells, markers removed."""
+    text = jupytext.read(exercise.text_form, fmt="py:percent")
+    parts = [f'"""Reference solutions for the "{exercise.name}" exercise.\n\n'
+             f"GENERATED from exercises/{exercise.name}.py by `python -m autograder.build`: edit that\n"
+             'file, not this one (tests/test_build.py fails when they differ).\n"""']
+    for cell in text.cells:
+        if cell.cell_type == "code" and ("solution" in cell.metadata or cell.metadata.get("module")):
+            lines = [ln for ln in cell.source.splitlines() if not SOLUTION_MARKERS.match(ln)]
+            parts.append("\n".join(lines).strip("\n"))
+    return "\n\n\n".join(parts) + "\n"
+
+
+def write_notebook(nb, path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+
+
+NBGRADER_CONFIG = """c = get_config()
+c.CourseDirectory.root = {root!r}
+c.CourseDirectory.course_id = "build"
+"""
+
+
+def venv_on_path():
+    """Put this interpreter's bin directory first on $PATH.
+
+    nbgrader runs helper executables (``alembic``) by name; when the course's venv is not
+    activated they would not be found.
+    """
+    bindir = str(Path(sys.executable).parent)
+    if os.environ.get("PATH", "").split(os.pathsep)[0] != bindir:
+        os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
+
+
+def release_notebook(exercise, source_path):
+    """Run nbgrader's ``generate_assignment`` on ``source_path`` in a temporary course.
+
+    Returns:
+        the student release as an ``nbformat.NotebookNode``.
+    Raises:
+        RuntimeError: nbgrader reported a failure (its log is in the message).
+    """
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
+
+    venv_on_path()
+    with tempfile.TemporaryDirectory(prefix="build-") as tmp:
+        src = Path(tmp) / "source" / exercise.assignment
+        src.mkdir(parents=True)
+        shutil.copy(source_path, src / exercise.notebook)
+        config = Config()
+        config.CourseDirectory.root = tmp
+        config.CourseDirectory.db_url = f"sqlite:///{tmp}/gradebook.db"
+        api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            result = api.generate_assignment(exercise.assignment)
+        if not result["success"]:
+            raise RuntimeError(f"nbgrader generate_assignment failed: {result.get('log', '')}"
+                               f"{result.get('error', '')}")
+        released = Path(tmp) / "release" / exercise.assignment / exercise.notebook
+        return nbformat.read(released, as_version=4)
+
+
+def generated_files(exercise):
+    """``{path: text}`` of every file generated from ``exercise``'s text form."""
+    source = source_notebook(exercise)
+    source_text = nbformat.writes(source) + "\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / exercise.notebook
+        path.write_text(source_text, encoding="utf-8")
+        release_text = nbformat.writes(release_notebook(exercise, path)) + "\n"
+    return {exercise.source_notebook: source_text,
+            exercise.solution_module: solution_module(exercise),
+            exercise.release_notebook: release_text}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m autograder.build", description=__doc__.split("\n")[0])
+    parser.add_argument("names", nargs="*", help="exercises to build (default: all)")
+    parser.add_argument("--check", action="store_true", help="report drift instead of writing")
+    args = parser.parse_args(argv)
+    drift = []
+    for name in args.names or list(EXERCISES):
+        for path, text in generated_files(find(name)).items():
+            current = path.read_text(encoding="utf-8") if path.exists() else None
+            if current == text:
+                continue
+            rel = path.relative_to(PROJECT_ROOT)
+            if args.check:
+                drift.append(str(rel))
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+                print(f"wrote {rel}")
+    if drift:
+        print("out of date (run `python -m autograder.build`):\n  " + "\n  ".join(drift))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""What a check file uses: the ``check`` decorator, value comparison and named mistakes.
+
+A check is a function ``check_*`` in ``autograder/checks/check_<exercise>.py``, run by
+pytest. It receives the student's functions by name as fixtures (``attention_row``),
+plus ``rng`` (a per-student seeded ``numpy.random.Generator``) and ``submission``. It
+compares what the student's code returns with a value from ../shared/WORKED_EXAMPLES.md
+or from the reference solution, and on a mismatch raises ``Mismatch`` whose text is the
+feedback the student reads. Feedback never shows a check's source.
+
+Example::
+
+    @check("attention_row", 'weights for "the cat"', points=1)
+    def check_weights_the_cat(attention_row):
+        scores, weights, context = attention_row(Q_CAT, K, V)
+        expect_close(weights, [0.330238, 0.669762], what="weights",
+                     mistakes={"forgot the sqrt(d_k) scaling": [0.268941, 0.731059]})
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from . import wire
+
+WORKED_ATOL = 1e-4  # issue #2, requirement 3: worked numbers are checked to 1e-4 absolute
+
+
+@dataclass(frozen=True)
+class CheckMeta:
+    """What a check is worth and which student-facing function it is about.
+
+    Attributes:
+        function: the student-facing name, e.g. "attention_row".
+        description: what is checked, e.g. 'weights for "the cat"'.
+        points: points awarded when the check passes (float).
+    """
+    function: str
+    description: str
+    points: float
+
+    @property
+    def name(self):
+        """The test name shown to students: ``"attention_row: weights for "the cat""``."""
+        return f"{self.function}: {self.description}"
+
+
+def check(function, description, points=1.0):
+    """Decorator that marks a ``check_*`` function as a graded check (see module docstring)."""
+    meta = CheckMeta(function, description, float(points))
+
+    def decorate(fn):
+        fn.check_meta = meta
+        return pytest.mark.check(meta=meta)(fn)
+    return decorate
+
+
+class Mismatch(AssertionError):
+    """A check failed; ``str(exc)`` is the feedback for the student."""
+
+
+def fmt(value, limit=300):
+    """Short, readable text for a value in feedback (arrays to 6 decimals)."""
+    if isinstance(value, wire.Opaque):
+        return repr(value)
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        text = np.array2string(value, precision=6, suppress_small=True, separator=", ",
+                               max_line_width=10_000, threshold=60)
+        text = " ".join(text.split())
+    elif isinstance(value, (float, np.floating)):
+        text = f"{float(value):.6g}"
+    else:
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def as_array(got, what):
+    """``got`` as a float64 array, or ``Mismatch`` explaining why it is not one."""
+    if isinstance(got, wire.Opaque):
+        raise Mismatch(f"{what}: expected numbers, got {got!r}")
+    try:
+        arr = np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        raise Mismatch(f"{what}: expected numbers, got {fmt(got)}") from None
+    return arr
+
+
+def _close(a, b, atol, rtol):
+    return a.shape == b.shape and bool(np.all(np.isfinite(a) == np.isfinite(b))) and \
+        bool(np.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True))
+
+
+def expect_close(got, expected, *, what, mistakes=None, atol=WORKED_ATOL, rtol=0.0):
+    """Check that ``got`` equals ``expected`` within ``atol`` (+ ``rtol`` * |expected|).
+
+    Args:
+        got: the student's value (number or array-like).
+        expected: the right value (number or array-like).
+        what: a short label for feedback, e.g. 'weights for "the cat"'.
+        mistakes: optional ``{name of the misconception: the value it produces}``; when
+            ``got`` matches one, the feedback names it.
+        atol, rtol: tolerances (absolute, relative).
+    Raises:
+        Mismatch: with expected value, returned value, and the named mistake if any.
+    """
+    expected = np.asarray(expected, dtype=float)
+    arr = as_array(got, what)
+    if _close(arr, expected, atol, rtol):
+        return
+    for name, wrong in (mistakes or {}).items():
+        if wrong is not None and _close(arr, np.asarray(wrong, dtype=float), atol, rtol):
+            raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(arr)}. "
+                           f"That is the value you get when you {name}.")
+    hint = ""
+    if arr.shape != expected.shape:
+        if arr.shape == expected.T.shape and expected.ndim == 2 and \
+                np.allclose(arr, expected.T, atol=atol, rtol=rtol):
+            hint = " It is the transpose of the right answer."
+        else:
+            hint = f" Expected shape {expected.shape}, got shape {arr.shape}."
+    elif not np.all(np.isfinite(arr)):
+        hint = " It contains nan or inf (an overflow, or a division by zero?)."
+    raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(arr)}.{hint}")
+
+
+def expect_equal(got, expected, *, what, mistakes=None, normalize=None):
+    """Check exact equality (tokens, merges, counts), naming a known mistake if matched.
+
+    Args:
+        got, expected: the student's and the right value.
+        what: a short label for feedback.
+        mistakes: optional ``{name of the misconception: the value it produces}``.
+        normalize: optional function applied to ``got`` (and to mistake values) before
+            comparing, e.g. to accept lists where tuples are asked.
+    Raises:
+        Mismatch: with both values and the named mistake if any.
+    """
+    norm = normalize or (lambda v: v)
+    try:
+        value = norm(got)
+    except Exception:
+        raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(got)}") from None
+    if value == expected:
+        return
+    for name, wrong in (mistakes or {}).items():
+        if wrong is not None and value == norm(wrong):
+            raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(got)}. "
+                           f"That is what you get when you {name}.")
+    raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(got)}")
+
+
+def fail(message):
+    """Fail the current check with ``message`` as the feedback."""
+    raise Mismatch(message)

@@ -1,0 +1,287 @@
+"""Hidden checks of the "attention" exercise (issue #4: one attention row, the full grid).
+
+Worked values come from ../shared/WORKED_EXAMPLES.md: section 4 ("the cat") and section 5
+("river bank loan"). Randomized cases are compared with the reference solution
+(solutions/attention.py). Each known mistake is computed by a small wrong variant below,
+so the feedback can name it when a student's value matches.
+"""
+import numpy as np
+
+from autograder.checking import check, expect_close, expect_equal, fail
+from solutions import attention as ref
+
+# Section 4: the request "the cat".
+X_THE_CAT = np.array([[1.0, 0.0], [1.0, 1.0]])
+W_Q = np.array([[0.0, 1.0], [1.0, 0.0]])
+W_K = np.array([[1.0, 1.0], [0.0, 1.0]])
+W_V = np.array([[0.0, 1.0], [1.0, 0.0]])
+Q_THE_CAT = np.array([[0.0, 1.0], [1.0, 1.0]])
+K_THE_CAT = np.array([[1.0, 1.0], [1.0, 2.0]])
+V_THE_CAT = np.array([[0.0, 1.0], [1.0, 1.0]])
+CAT_SCORES = [2.0, 3.0]
+CAT_SCALED = [1.414214, 2.121320]
+CAT_WEIGHTS = [0.330238, 0.669762]
+CAT_WEIGHTS_UNSCALED = [0.268941, 0.731059]
+CAT_CONTEXT = [0.669762, 1.0]
+
+# Section 5: "river bank loan".
+Q_RBL = np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 1.0]])
+K_RBL = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+V_RBL = np.array([[1.0, 1.0], [2.0, 0.0], [0.0, 2.0]])
+RBL_SCORES = [[1, 0, 1], [1, 1, 2], [1, 1, 2]]
+RBL_WEIGHTS = [[0.401112, 0.197776, 0.401112],
+               [0.248255, 0.248255, 0.503490],
+               [0.248255, 0.248255, 0.503490]]
+RBL_OUTPUT = [[0.796664, 1.203336], [0.744765, 1.255235], [0.744765, 1.255235]]
+RBL_CAUSAL_WEIGHTS = [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], RBL_WEIGHTS[2]]
+
+
+# -- known mistakes, as small wrong implementations -------------------------------
+def _naive_softmax(z, axis=-1):
+    with np.errstate(all="ignore"):
+        e = np.exp(np.asarray(z, dtype=float))
+        return e / e.sum(axis=axis, keepdims=True)
+
+
+def _grid_weights(Q, K, scale, axis=-1, causal=False, mask_after=False, strict=False):
+    """Attention weights computed with one deliberate deviation from the right recipe."""
+    scores = np.asarray(Q, float) @ np.asarray(K, float).T / scale
+    T = len(scores)
+    allowed = np.tril(np.ones((T, T), bool), k=-1 if strict else 0)
+    if causal and not mask_after:
+        scores = np.where(allowed, scores, -np.inf)
+    with np.errstate(all="ignore"):
+        weights = ref.softmax(scores, axis=axis)
+    if causal and mask_after:
+        weights = np.where(allowed, weights, 0.0)
+    return weights
+
+
+def _weight_mistakes(Q, K, causal=False):
+    d_k = np.shape(Q)[-1]
+    mistakes = {
+        "forget to divide the scores by sqrt(d_k)": _grid_weights(Q, K, 1.0, causal=causal),
+        "divide the scores by d_k instead of sqrt(d_k)": _grid_weights(Q, K, d_k, causal=causal),
+        "take the softmax over the wrong axis (each column sums to 1 instead of each row)":
+            _grid_weights(Q, K, np.sqrt(d_k), axis=0, causal=causal),
+    }
+    if causal:
+        mistakes["zero the masked weights after the softmax without renormalizing the rows"] = \
+            _grid_weights(Q, K, np.sqrt(d_k), causal=True, mask_after=True)
+        mistakes["mask the diagonal too (a token must be allowed to read itself)"] = \
+            _grid_weights(Q, K, np.sqrt(d_k), causal=True, strict=True)
+    return mistakes
+
+
+def _random_qkv(rng, large=False):
+    """Random Q, K, V with T up to 12 and d_k, d_v up to 16 (independently).
+
+    With ``large=True`` every query is aligned with its own key so that its scaled score
+    is 1000 or more: a softmax that does not subtract the maximum overflows to nan.
+    """
+    T, d_k, d_v = int(rng.integers(2, 13)), int(rng.integers(1, 17)), int(rng.integers(1, 17))
+    Q, K, V = rng.normal(size=(T, d_k)), rng.normal(size=(T, d_k)), rng.normal(size=(T, d_v))
+    if large:
+        Q = 1000.0 * np.sqrt(d_k) * K / np.sum(K * K, axis=1, keepdims=True)
+    return Q, K, V
+
+
+# -- softmax -----------------------------------------------------------------------
+@check("softmax", "[1000, 1001] without overflow", points=1)
+def check_softmax_large(softmax):
+    expect_close(softmax(np.array([1000.0, 1001.0])), [0.268941, 0.731059], what="softmax([1000, 1001])",
+                 mistakes={"exponentiate without first subtracting the largest score (overflow)":
+                           _naive_softmax([1000.0, 1001.0])})
+
+
+@check("softmax", "each row of a grid sums to 1 (axis=-1)", points=1)
+def check_softmax_rows(softmax, rng):
+    z = rng.normal(size=(4, 5)) * 3
+    expect_close(softmax(z), ref.softmax(z, axis=-1), what=f"softmax of a (4, 5) grid, z = {np.round(z, 3).tolist()}",
+                 mistakes={"take the softmax over the wrong axis (columns sum to 1)": ref.softmax(z, axis=0),
+                           "normalize over the whole grid instead of each row": np.exp(z) / np.exp(z).sum()})
+
+
+@check("softmax", "random cases, including large scores and axis=0", points=1)
+def check_softmax_random(softmax, rng):
+    for case in range(4):
+        shape = tuple(int(n) for n in rng.integers(1, 7, size=int(rng.integers(1, 3))))
+        z = rng.normal(size=shape) * float(rng.choice([1.0, 5.0, 50.0]))
+        if case == 0:
+            z = z + 1000.0  # e ** 1000 overflows: only a shifted softmax survives
+        axis = int(rng.choice([-1, 0]))
+        expect_close(softmax(z, axis=axis), ref.softmax(z, axis=axis), atol=1e-9, rtol=1e-7,
+                     what=f"softmax(z, axis={axis}) for z of shape {shape}, z = {np.round(z, 3).tolist()}",
+                     mistakes={"exponentiate without first subtracting the largest score (overflow)":
+                               _naive_softmax(z, axis=axis),
+                               "ignore the axis argument": ref.softmax(z, axis=-1) if axis == 0 else None})
+
+
+# -- project_qkv -----------------------------------------------------------------------
+@check("project_qkv", 'q, k, v of "the cat"', points=1)
+def check_project_the_cat(project_qkv):
+    result = project_qkv(X_THE_CAT, W_Q, W_K, W_V)
+    if not isinstance(result, (tuple, list)) or len(result) != 3:
+        fail(f"project_qkv should return a tuple (Q, K, V); got {type(result).__name__}")
+    for label, got, want, W in zip("QKV", result, (Q_THE_CAT, K_THE_CAT, V_THE_CAT), (W_Q, W_K, W_V)):
+        expect_close(got, want, what=f'{label} for "the cat"',
+                     mistakes={"use the column convention (W @ x, or X @ W.T) instead of X @ W": X_THE_CAT @ W.T})
+
+
+@check("project_qkv", "random shapes, d_k != d_v", points=1)
+def check_project_random(project_qkv, rng):
+    for _ in range(3):
+        T, d_model, d_k, d_v = (int(n) for n in rng.integers(1, 13, size=4))
+        X = rng.normal(size=(T, d_model))
+        Ws = [rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))]
+        result = project_qkv(X, *Ws)
+        if not isinstance(result, (tuple, list)) or len(result) != 3:
+            fail(f"project_qkv should return a tuple (Q, K, V); got {type(result).__name__}")
+        for label, got, want in zip("QKV", result, ref.project_qkv(X, *Ws)):
+            expect_close(got, want, atol=1e-9, rtol=1e-9,
+                         what=f"{label} for X of shape {X.shape} and W_{label} of shape {Ws['QKV'.index(label)].shape}")
+
+
+# -- attention_row -----------------------------------------------------------------------
+def _row(attention_row, q, K, V):
+    result = attention_row(q, K, V)
+    if not isinstance(result, (tuple, list)) or len(result) != 3:
+        fail(f"attention_row should return a tuple (scores, weights, context); got {type(result).__name__}")
+    return result
+
+
+@check("attention_row", 'raw scores for "the cat"', points=1)
+def check_row_scores(attention_row):
+    scores, _, _ = _row(attention_row, Q_THE_CAT[1], K_THE_CAT, V_THE_CAT)
+    expect_close(scores, CAT_SCORES, what='raw scores of "cat" reading "the" and "cat"',
+                 mistakes={"return the scaled scores where the raw dot products K @ q are asked": CAT_SCALED})
+
+
+@check("attention_row", 'weights for "the cat"', points=1)
+def check_row_weights(attention_row):
+    _, weights, _ = _row(attention_row, Q_THE_CAT[1], K_THE_CAT, V_THE_CAT)
+    expect_close(weights, CAT_WEIGHTS, what='attention weights of "cat"',
+                 mistakes={"forget to divide the scores by sqrt(d_k)": CAT_WEIGHTS_UNSCALED,
+                           "divide the scores by d_k instead of sqrt(d_k)": ref.softmax(np.array(CAT_SCORES) / 2)})
+
+
+@check("attention_row", 'context vector for "the cat"', points=1)
+def check_row_context(attention_row):
+    _, _, context = _row(attention_row, Q_THE_CAT[1], K_THE_CAT, V_THE_CAT)
+    expect_close(context, CAT_CONTEXT, what='context vector of "cat"',
+                 mistakes={"forget to divide the scores by sqrt(d_k)": np.array(CAT_WEIGHTS_UNSCALED) @ V_THE_CAT,
+                           "multiply the weights by the keys instead of the values": np.array(CAT_WEIGHTS) @ K_THE_CAT})
+
+
+@check("attention_row", "random cases: large scores, d_k != d_v", points=2)
+def check_row_random(attention_row, rng):
+    for case in range(4):
+        Q, K, V = _random_qkv(rng, large=case % 2 == 1)
+        q = Q[-1]
+        scores, weights, context = _row(attention_row, q, K, V)
+        want = ref.attention_row(q, K, V)
+        shape = f"q {q.shape}, K {K.shape}, V {V.shape}"
+        expect_close(scores, want[0], atol=1e-8, rtol=1e-8, what=f"raw scores ({shape})",
+                     mistakes={"return the scaled scores where the raw dot products K @ q are asked":
+                               want[0] / np.sqrt(len(q))})
+        expect_close(weights, want[1], atol=1e-8, rtol=1e-6, what=f"weights ({shape})",
+                     mistakes={"forget to divide the scores by sqrt(d_k)": ref.softmax(want[0]),
+                               "divide the scores by d_k instead of sqrt(d_k)": ref.softmax(want[0] / len(q)),
+                               "exponentiate without first subtracting the largest score (overflow)":
+                                   _naive_softmax(want[0] / np.sqrt(len(q)))})
+        expect_close(context, want[2], atol=1e-8, rtol=1e-6, what=f"context ({shape})")
+
+
+# -- causal_mask -----------------------------------------------------------------------
+def _expect_mask(got, T):
+    want = np.tril(np.ones((T, T), bool))
+    arr = np.asarray(got)
+    if arr.shape != (T, T):
+        fail(f"causal_mask({T}): expected shape ({T}, {T}), got {arr.shape}")
+    expect_equal(arr.astype(bool).tolist(), want.tolist(), what=f"causal_mask({T})",
+                 mistakes={"hide the diagonal too (a token must be allowed to read itself)":
+                           np.tril(want, k=-1).tolist(),
+                           "allow reading ahead instead of behind (the mask is transposed)": want.T.tolist()})
+    if arr.dtype != bool:
+        fail(f"causal_mask({T}) has the right pattern but dtype {arr.dtype}; return a boolean array")
+
+
+@check("causal_mask", "3 tokens", points=1)
+def check_mask_three(causal_mask):
+    _expect_mask(causal_mask(3), 3)
+
+
+@check("causal_mask", "1 token and random sizes", points=1)
+def check_mask_sizes(causal_mask, rng):
+    for T in [1, *(int(t) for t in rng.integers(2, 13, size=3))]:
+        _expect_mask(causal_mask(T), T)
+
+
+# -- attention_matrix -------------------------------------------------------------------
+def _grid(attention_matrix, Q, K, V, causal=False):
+    result = attention_matrix(Q, K, V, causal=causal)
+    if not isinstance(result, (tuple, list)) or len(result) != 3:
+        fail(f"attention_matrix should return a tuple (scores, weights, output); got {type(result).__name__}")
+    return result
+
+
+@check("attention_matrix", 'raw scores for "river bank loan"', points=1)
+def check_grid_scores(attention_matrix):
+    scores, _, _ = _grid(attention_matrix, Q_RBL, K_RBL, V_RBL)
+    expect_close(scores, RBL_SCORES, what='raw scores Q @ K.T of "river bank loan"',
+                 mistakes={"return the scaled scores where the raw Q @ K.T is asked": np.array(RBL_SCORES) / np.sqrt(2),
+                           "compute K @ Q.T (the transpose) instead of Q @ K.T": np.array(RBL_SCORES).T})
+
+
+@check("attention_matrix", 'weights for "river bank loan"', points=1)
+def check_grid_weights(attention_matrix):
+    _, weights, _ = _grid(attention_matrix, Q_RBL, K_RBL, V_RBL)
+    expect_close(weights, RBL_WEIGHTS, what='attention weights of "river bank loan"',
+                 mistakes=_weight_mistakes(Q_RBL, K_RBL))
+
+
+@check("attention_matrix", 'outputs for "river bank loan"', points=1)
+def check_grid_output(attention_matrix):
+    _, _, output = _grid(attention_matrix, Q_RBL, K_RBL, V_RBL)
+    expect_close(output, RBL_OUTPUT, what='outputs of "river bank loan"',
+                 mistakes={name: w @ V_RBL for name, w in _weight_mistakes(Q_RBL, K_RBL).items()})
+
+
+@check("attention_matrix", 'causal weights for "river bank loan"', points=1)
+def check_grid_causal(attention_matrix):
+    scores, weights, _ = _grid(attention_matrix, Q_RBL, K_RBL, V_RBL, causal=True)
+    expect_close(weights, RBL_CAUSAL_WEIGHTS, what='causal attention weights of "river bank loan"',
+                 mistakes=_weight_mistakes(Q_RBL, K_RBL, causal=True))
+    expect_close(scores, RBL_SCORES, what="raw scores with causal=True (the mask applies to the weights only)",
+                 mistakes={"return masked scores where the raw, unmasked Q @ K.T is asked":
+                           np.where(np.tril(np.ones((3, 3), bool)), RBL_SCORES, -np.inf)})
+
+
+@check("attention_matrix", "random cases, causal and not, large scores", points=2)
+def check_grid_random(attention_matrix, rng):
+    for case in range(4):
+        Q, K, V = _random_qkv(rng, large=case % 2 == 1)
+        causal = case >= 2
+        scores, weights, output = _grid(attention_matrix, Q, K, V, causal=causal)
+        want = ref.attention_matrix(Q, K, V, causal=causal)
+        shape = f"Q {Q.shape}, K {K.shape}, V {V.shape}, causal={causal}"
+        expect_close(scores, want[0], atol=1e-8, rtol=1e-8, what=f"raw scores ({shape})")
+        mistakes = _weight_mistakes(Q, K, causal=causal)
+        scaled = want[0] / np.sqrt(Q.shape[1])
+        if causal:
+            scaled = np.where(np.tril(np.ones(scaled.shape, bool)), scaled, -np.inf)
+        mistakes["exponentiate without first subtracting the largest score (overflow)"] = _naive_softmax(scaled)
+        expect_close(weights, want[1], atol=1e-8, rtol=1e-6, what=f"weights ({shape})", mistakes=mistakes)
+        expect_close(output, want[2], atol=1e-8, rtol=1e-6, what=f"output ({shape})")
+
+
+@check("attention_matrix", "each row equals attention_row on that token", points=1)
+def check_grid_rows_match(attention_matrix, rng):
+    Q, K, V = _random_qkv(rng)
+    _, weights, output = _grid(attention_matrix, Q, K, V)
+    for i in range(len(Q)):
+        _, w, c = ref.attention_row(Q[i], K, V)
+        expect_close(np.asarray(weights, float)[i], w, atol=1e-8, rtol=1e-6,
+                     what=f"row {i} of the weights vs. one attention row for token {i}")
+        expect_close(np.asarray(output, float)[i], c, atol=1e-8, rtol=1e-6,
+                     what=f"row {i} of the output vs. the context vector of token {i}")

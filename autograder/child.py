@@ -1,0 +1,279 @@
+"""The child process that runs one submission's code (standard library and numpy only).
+
+Started by ``sandbox.ChildSubmission`` as ``python -I -c <wire.py + probes.py + this file>
+REQ_FD RESP_FD PROJECT_ROOT``:
+isolated mode, an empty working directory, a minimal environment and resource limits.
+It never imports the grader: it cannot see hidden values or reference solutions, and it
+answers only with plain data (see ``wire.py``).
+
+Protocol: one JSON request per line on REQ_FD, one JSON response per line on RESP_FD.
+The first request is ``{"op": "init", "cells": [...], "cell_timeout": s, ...}``; the
+answer lists the names the notebook defined and the errors its cells raised.
+"""
+import ast
+import io
+import json
+import os
+import signal
+import sys
+import time
+import traceback
+
+# Names whose import a submission must not be helped by (requirement 2 of issue #2).
+BLOCKED_PACKAGES = ("autograder", "solutions")
+ALLOWED_TOP_LEVEL = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,
+                     ast.ClassDef, ast.Assign, ast.AnnAssign, ast.AugAssign)
+STREAM_CAP = 64 * 1024  # bytes of the student's own print output kept (it is discarded)
+
+
+class GraderTimeout(BaseException):
+    """Raised inside student code when its time budget runs out."""
+
+
+class _Blocker:
+    """Meta-path finder that refuses the grader's own packages."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED_PACKAGES:
+            raise ImportError(f"'{name}' is not available to submissions: the grader keeps "
+                              "its hidden values and reference solutions to itself")
+        return None
+
+
+class _CappedStream(io.TextIOBase):
+    """A stdout/stderr stand-in that keeps only the first STREAM_CAP characters."""
+
+    def __init__(self):
+        self.size = 0
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        self.size += len(text)
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+def _hide_grader(project_root):
+    for mod in list(sys.modules):
+        if mod.split(".")[0] in BLOCKED_PACKAGES:
+            del sys.modules[mod]
+    root = os.path.realpath(project_root) if project_root else None
+    if root:
+        sys.path[:] = [p for p in sys.path
+                       if not (p and os.path.realpath(p or ".").startswith(root + os.sep))
+                       and os.path.realpath(p or ".") != root]
+    # Editable installs put a finder on sys.meta_path; drop it and block by name.
+    sys.meta_path[:] = [f for f in sys.meta_path
+                        if "__editable__" not in getattr(f, "__module__", "")
+                        and "__editable__" not in type(f).__module__]
+    sys.meta_path.insert(0, _Blocker())
+
+
+def _alarm(seconds):
+    signal.setitimer(signal.ITIMER_REAL, max(float(seconds), 0.0))
+
+
+def _on_alarm(signum, frame):
+    raise GraderTimeout()
+
+
+def _student_frames(tb):
+    """Return 'cell N, line L' of the innermost frame that is student code, if any."""
+    where = None
+    for frame, lineno in traceback.walk_tb(tb):
+        name = frame.f_code.co_filename
+        if name.startswith("<cell "):
+            where = f"{name[1:-1]}, line {lineno}"
+    return where
+
+
+def _error(exc, tb=None):
+    tb = tb if tb is not None else exc.__traceback__
+    try:
+        message = str(exc)
+    except Exception:
+        message = "<unprintable message>"
+    return {"type": type(exc).__name__, "message": message[:2000], "where": _student_frames(tb)}
+
+
+def _strip_magics(source):
+    """Drop IPython-only lines (%magic, !shell, %%cell magic header, trailing ?)."""
+    lines = source.splitlines()
+    if lines and lines[0].lstrip().startswith("%%"):
+        return ""  # a cell magic makes the whole cell IPython-specific
+    kept = []
+    for line in lines:
+        s = line.lstrip()
+        if s.startswith(("%", "!")) or (s.endswith("?") and not s.startswith("#")):
+            kept.append(line[: len(line) - len(s)] + "pass")
+        else:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def _selected(tree):
+    for node in tree.body:
+        if isinstance(node, ALLOWED_TOP_LEVEL):
+            yield node
+        elif isinstance(node, ast.Try) and all(isinstance(n, (ast.Import, ast.ImportFrom))
+                                               for n in node.body):
+            yield node  # try: import x / except ImportError: ...
+
+
+class _Dummy:
+    """Stands in for get_ipython() and display() so notebook idioms do not fail."""
+
+    def __getattr__(self, name):
+        return lambda *a, **k: None
+
+    def __call__(self, *a, **k):
+        return None
+
+
+class Child:
+    def __init__(self, req, resp):
+        self.req = req
+        self.resp = resp
+        self.ns = {"__name__": "__submission__", "__builtins__": __builtins__,
+                   "get_ipython": _Dummy(), "display": _Dummy()}
+        self.handles = {}
+        self.probes = {}
+
+    # -- running the notebook ------------------------------------------------
+    def init(self, msg):
+        errors = []
+        cell_timeout = float(msg.get("cell_timeout", 10))
+        for index, source in msg["cells"]:
+            filename = f"<cell {index}>"
+            try:
+                tree = ast.parse(_strip_magics(source), filename=filename)
+            except SyntaxError as exc:
+                errors.append({"cell": index, "type": "SyntaxError",
+                               "message": f"{exc.msg} (line {exc.lineno})", "where": filename[1:-1]})
+                continue
+            _alarm(cell_timeout)
+            try:
+                for node in _selected(tree):
+                    code = compile(ast.Module(body=[node], type_ignores=[]), filename, "exec")
+                    try:
+                        exec(code, self.ns)
+                    except GraderTimeout:
+                        raise
+                    except BaseException as exc:  # SystemExit, KeyboardInterrupt included
+                        errors.append(dict(_error(exc), cell=index))
+            except GraderTimeout:
+                errors.append({"cell": index, "type": "Timeout",
+                               "message": f"cell did not finish within {cell_timeout:g} s",
+                               "where": f"cell {index}"})
+            finally:
+                _alarm(0)
+        defined = sorted(k for k, v in self.ns.items() if callable(v) and not k.startswith("__"))
+        return {"ok": {"defined": defined, "errors": errors}}
+
+    # -- requests ------------------------------------------------------------
+    def resolve(self, value):
+        if isinstance(value, dict) and "__handle__" in value:
+            return self.handles[value["__handle__"]]
+        if isinstance(value, list):
+            return [self.resolve(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self.resolve(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self.resolve(v) for k, v in value.items()}
+        return value
+
+    def new_handle(self, obj):
+        handle = len(self.handles) + 1
+        self.handles[handle] = obj
+        return {"__handle__": handle, "type": type(obj).__name__}
+
+    def target(self, msg):
+        if "handle" in msg:
+            return self.handles[msg["handle"]]
+        name = msg["name"]
+        if name not in self.ns:
+            raise LookupError(name)
+        return self.ns[name]
+
+    def handle(self, msg):
+        op = msg["op"]
+        if op == "init":
+            return self.init(msg)
+        if op == "probe":
+            factory = PROBES[msg["name"]]
+            return {"ok": self.new_handle(factory(*self.resolve(msg.get("args", []))))}
+        try:
+            obj = self.target(msg)
+        except LookupError:
+            return {"missing": msg.get("name")}
+        args = self.resolve(list(msg.get("args", [])))
+        kwargs = self.resolve(msg.get("kwargs", {}))
+        timeout = float(msg.get("timeout", 10))
+        _alarm(timeout)
+        try:
+            if op == "call":
+                result = obj(*args, **kwargs)
+            elif op == "method":
+                result = getattr(obj, msg["method"])(*args, **kwargs)
+            elif op == "new":
+                return {"ok": self.new_handle(obj(*args, **kwargs))}
+            elif op == "getattr":
+                result = getattr(obj, msg["attr"])
+                if callable(result) and not hasattr(result, "__array__"):
+                    return {"ok": {"__callable__": msg["attr"]}}
+            elif op == "len":
+                result = len(obj)
+            else:
+                return {"error": {"type": "ProtocolError", "message": f"unknown op {op}", "where": None}}
+        except GraderTimeout:
+            return {"timeout": timeout}
+        except BaseException as exc:
+            return {"error": _error(exc)}
+        finally:
+            _alarm(0)
+        answer = {"ok": result}
+        if msg.get("return_args"):
+            answer["args_after"] = args
+        if msg.get("keep"):
+            answer = {"ok": self.new_handle(result)}
+        return answer
+
+    def serve(self):
+        for line in self.req:
+            t0 = time.perf_counter()
+            try:
+                answer = self.handle(from_wire(json.loads(line)))
+            except GraderTimeout:
+                answer = {"timeout": None}
+            except BaseException as exc:  # never let the harness die on a bad value
+                answer = {"error": dict(_error(exc), type="GraderError:" + type(exc).__name__)}
+            answer["seconds"] = time.perf_counter() - t0
+            try:
+                text = dumps(answer)
+            except BaseException as exc:
+                text = dumps({"error": {"type": "UnsendableResult", "message": str(exc)[:500],
+                                        "where": None}})
+            self.resp.write(text + "\n")
+            self.resp.flush()
+
+
+def main():
+    req_fd, resp_fd, project_root = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    req = os.fdopen(req_fd, "r", encoding="utf-8")
+    resp = os.fdopen(resp_fd, "w", encoding="utf-8")
+    signal.signal(signal.SIGALRM, _on_alarm)
+    if hasattr(signal, "SIGXFSZ"):
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized file write fails, not the process
+    _hide_grader(project_root)
+    sys.stdout = _CappedStream()
+    sys.stderr = _CappedStream()
+    sys.stdin = io.StringIO("")
+    Child(req, resp).serve()
+
+
+if __name__ == "__main__":
+    main()

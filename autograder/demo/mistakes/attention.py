@@ -1,0 +1,91 @@
+"""Realistic mistakes in the attention exercise (issue #4's list)."""
+from . import Mistake
+
+E = "attention"
+
+MISTAKES = [
+    Mistake(E, "softmax", "overflowing_softmax", '''
+def softmax(z, axis=-1):
+    z = np.asarray(z, dtype=float)
+    e = np.exp(z)                      # no shift by the maximum
+    return e / e.sum(axis=axis, keepdims=True)
+''', failing=("softmax: [1000, 1001] without overflow",
+              "softmax: random cases, including large scores and axis=0",
+              "attention_row: random cases: large scores, d_k != d_v",
+              "attention_matrix: random cases, causal and not, large scores"),
+        feedback="without first subtracting the largest score"),
+
+    Mistake(E, "attention_row", "no_sqrt_scaling", '''
+def attention_row(q, K, V):
+    scores = np.asarray(K, float) @ np.asarray(q, float)
+    weights = softmax(scores)          # forgot / sqrt(d_k)
+    return scores, weights, weights @ np.asarray(V, float)
+''', failing=('attention_row: weights for "the cat"',
+              'attention_row: context vector for "the cat"',
+              "attention_row: random cases: large scores, d_k != d_v"),
+        feedback="forget to divide the scores by sqrt(d_k)"),
+
+    Mistake(E, "attention_row", "divide_by_d_k", '''
+def attention_row(q, K, V):
+    q = np.asarray(q, float)
+    scores = np.asarray(K, float) @ q
+    weights = softmax(scores / len(q))  # d_k, not its square root
+    return scores, weights, weights @ np.asarray(V, float)
+''', failing=('attention_row: weights for "the cat"',
+              'attention_row: context vector for "the cat"',
+              "attention_row: random cases: large scores, d_k != d_v"),
+        feedback="divide the scores by d_k instead of sqrt(d_k)"),
+
+    Mistake(E, "attention_row", "returns_scaled_scores", '''
+def attention_row(q, K, V):
+    q = np.asarray(q, float)
+    scores = np.asarray(K, float) @ q / np.sqrt(len(q))
+    weights = softmax(scores)
+    return scores, weights, weights @ np.asarray(V, float)
+''', failing=('attention_row: raw scores for "the cat"',
+              "attention_row: random cases: large scores, d_k != d_v"),
+        feedback="return the scaled scores where the raw dot products"),
+
+    Mistake(E, "project_qkv", "column_convention", '''
+def project_qkv(X, W_Q, W_K, W_V):
+    X = np.asarray(X, float)
+    return X @ np.asarray(W_Q).T, X @ np.asarray(W_K).T, X @ np.asarray(W_V).T
+''', failing=('project_qkv: q, k, v of "the cat"', "project_qkv: random shapes, d_k != d_v"),
+        feedback="column convention"),
+
+    Mistake(E, "causal_mask", "hides_diagonal", '''
+def causal_mask(T):
+    return np.tril(np.ones((T, T), dtype=bool), k=-1)   # a token cannot read itself
+''', failing=("causal_mask: 3 tokens", "causal_mask: 1 token and random sizes",
+              'attention_matrix: causal weights for "river bank loan"',
+              "attention_matrix: random cases, causal and not, large scores"),
+        feedback="diagonal"),
+
+    Mistake(E, "attention_matrix", "softmax_wrong_axis", '''
+def attention_matrix(Q, K, V, causal=False):
+    Q, K, V = (np.asarray(a, float) for a in (Q, K, V))
+    scores = Q @ K.T
+    scaled = scores / np.sqrt(Q.shape[-1])
+    if causal:
+        scaled = np.where(causal_mask(len(Q)), scaled, -np.inf)
+    weights = softmax(scaled, axis=0)   # columns instead of rows
+    return scores, weights, weights @ V
+''', failing=('attention_matrix: weights for "river bank loan"',
+              'attention_matrix: outputs for "river bank loan"',
+              'attention_matrix: causal weights for "river bank loan"',
+              "attention_matrix: random cases, causal and not, large scores",
+              "attention_matrix: each row equals attention_row on that token"),
+        feedback="wrong axis"),
+
+    Mistake(E, "attention_matrix", "mask_after_softmax", '''
+def attention_matrix(Q, K, V, causal=False):
+    Q, K, V = (np.asarray(a, float) for a in (Q, K, V))
+    scores = Q @ K.T
+    weights = softmax(scores / np.sqrt(Q.shape[-1]), axis=-1)
+    if causal:
+        weights = np.where(causal_mask(len(Q)), weights, 0.0)   # rows no longer sum to 1
+    return scores, weights, weights @ V
+''', failing=('attention_matrix: causal weights for "river bank loan"',
+              "attention_matrix: random cases, causal and not, large scores"),
+        feedback="without renormalizing"),
+]

@@ -1,0 +1,77 @@
+"""The course's exercises: one entry per notebook, the single list everything else reads.
+
+Each exercise is one nbgrader assignment holding one notebook. Its text form is
+``exercises/<name>.py`` (the one source of truth, jupytext percent format); ``python -m
+autograder.build`` generates ``source/<name>/<name>.ipynb``, ``solutions/<name>.py`` and
+``assignments/<name>/<name>.ipynb`` from it. Its hidden checks are
+``autograder/checks/check_<name>.py``.
+"""
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+CHECKS_DIR = Path(__file__).resolve().parent / "checks"
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One notebook of the course.
+
+    Attributes:
+        name: assignment id, notebook name and module name, e.g. "attention".
+        title: what the student sees as the notebook's title.
+        functions: the student-facing names the checks call (the contract).
+    """
+    name: str
+    title: str
+    functions: tuple
+
+    @property
+    def assignment(self):
+        """The nbgrader assignment id (same as ``name``)."""
+        return self.name
+
+    @property
+    def notebook(self):
+        """The notebook file name, e.g. "attention.ipynb"."""
+        return f"{self.name}.ipynb"
+
+    @property
+    def text_form(self):
+        return PROJECT_ROOT / "exercises" / f"{self.name}.py"
+
+    @property
+    def source_notebook(self):
+        return PROJECT_ROOT / "source" / self.name / self.notebook
+
+    @property
+    def release_notebook(self):
+        return PROJECT_ROOT / "assignments" / self.name / self.notebook
+
+    @property
+    def solution_module(self):
+        return PROJECT_ROOT / "solutions" / f"{self.name}.py"
+
+    @property
+    def checks_file(self):
+        return CHECKS_DIR / f"check_{self.name}.py"
+
+
+EXERCISES = {e.name: e for e in [
+    Exercise("attention", "One attention row, and the whole grid",
+             ("softmax", "project_qkv", "attention_row", "causal_mask", "attention_matrix")),
+]}
+
+ALL_FUNCTIONS = sorted({f for e in EXERCISES.values() for f in e.functions})
+
+
+def find(name):
+    """The ``Exercise`` called ``name``.
+
+    Raises:
+        KeyError: with the list of known exercises.
+    """
+    try:
+        return EXERCISES[name]
+    except KeyError:
+        raise KeyError(f"unknown exercise {name!r}; known: {', '.join(EXERCISES)}") from None

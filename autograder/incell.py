@@ -1,0 +1,73 @@
+"""The hidden test cells' entry point inside ``nbgrader autograde``.
+
+Each graded notebook has, per student-facing function, a hidden test cell::
+
+    from autograder.incell import grade
+    grade("attention", "attention_row")
+
+It runs the same pytest checks as ``python -m autograder grade``, on the functions in
+the kernel's namespace, prints the feedback, and evaluates to the points earned, which
+nbgrader takes as the cell's partial credit. Nothing is written to stderr (nbgrader
+gives 0 to a test cell with any stderr output). When no check passes it raises, so
+nbgrader records 0 for the cell.
+"""
+import contextlib
+import sys
+import warnings
+from pathlib import Path
+
+from .exercises import find
+from .plugin import run_checks
+from .sandbox import LocalSubmission
+from .seeds import load_secret
+
+
+class ChecksFailed(AssertionError):
+    """No check of this function passed; the message lists why."""
+
+
+def student_id_from_cwd(cwd=None):
+    """The student id nbgrader grades in: ``autograded/<student_id>/<assignment>`` is the cwd."""
+    cwd = Path(cwd or Path.cwd())
+    if cwd.parent.parent.name == "autograded":
+        return cwd.parent.name
+    return "anonymous"
+
+
+def _namespace():
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+        if shell is not None:
+            return shell.user_ns
+    except ImportError:
+        pass
+    return sys._getframe(2).f_globals
+
+
+def grade(exercise_name, function, namespace=None, student_id=None):
+    """Run the hidden checks of ``function`` and return the points earned (``float``).
+
+    Args:
+        exercise_name: e.g. "attention".
+        function: the student-facing function, e.g. "attention_row".
+        namespace: where the student's functions are (default: the notebook's globals).
+        student_id: for the per-student seeds (default: from nbgrader's working directory).
+    Raises:
+        ChecksFailed: when no check passes (score 0).
+    """
+    ns = namespace if namespace is not None else _namespace()
+    sid = student_id or student_id_from_cwd()
+    with warnings.catch_warnings(), contextlib.redirect_stderr(sys.stdout):
+        warnings.simplefilter("ignore")
+        results = run_checks(find(exercise_name), LocalSubmission(ns), sid,
+                             load_secret(create=True), select=function)
+    earned = sum(r.score for r in results)
+    available = sum(r.max_score for r in results)
+    lines = [f"{'PASS' if r.score == r.max_score else 'FAIL'}  {r.score:g}/{r.max_score:g}  {r.name}"
+             + (f"\n      {r.output}" if r.output else "") for r in results]
+    report = "\n".join(lines) + f"\n{function}: {earned:g} of {available:g} points"
+    if earned == 0:
+        raise ChecksFailed("\n" + report)
+    print(report)
+    return float(earned)

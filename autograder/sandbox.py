@@ -1,0 +1,428 @@
+"""Run a submission's code in a child process and call its functions from the grader.
+
+``ChildSubmission`` starts ``child.py`` in a fresh interpreter (``python -I``) with an
+empty temporary working directory, a minimal environment and resource limits, sends it
+the notebook's code cells, and then forwards calls such as
+``submission.function("attention_row")(q, K, V)`` as plain-data requests (``wire.py``).
+
+Every failure of student code becomes a ``StudentCodeError`` with a ``kind`` the
+feedback can name ("not implemented", "missing", "raised", "timeout", "crashed",
+"unsendable"); nothing the student does can raise anything else in the grader.
+
+``LocalSubmission`` offers the same interface over a namespace in this process; it is
+what the hidden test cells use inside ``nbgrader autograde`` (see ``incell.py``).
+"""
+import copy
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import wire
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+_HERE = Path(__file__).resolve().parent
+
+
+@dataclass
+class Limits:
+    """Resource limits for one submission's child process.
+
+    Attributes:
+        call_seconds: wall-clock limit of one call into student code (seconds).
+        cell_seconds: wall-clock limit for running one notebook cell at start-up (seconds).
+        startup_seconds: limit for the whole notebook start-up (seconds).
+        memory_bytes: address-space limit of the child (bytes).
+        file_bytes: largest file the child may write (bytes).
+        response_bytes: largest answer accepted from the child (bytes).
+        max_restarts: how often a crashed or hung child is restarted before giving up.
+    """
+    call_seconds: float = 10.0
+    cell_seconds: float = 10.0
+    startup_seconds: float = 60.0
+    memory_bytes: int = 3 * 1024 ** 3
+    file_bytes: int = 64 * 1024 ** 2
+    response_bytes: int = 16 * 1024 ** 2
+    max_restarts: int = 3
+
+
+class StudentCodeError(Exception):
+    """A call into student code did not return a value.
+
+    Attributes:
+        kind: one of "not implemented", "missing", "raised", "timeout", "crashed", "unsendable".
+        function: the student-facing name that was called.
+        detail: exception type and message, or what went wrong.
+        where: "cell N, line L" of the innermost student frame, when known.
+    """
+
+    def __init__(self, kind, function, detail="", where=None):
+        self.kind, self.function, self.detail, self.where = kind, function, detail, where
+        super().__init__(self.describe())
+
+    def describe(self):
+        f = self.function
+        if self.kind == "not implemented":
+            return f"{f}: not implemented (it still raises NotImplementedError)"
+        if self.kind == "missing":
+            return f"{f}: not defined in your notebook (check the name and that its cell runs)"
+        if self.kind == "timeout":
+            return f"{f}: {self.detail or 'did not return in time'} (an infinite loop?)"
+        if self.kind == "crashed":
+            return f"{f}: the Python process running your notebook died ({self.detail})"
+        if self.kind == "unsendable":
+            return f"{f}: {self.detail}"
+        where = f" at {self.where}" if self.where else ""
+        return f"{f} raised {self.detail}{where}"
+
+
+def child_source():
+    """The Python source run by the child: wire.py, probes.py and child.py, in that order."""
+    return "\n".join((_HERE / name).read_text(encoding="utf-8")
+                     for name in ("wire.py", "probes.py", "child.py"))
+
+
+def child_env(workdir):
+    """Minimal environment for the child: no PYTHONPATH, single-threaded BLAS, Agg plots."""
+    from .tiktoken_cache import cache_dir
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(workdir), "TMPDIR": str(workdir),
+        "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8",
+        "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(Path(workdir) / ".mpl"),
+        "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+        "TIKTOKEN_CACHE_DIR": str(cache_dir()),
+    }
+    for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # keep this machine's BLAS fixes
+        if key in os.environ:
+            env[key] = os.environ[key]
+    return env
+
+
+def _limit_child(limits):
+    def apply():
+        import resource
+        os.setsid()  # own process group, so a kill takes any grandchildren too
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    return apply
+
+
+class RemoteObject:
+    """A student object living in the child (e.g. a ``KVCache`` instance)."""
+
+    def __init__(self, submission, handle, type_name, label):
+        self._submission, self._handle = submission, handle
+        self._type, self._label = type_name, label
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        value = self._submission._request({"op": "getattr", "handle": self._handle, "attr": name},
+                                          f"{self._label}.{name}")
+        if isinstance(value, dict) and "__callable__" in value:
+            def method(*args, **kwargs):
+                return self._submission._request(
+                    {"op": "method", "handle": self._handle, "method": name,
+                     "args": args, "kwargs": kwargs}, f"{self._label}.{name}")
+            return method
+        return value
+
+    def __len__(self):
+        return self._submission._request({"op": "len", "handle": self._handle}, f"len({self._label})")
+
+    def __repr__(self):
+        return f"<{self._type} in the submission>"
+
+
+def _to_wire_args(value):
+    if isinstance(value, RemoteObject):
+        return {"__handle__": value._handle}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_wire_args(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _to_wire_args(v) for k, v in value.items()}
+    return value
+
+
+class ChildSubmission:
+    """One submission's code, running in its own child process.
+
+    Args:
+        cells: list of ``(cell_index, source)`` for the notebook's code cells.
+        limits: a ``Limits``.
+    Use as a context manager, or call ``close()``; ``close`` kills the child and
+    removes its temporary directory.
+    """
+
+    def __init__(self, cells, limits=None):
+        self.cells = list(cells)
+        self.limits = limits or Limits()
+        self.proc = None
+        self.workdir = None
+        self.restarts = 0
+        self.startup = None  # {"defined": [...], "errors": [...]} of the last start
+        self.timed_out = {}  # function name -> message, so a hung function costs its time once
+        self.dead_reason = None
+
+    # -- life cycle ------------------------------------------------------------
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, 9)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.proc.wait()
+            try:
+                self._req.close()
+            except OSError:
+                pass
+            os.close(self._resp)
+            self.proc = None
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = None
+
+    def _start(self):
+        self.close()
+        self.workdir = tempfile.mkdtemp(prefix="submission-")
+        req_r, req_w = os.pipe()
+        resp_r, resp_w = os.pipe()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", "-c", child_source(), str(req_r), str(resp_w), str(PROJECT_ROOT)],
+            cwd=self.workdir, env=child_env(self.workdir), stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(req_r, resp_w),
+            preexec_fn=_limit_child(self.limits))
+        os.close(req_r)
+        os.close(resp_w)
+        self._req = os.fdopen(req_w, "w", encoding="utf-8")
+        self._resp = resp_r
+        self._buffer = b""
+        answer = self._exchange({"op": "init", "cells": self.cells,
+                                 "cell_timeout": self.limits.cell_seconds},
+                                self.limits.startup_seconds)
+        if "ok" not in answer:
+            reason = answer.get("reason") or "it did not start"
+            self.close()
+            raise StudentCodeError("crashed", "notebook", reason)
+        self.startup = answer["ok"]
+
+    def ensure_started(self):
+        """Start the child if it is not running; returns the start-up report.
+
+        Raises:
+            StudentCodeError: kind "crashed" when the notebook cannot be started.
+        """
+        if self.proc is None:
+            if self.dead_reason and self.restarts >= self.limits.max_restarts:
+                raise StudentCodeError("crashed", "notebook", self.dead_reason +
+                                       "; gave up after repeated restarts")
+            if self.startup is not None:
+                self.restarts += 1
+            self._start()
+        return self.startup
+
+    # -- one exchange ------------------------------------------------------------
+    def _exchange(self, message, seconds):
+        try:
+            self._req.write(json.dumps(wire.to_wire(message), separators=(",", ":")) + "\n")
+            self._req.flush()
+        except (BrokenPipeError, OSError):
+            return self._died("it exited")
+        deadline = time.monotonic() + seconds + 2.0  # the child's own alarm fires first
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return self._died(f"no answer within {seconds:g} s", timeout=True)
+            ready, _, _ = select.select([self._resp], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(self._resp, 1 << 20)
+            if not chunk:
+                return self._died(self._exit_reason())
+            self._buffer += chunk
+            if len(self._buffer) > self.limits.response_bytes:
+                return self._died(f"answer larger than {self.limits.response_bytes} bytes")
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return wire.from_wire(json.loads(line.decode("utf-8")))
+
+    def _exit_reason(self):
+        code = self.proc.wait(timeout=5) if self.proc else None
+        if code is not None and code < 0:
+            import signal
+            name = signal.Signals(-code).name
+            hint = " (out of memory?)" if name in ("SIGKILL", "SIGSEGV", "SIGABRT") else ""
+            return f"killed by {name}{hint}"
+        return f"it exited with status {code}"
+
+    def _died(self, reason, timeout=False):
+        self.dead_reason = reason
+        self.close()
+        return {"died": reason, "timeout": timeout}
+
+    def _request(self, message, label):
+        fn = message.get("name") or label
+        if fn in self.timed_out:
+            raise StudentCodeError("timeout", label, self.timed_out[fn] + ", earlier; not run again")
+        self.ensure_started()
+        message = dict(message, args=_to_wire_args(message.get("args", [])),
+                       kwargs=_to_wire_args(message.get("kwargs", {})),
+                       timeout=self.limits.call_seconds)
+        answer = self._exchange(message, self.limits.call_seconds)
+        return self._interpret(answer, fn, label)
+
+    def _interpret(self, answer, fn, label):
+        if "died" in answer:
+            if answer.get("timeout"):
+                self.timed_out[fn] = f"did not return within {self.limits.call_seconds:g} s"
+                raise StudentCodeError("timeout", label, self.timed_out[fn])
+            raise StudentCodeError("crashed", label, answer["died"])
+        if "timeout" in answer:
+            self.timed_out[fn] = f"did not return within {self.limits.call_seconds:g} s"
+            raise StudentCodeError("timeout", label, self.timed_out[fn])
+        if "missing" in answer:
+            raise StudentCodeError("missing", label)
+        if "error" in answer:
+            err = answer["error"]
+            if err["type"] == "NotImplementedError":
+                raise StudentCodeError("not implemented", label)
+            detail = f"{err['type']}: {err['message']}" if err["message"] else err["type"]
+            raise StudentCodeError("raised", label, detail, err.get("where"))
+        value = answer["ok"]
+        if isinstance(value, dict) and "__handle__" in value and set(value) <= {"__handle__", "type"}:
+            value = RemoteObject(self, value["__handle__"], value.get("type", "object"), label)
+        if "args_after" in answer:
+            return value, answer["args_after"]
+        return value
+
+    # -- the interface the checks use ---------------------------------------------
+    def function(self, name):
+        """A callable that forwards to the student's ``name`` (a function or a class)."""
+        def call(*args, **kwargs):
+            return self._request({"op": "call", "name": name, "args": args, "kwargs": kwargs}, name)
+        call.__name__ = name
+        return call
+
+    def call_keeping_args(self, name, *args, **kwargs):
+        """Call ``name`` and also return the arguments as they are after the call.
+
+        Returns:
+            ``(result, args_after)``: lets a check see whether the student's code
+            modified an input array in place.
+        """
+        return self._request({"op": "call", "name": name, "args": args, "kwargs": kwargs,
+                              "return_args": True}, name)
+
+    def new(self, name, *args, **kwargs):
+        """Instantiate the student's class ``name``; returns a ``RemoteObject``."""
+        return self._request({"op": "new", "name": name, "args": args, "kwargs": kwargs}, name)
+
+    def probe(self, name, *args):
+        """Build one of the child's helper objects (``child.PROBES``); returns a ``RemoteObject``."""
+        return self._request({"op": "probe", "name": name, "args": args}, name)
+
+
+class LocalSubmission:
+    """The same interface as ``ChildSubmission`` over a namespace in this process.
+
+    Used inside ``nbgrader autograde``, where the hidden test cells run in the
+    student's kernel anyway. Arguments and results still go through ``wire`` so a
+    check sees exactly the values it would see from a child process.
+    """
+
+    def __init__(self, namespace):
+        self.ns = namespace
+        self.startup = {"defined": sorted(k for k, v in namespace.items() if callable(v)),
+                        "errors": []}
+
+    def ensure_started(self):
+        return self.startup
+
+    def close(self):
+        pass
+
+    def _run(self, label, thunk, keep=False, return_args=None):
+        try:
+            result = thunk()
+        except NotImplementedError:
+            raise StudentCodeError("not implemented", label) from None
+        except StudentCodeError:
+            raise
+        except Exception as exc:
+            raise StudentCodeError("raised", label, f"{type(exc).__name__}: {exc}") from None
+        if keep:
+            return LocalObject(self, result, label)
+        value = _round_trip(result)
+        if callable(result) and isinstance(value, wire.Opaque):
+            return {"__callable__": label}
+        if return_args is not None:
+            return value, _round_trip(list(return_args))
+        return value
+
+    def _lookup(self, name):
+        if name not in self.ns:
+            raise StudentCodeError("missing", name)
+        return self.ns[name]
+
+    def function(self, name):
+        def call(*args, **kwargs):
+            args, kwargs = _args(args), _round_trip(kwargs)
+            return self._run(name, lambda: self._lookup(name)(*args, **kwargs))
+        call.__name__ = name
+        return call
+
+    def call_keeping_args(self, name, *args, **kwargs):
+        args, kwargs = _args(args), _round_trip(kwargs)
+        return self._run(name, lambda: self._lookup(name)(*args, **kwargs), return_args=args)
+
+    def new(self, name, *args, **kwargs):
+        args, kwargs = _args(args), _round_trip(kwargs)
+        return self._run(name, lambda: self._lookup(name)(*args, **kwargs), keep=True)
+
+    def probe(self, name, *args):
+        from .probes import PROBES
+        return LocalObject(self, PROBES[name](*args), name)
+
+
+def _round_trip(value):
+    return wire.from_wire(json.loads(json.dumps(wire.to_wire(value))))
+
+
+def _args(args):
+    """Fresh copies of the arguments, as a child process would receive them."""
+    return [a._obj if isinstance(a, LocalObject) else _round_trip(a) for a in args]
+
+
+class LocalObject:
+    """In-process twin of ``RemoteObject``: results still pass through ``wire``."""
+
+    def __init__(self, submission, obj, label):
+        self._submission, self._obj, self._label = submission, obj, label
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        label = f"{self._label}.{name}"
+        attr = self._submission._run(label, lambda: getattr(self._obj, name), keep=True)._obj
+        if callable(attr) and not hasattr(attr, "__array__"):
+            def method(*args, **kwargs):
+                args, kwargs = _args(args), _round_trip(kwargs)
+                return self._submission._run(label, lambda: attr(*args, **kwargs))
+            return method
+        return _round_trip(attr)
+
+    def __len__(self):
+        return self._submission._run(f"len({self._label})", lambda: len(self._obj))
