@@ -115,9 +115,12 @@ def _strip_magics(source):
     return "\n".join(kept)
 
 
-def _selected(tree):
+DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _selected(tree, definitions_only=False):
     for node in tree.body:
-        if isinstance(node, ALLOWED_TOP_LEVEL):
+        if isinstance(node, DEFINITIONS if definitions_only else ALLOWED_TOP_LEVEL):
             yield node
         elif isinstance(node, ast.Try) and all(isinstance(n, (ast.Import, ast.ImportFrom))
                                                for n in node.body):
@@ -157,7 +160,7 @@ class Child:
                 continue
             _alarm(cell_timeout)
             try:
-                for node in _selected(tree):
+                for node in _selected(tree, msg.get("definitions_only", False)):
                     code = compile(ast.Module(body=[node], type_ignores=[]), filename, "exec")
                     try:
                         exec(code, self.ns)

@@ -36,6 +36,7 @@ class Limits:
 
     Attributes:
         call_seconds: wall-clock limit of one call into student code (seconds).
+        retry_seconds: the limit for later calls of a function that already hung once.
         cell_seconds: wall-clock limit for running one notebook cell at start-up (seconds).
         startup_seconds: limit for the whole notebook start-up (seconds).
         memory_bytes: address-space limit of the child (bytes).
@@ -44,12 +45,13 @@ class Limits:
         max_restarts: how often a crashed or hung child is restarted before giving up.
     """
     call_seconds: float = 10.0
+    retry_seconds: float = 1.0
     cell_seconds: float = 10.0
     startup_seconds: float = 60.0
     memory_bytes: int = 3 * 1024 ** 3
     file_bytes: int = 64 * 1024 ** 2
     response_bytes: int = 16 * 1024 ** 2
-    max_restarts: int = 3
+    max_restarts: int = 10
 
 
 class StudentCodeError(Exception):
@@ -169,8 +171,9 @@ class ChildSubmission:
         self.workdir = None
         self.restarts = 0
         self.startup = None  # {"defined": [...], "errors": [...]} of the last start
-        self.timed_out = {}  # function name -> message, so a hung function costs its time once
+        self.timed_out = {}  # function names that hung once (later calls get retry_seconds)
         self.dead_reason = None
+        self.definitions_only = False  # set when top-level assignments crashed the process
 
     # -- life cycle ------------------------------------------------------------
     def __enter__(self):
@@ -196,7 +199,7 @@ class ChildSubmission:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None
 
-    def _start(self):
+    def _start(self, definitions_only=False):
         self.close()
         self.workdir = tempfile.mkdtemp(prefix="submission-")
         req_r, req_w = os.pipe()
@@ -211,7 +214,7 @@ class ChildSubmission:
         self._req = os.fdopen(req_w, "w", encoding="utf-8")
         self._resp = resp_r
         self._buffer = b""
-        answer = self._exchange({"op": "init", "cells": self.cells,
+        answer = self._exchange({"op": "init", "cells": self.cells, "definitions_only": definitions_only,
                                  "cell_timeout": self.limits.cell_seconds},
                                 self.limits.startup_seconds)
         if "ok" not in answer:
@@ -232,7 +235,19 @@ class ChildSubmission:
                                        "; gave up after repeated restarts")
             if self.startup is not None:
                 self.restarts += 1
-            self._start()
+            try:
+                self._start(self.definitions_only)
+            except StudentCodeError as exc:
+                if self.definitions_only:
+                    raise
+                # Top-level code killed the process (os._exit, a segfault ...): run only
+                # the imports, functions and classes, so the functions can still be graded.
+                self.definitions_only = True
+                self._start(True)
+                self.startup = dict(self.startup, errors=self.startup["errors"] + [{
+                    "type": "Crash", "where": "start-up",
+                    "message": f"running the notebook's top-level code killed Python ({exc.detail}); "
+                               "graded with only its imports, functions and classes"}])
         return self.startup
 
     # -- one exchange ------------------------------------------------------------
@@ -275,24 +290,21 @@ class ChildSubmission:
 
     def _request(self, message, label):
         fn = message.get("name") or label
-        if fn in self.timed_out:
-            raise StudentCodeError("timeout", label, self.timed_out[fn] + ", earlier; not run again")
+        # A function that hung once gets a short limit from then on: its other checks
+        # still run (a hang may depend on the input), but it cannot cost minutes.
+        seconds = self.limits.retry_seconds if fn in self.timed_out else self.limits.call_seconds
         self.ensure_started()
         message = dict(message, args=_to_wire_args(message.get("args", [])),
-                       kwargs=_to_wire_args(message.get("kwargs", {})),
-                       timeout=self.limits.call_seconds)
-        answer = self._exchange(message, self.limits.call_seconds)
-        return self._interpret(answer, fn, label)
+                       kwargs=_to_wire_args(message.get("kwargs", {})), timeout=seconds)
+        answer = self._exchange(message, seconds)
+        return self._interpret(answer, fn, label, seconds)
 
-    def _interpret(self, answer, fn, label):
+    def _interpret(self, answer, fn, label, seconds):
+        if "timeout" in answer and ("died" not in answer or answer["timeout"]):
+            self.timed_out[fn] = True
+            raise StudentCodeError("timeout", label, f"did not return within {seconds:g} s")
         if "died" in answer:
-            if answer.get("timeout"):
-                self.timed_out[fn] = f"did not return within {self.limits.call_seconds:g} s"
-                raise StudentCodeError("timeout", label, self.timed_out[fn])
             raise StudentCodeError("crashed", label, answer["died"])
-        if "timeout" in answer:
-            self.timed_out[fn] = f"did not return within {self.limits.call_seconds:g} s"
-            raise StudentCodeError("timeout", label, self.timed_out[fn])
         if "missing" in answer:
             raise StudentCodeError("missing", label)
         if "error" in answer:

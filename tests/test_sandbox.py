@@ -1,0 +1,185 @@
+"""Does hostile or broken student code cost only its own points, with a message saying why?
+
+Each test hands in the reference attention notebook with one thing broken, the way a
+student might, and checks the grade and the feedback.
+"""
+import json
+
+import nbformat
+import pytest
+
+from autograder.demo.fill import filled_notebook
+from autograder.exercises import EXERCISES
+from autograder.grade import grade_notebook
+from autograder.sandbox import ChildSubmission, Limits, StudentCodeError
+from conftest import SECRET
+
+ATTENTION = EXERCISES["attention"]
+FAST = Limits(call_seconds=2.0, retry_seconds=0.5, cell_seconds=2.0)
+
+
+def _by_function(result):
+    out = {}
+    for c in result.checks:
+        got, top = out.get(c.function, (0.0, 0.0))
+        out[c.function] = (got + c.score, top + c.max_score)
+    return out
+
+
+def _lost_only(result, functions):
+    """Every function outside ``functions`` has full marks; those inside have none."""
+    for fn, (got, top) in _by_function(result).items():
+        if fn in functions:
+            assert got == 0, (fn, got)
+        else:
+            assert got == top, (fn, got, top)
+
+
+def test_reference_scores_full_marks(hand_in):
+    result = hand_in(ATTENTION)
+    assert result.score == result.max_score == 19
+    assert result.notes == []
+
+
+def test_untouched_stubs_score_zero_with_not_implemented(hand_in):
+    result = hand_in(ATTENTION, stubs=ATTENTION.functions)
+    assert result.score == 0
+    assert all("not implemented" in c.output for c in result.checks)
+
+
+def test_endless_loop_costs_only_that_function(hand_in):
+    loop = "def causal_mask(T):\n    while True:\n        pass\n"
+    result = hand_in(ATTENTION, {"causal_mask": loop}, limits=FAST)
+    mask = [c for c in result.checks if c.function == "causal_mask"]
+    assert all(c.score == 0 and "did not return within" in c.output for c in mask)
+    by = _by_function(result)
+    assert by["attention_row"] == (5, 5) and by["softmax"] == (3, 3)
+    # attention_matrix calls the hanging mask only when causal=True: the rest still pass.
+    grid = {c.name: c.score for c in result.checks if c.function == "attention_matrix"}
+    assert grid['attention_matrix: weights for "river bank loan"'] == 1
+    assert grid['attention_matrix: causal weights for "river bank loan"'] == 0
+
+
+def test_loop_that_ignores_the_alarm_is_killed(hand_in):
+    code = ("import signal\n"
+            "def causal_mask(T):\n"
+            "    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+            "    while True:\n"
+            "        pass\n")
+    result = hand_in(ATTENTION, {"causal_mask": code}, limits=FAST)
+    by = _by_function(result)
+    assert by["causal_mask"][0] == 0 and by["softmax"] == (3, 3) and by["attention_row"] == (5, 5)
+
+
+def test_process_exit_is_a_crash_and_grading_goes_on(hand_in):
+    code = "import os\ndef project_qkv(X, W_Q, W_K, W_V):\n    os._exit(3)\n"
+    result = hand_in(ATTENTION, {"project_qkv": code}, limits=FAST)
+    _lost_only(result, {"project_qkv"})
+    assert all("died" in c.output for c in result.checks if c.function == "project_qkv")
+
+
+def test_megabytes_of_printing_cost_nothing(hand_in):
+    code = ("print('x' * 50_000_000)\n"
+            "def causal_mask(T):\n"
+            "    for _ in range(200_000):\n"
+            "        print('spam line')\n"
+            "    return np.tril(np.ones((T, T), dtype=bool))\n")
+    result = hand_in(ATTENTION, {"causal_mask": code})
+    assert result.score == result.max_score
+
+
+def test_memory_bomb_is_an_error_not_a_crash_of_the_grader(hand_in):
+    code = "def softmax(z, axis=-1):\n    big = np.ones(10 ** 11)\n    return big\n"
+    result = hand_in(ATTENTION, {"softmax": code}, limits=FAST)
+    out = [c.output for c in result.checks if c.function == "softmax"]
+    assert all("MemoryError" in o or "died" in o for o in out), out
+    assert _by_function(result)["project_qkv"] == (2, 2)
+
+
+def test_the_grader_packages_cannot_be_imported(hand_in):
+    code = ("def project_qkv(X, W_Q, W_K, W_V):\n"
+            "    from solutions.attention import project_qkv as theirs\n"
+            "    return theirs(X, W_Q, W_K, W_V)\n"
+            "def causal_mask(T):\n"
+            "    import autograder\n"
+            "    return np.tril(np.ones((T, T), dtype=bool))\n")
+    result = hand_in(ATTENTION, {"project_qkv": code, "causal_mask": ""})
+    for c in result.checks:
+        if c.function in ("project_qkv", "causal_mask"):
+            assert "ImportError" in c.output and "not available to submissions" in c.output
+
+
+def test_monkeypatching_numpy_in_the_submission_gains_nothing(hand_in):
+    code = ("np.allclose = lambda *a, **k: True\n"
+            "np.testing.assert_allclose = lambda *a, **k: None\n"
+            "def attention_row(q, K, V):\n"
+            "    return np.zeros(len(K)), np.zeros(len(K)), np.zeros(np.shape(V)[1])\n")
+    result = hand_in(ATTENTION, {"attention_row": code})
+    assert _by_function(result)["attention_row"] == (0, 5)
+
+
+def test_returning_an_object_that_is_not_data_is_explained(hand_in):
+    code = "def softmax(z, axis=-1):\n    return object()\n"
+    result = hand_in(ATTENTION, {"softmax": code})
+    out = [c.output for c in result.checks if c.function == "softmax"]
+    assert all("expected numbers" in o and "object" in o for o in out)
+
+
+def test_cells_deleted_reordered_retyped_and_decorated_do_not_matter(tmp_path):
+    nb = filled_notebook(ATTENTION)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    markdown = [c for c in nb.cells if c.cell_type == "markdown"]
+    for i, c in enumerate(code):
+        c.id = f"renamed-{i}"
+        c.metadata = {"tags": ["whatever"], "nbgrader": {"garbage": True}}
+    markdown[0].cell_type = "raw"  # retyped
+    extra = nbformat.v4.new_code_cell("import warnings, sys\nwarnings.warn('noisy')\n"
+                                      "print('Grüße, 注意力 🚀', file=sys.stderr)\nlabel = 'façade ✓'")
+    nb.cells = list(reversed(code)) + markdown[1:3] + [extra]  # reversed, markdown mostly deleted
+    path = tmp_path / "messy.ipynb"
+    nbformat.write(nb, path)
+    result = grade_notebook(path, ATTENTION, "s2", SECRET)
+    assert result.score == result.max_score
+
+
+def test_a_file_that_is_not_a_notebook_scores_zero_with_the_reason(tmp_path):
+    path = tmp_path / "attention.ipynb"
+    path.write_text('{"cells": [ this is not json', encoding="utf-8")
+    result = grade_notebook(path, ATTENTION, "s3", SECRET)
+    assert result.score == 0 and result.max_score == 19
+    assert "not a valid notebook" in result.notes[0]
+    assert all("not a valid notebook" in c.output for c in result.checks)
+
+
+def test_missing_function_is_named(hand_in):
+    result = hand_in(ATTENTION, {"attention_row": "def attention_rows(q, K, V):\n    pass\n"})
+    out = [c.output for c in result.checks if c.function == "attention_row"]
+    assert all("not defined in your notebook" in o for o in out)
+    assert _by_function(result)["attention_matrix"] == (7, 7)
+
+
+def test_syntax_error_costs_only_the_cell(hand_in):
+    result = hand_in(ATTENTION, {"causal_mask": "def causal_mask(T:\n    return None\n"})
+    assert any("SyntaxError" in n for n in result.notes)
+    by = _by_function(result)
+    assert by["causal_mask"][0] == 0 and by["attention_row"] == (5, 5)
+
+
+def test_seeds_differ_between_students_and_repeat_for_one(hand_in):
+    import numpy as np
+    from autograder.seeds import case_seed
+    assert case_seed(SECRET, "alice", "check_x") == case_seed(SECRET, "alice", "check_x")
+    assert case_seed(SECRET, "alice", "check_x") != case_seed(SECRET, "bob", "check_x")
+    assert case_seed(b"other", "alice", "check_x") != case_seed(SECRET, "alice", "check_x")
+
+
+def test_child_inputs_are_copies():
+    """The child gets data, not the grader's arrays: nothing it does reaches them."""
+    import numpy as np
+    with ChildSubmission([(1, "def poke(a):\n    a[0] = 99\n    return a\n")], FAST) as sub:
+        a = np.zeros(3)
+        out = sub.function("poke")(a)
+        assert a[0] == 0 and out[0] == 99
+        with pytest.raises(StudentCodeError) as info:
+            sub.function("nope")()
+        assert info.value.kind == "missing"
