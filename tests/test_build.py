@@ -1,0 +1,66 @@
+"""Are the generated copies (source notebook, reference module, release) what their one source makes?"""
+import json
+import re
+
+import nbformat
+import pytest
+
+from autograder import build
+from autograder.exercises import EXERCISES, PROJECT_ROOT
+from autograder.grade import points_by_function
+
+
+@pytest.fixture(scope="module", params=list(EXERCISES))
+def generated(request):
+    exercise = EXERCISES[request.param]
+    return exercise, build.generated_files(exercise)
+
+
+def test_committed_copies_equal_what_the_source_generates(generated):
+    exercise, files = generated
+    for path, text in files.items():
+        assert path.exists(), f"{path.relative_to(PROJECT_ROOT)} is missing: run python -m autograder.build"
+        assert path.read_text(encoding="utf-8") == text, (
+            f"{path.relative_to(PROJECT_ROOT)} differs from what exercises/{exercise.name}.py generates: "
+            "edit the source and run `python -m autograder.build`, never the generated copy")
+
+
+def test_a_hand_edit_of_a_generated_copy_is_detected(generated, tmp_path):
+    exercise, files = generated
+    release = files[exercise.release_notebook]
+    edited = release.replace("raise NotImplementedError()", "return None", 1)
+    assert edited != release  # the drift test above compares full text, so this edit would fail it
+
+
+def test_release_ships_no_solutions_no_hidden_tests_and_no_stray_files(generated):
+    exercise, files = generated
+    folder = exercise.release_notebook.parent
+    assert sorted(p.name for p in folder.iterdir()) == [exercise.notebook]
+    release = nbformat.reads(files[exercise.release_notebook], as_version=4)
+    text = json.dumps([c.source for c in release.cells])
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "autograder"):
+        assert marker not in text
+    reference = build.solution_module(exercise)
+    for cell in release.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution"):
+            assert "raise NotImplementedError()" in cell.source
+            # no line of a reference body survives in the stub, beyond signature and docstring
+            body = cell.source.split('"""')[-1]
+            for line in body.splitlines():
+                stripped = line.strip()
+                if stripped and not stripped.startswith(("#", "raise NotImplementedError")):
+                    assert stripped not in reference.split("### BEGIN SOLUTION")[-1] or len(stripped) < 12, stripped
+
+
+def test_hidden_test_cells_carry_the_points_of_their_checks(generated):
+    exercise, files = generated
+    source = nbformat.reads(files[exercise.source_notebook], as_version=4)
+    cells = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"] for c in source.cells
+             if c.metadata.get("nbgrader", {}).get("grade")}
+    assert {k.removeprefix("test_"): v["points"] for k, v in cells.items()} == points_by_function(exercise)
+    assert set(points_by_function(exercise)) == set(exercise.functions)
+
+
+def test_build_check_mode_reports_no_drift():
+    assert build.main(["--check"]) == 0

@@ -1,0 +1,88 @@
+"""Does `python -m autograder grade` find submissions in every layout and always write results?"""
+import csv
+import json
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from autograder.demo.fill import filled_notebook
+from autograder.discover import discover
+from autograder.exercises import EXERCISES, PROJECT_ROOT
+
+ATTENTION = EXERCISES["attention"]
+
+
+def _grade(args, env_secret="cli-secret"):
+    import os
+    env = dict(os.environ, COURSE_SECRET=env_secret)
+    return subprocess.run([sys.executable, "-m", "autograder", "grade", *map(str, args)], cwd=PROJECT_ROOT,
+                          env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture
+def submitted(tmp_path):
+    """nbgrader's submitted/ tree: a good, a stubbed and a broken submission."""
+    root = tmp_path / "submitted"
+    for student, nb in [("ann", filled_notebook(ATTENTION)),
+                        ("ben", filled_notebook(ATTENTION, stubs=ATTENTION.functions))]:
+        (root / student / "attention").mkdir(parents=True)
+        nbformat.write(nb, root / student / "attention" / "attention.ipynb")
+    (root / "cat" / "attention").mkdir(parents=True)
+    (root / "cat" / "attention" / "attention.ipynb").write_text("not a notebook at all")
+    return root
+
+
+def test_whole_tree_is_graded_and_every_student_gets_results(submitted, tmp_path):
+    out = tmp_path / "graded"
+    proc = _grade([submitted, "--out", out, "--jobs", "2"])
+    assert proc.returncode == 0, proc.stderr
+    scores = {s: json.loads((out / "attention" / s / "results.json").read_text())["score"]
+              for s in ("ann", "ben", "cat")}
+    assert scores == {"ann": 19, "ben": 0, "cat": 0}
+    cat = json.loads((out / "attention" / "cat" / "results.json").read_text())
+    assert "not a valid notebook" in cat["output"] and cat["max_score"] == 19
+    with open(out / "grades.csv", newline="") as f:
+        rows = {r["student_id"]: r for r in csv.DictReader(f)}
+    assert rows["ann"]["attention.ipynb"] == "19" and rows["ann"]["max_score"] == "19"
+    assert rows["cat"]["problems"] == "invalid notebook"
+    assert 'attention_row: weights for "the cat"' in proc.stdout  # the printed table
+
+
+def test_results_json_has_the_gradescope_fields(submitted, tmp_path):
+    out = tmp_path / "graded"
+    _grade([submitted / "ann" / "attention", "--out", out])
+    data = json.loads((out / "attention" / "ann" / "results.json").read_text())
+    assert {"score", "max_score", "tests", "output", "visibility"} <= set(data)
+    for t in data["tests"]:
+        assert {"name", "score", "max_score", "output", "visibility"} <= set(t)
+        assert t["name"].split(":")[0] in ATTENTION.functions
+    assert sum(t["max_score"] for t in data["tests"]) == data["max_score"] == 19
+
+
+def test_lone_notebook_takes_student_from_flag_or_file_name(submitted, tmp_path):
+    lone = tmp_path / "homework.ipynb"
+    lone.write_bytes((submitted / "ann" / "attention" / "attention.ipynb").read_bytes())
+    jobs = discover(lone)
+    assert jobs[0].student_id == "homework" and jobs[0].exercise is ATTENTION  # told by cell ids
+    assert discover(lone, student="zoe")[0].student_id == "zoe"
+    out = tmp_path / "graded"
+    proc = _grade([lone, "--student", "zoe", "--out", out])
+    assert proc.returncode == 0
+    assert json.loads((out / "attention" / "zoe" / "results.json").read_text())["score"] == 19
+
+
+def test_unknown_notebook_is_reported_not_fatal(tmp_path):
+    nb = tmp_path / "scratch.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), nb)
+    out = tmp_path / "graded"
+    proc = _grade([nb, "--out", out])
+    assert proc.returncode == 0
+    data = json.loads(next(out.glob("*/scratch/results.json")).read_text())
+    assert data["score"] == 0 and "cannot tell which exercise" in data["output"]
+
+
+def test_missing_path_is_a_usage_error(tmp_path):
+    proc = _grade([tmp_path / "nope"])
+    assert proc.returncode == 2 and "does not exist" in proc.stderr
