@@ -62,6 +62,8 @@ def fmt(value, limit=300):
     """Short, readable text for a value in feedback (arrays to 6 decimals)."""
     if isinstance(value, wire.Opaque):
         return repr(value)
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
         text = np.array2string(value, precision=6, suppress_small=True, separator=", ",
                                max_line_width=10_000, threshold=60)
