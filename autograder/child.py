@@ -63,9 +63,14 @@ def _hide_grader(project_root):
             del sys.modules[mod]
     root = os.path.realpath(project_root) if project_root else None
     if root:
-        sys.path[:] = [p for p in sys.path
-                       if not (p and os.path.realpath(p or ".").startswith(root + os.sep))
-                       and os.path.realpath(p or ".") != root]
+        # Drop the project's own folders from sys.path, but keep the interpreter's
+        # (a venv inside the project holds numpy, tiktoken, matplotlib ...).
+        prefixes = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix})
+
+        def grader_path(p):
+            real = os.path.realpath(p or ".")
+            return (real == root or real.startswith(root + os.sep)) and not (real + os.sep).startswith(prefixes)
+        sys.path[:] = [p for p in sys.path if not grader_path(p)]
     # Editable installs put a finder on sys.meta_path; drop it and block by name.
     sys.meta_path[:] = [f for f in sys.meta_path
                         if "__editable__" not in getattr(f, "__module__", "")

@@ -58,8 +58,16 @@ class Exercise:
 
 
 EXERCISES = {e.name: e for e in [
+    Exercise("tokens", "Tokens: byte-pair encoding, and a production tokenizer",
+             ("get_pair_counts", "merge_pair", "learn_bpe", "bpe_encode", "tiktoken_pieces")),
+    Exercise("embeddings", "Embeddings: meaning as a direction",
+             ("cosine_similarity", "cosine_similarity_matrix", "semantic_search")),
     Exercise("attention", "One attention row, and the whole grid",
              ("softmax", "project_qkv", "attention_row", "causal_mask", "attention_matrix")),
+    Exercise("next_token", "From the context vector to the next token, and one training step",
+             ("forward", "cross_entropy", "grad_logits", "grad_unembedding", "sgd_update", "numerical_gradient")),
+    Exercise("kv_cache", "Generating text: the KV cache",
+             ("KVCache", "decode_step", "causal_self_attention", "kv_cache_size")),
 ]}
 
 ALL_FUNCTIONS = sorted({f for e in EXERCISES.values() for f in e.functions})

@@ -60,7 +60,3 @@ def test_hidden_test_cells_carry_the_points_of_their_checks(generated):
              if c.metadata.get("nbgrader", {}).get("grade")}
     assert {k.removeprefix("test_"): v["points"] for k, v in cells.items()} == points_by_function(exercise)
     assert set(points_by_function(exercise)) == set(exercise.functions)
-
-
-def test_build_check_mode_reports_no_drift():
-    assert build.main(["--check"]) == 0

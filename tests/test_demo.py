@@ -1,26 +1,43 @@
 """Does the demo class run end to end and grade each simulated student as designed?"""
 import csv
 
+from autograder.demo.mistakes import all_mistakes
 from autograder.demo.run import run
-from autograder.demo.students import STUDENTS
+from autograder.demo.students import REFERENCE, STUBS, STUDENTS
 from autograder.exercises import EXERCISES
+
+
+def test_every_student_plan_names_known_mistakes_one_per_function():
+    known = {m.id: m for m in all_mistakes()}
+    for student, plan in STUDENTS.items():
+        if plan in (REFERENCE, STUBS):
+            continue
+        assert set(plan) <= set(known), student
+        functions = [(known[i].exercise, known[i].function) for i in plan]
+        assert len(functions) == len(set(functions)), student
 
 
 def test_demo_class_through_nbgrader(tmp_path):
     results = run(tmp_path / "demo", jobs=2, quiet=True)
     by = {(r.student_id, r.assignment_id): r for r in results}
     assert len(by) == len(STUDENTS) * len(EXERCISES)
+    known = {m.id: m for m in all_mistakes()}
     for name in EXERCISES:
         assert by[("ada", name)].score == by[("ada", name)].max_score > 0
         assert by[("bo", name)].score == 0
-        for student in ("cy", "dee", "eve"):
-            r = by[(student, name)]
-            assert 0 <= r.score <= r.max_score
-    # each student with mistakes loses points somewhere, and keeps some
-    for student in ("cy", "dee", "eve"):
-        total = sum(by[(student, n)].score for n in EXERCISES)
-        top = sum(by[(student, n)].max_score for n in EXERCISES)
-        assert 0 < total < top
+        assert all("not implemented" in c.output for c in by[("bo", name)].checks)
+        # cy and dee lose exactly the checks their mistakes lose, and keep every other point
+        for student in ("cy", "dee"):
+            expected = set()
+            for mistake_id in STUDENTS[student]:
+                if known[mistake_id].exercise == name:
+                    expected |= set(known[mistake_id].failing)
+            failed = {c.name for c in by[(student, name)].checks if c.score < c.max_score}
+            assert failed == expected, (student, name)
+    # eve's endless loop and forbidden import cost her those functions' points, with reasons
+    eve = {c.name: c.output for r in results if r.student_id == "eve" for c in r.checks}
+    assert "did not return within" in eve["causal_mask: 3 tokens"]
+    assert any("not available to submissions" in o for n, o in eve.items() if n.startswith("cosine_similarity:"))
     with open(tmp_path / "demo" / "graded" / "grades.csv", newline="") as f:
         assert len(list(csv.DictReader(f))) == len(by)
     assert (tmp_path / "demo" / "graded" / "attention" / "eve" / "feedback.txt").is_file()

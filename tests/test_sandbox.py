@@ -183,3 +183,11 @@ def test_child_inputs_are_copies():
         with pytest.raises(StudentCodeError) as info:
             sub.function("nope")()
         assert info.value.kind == "missing"
+
+
+def test_installed_packages_stay_importable_in_the_child():
+    """The venv may live inside the project; hiding the grader must not hide numpy's neighbours."""
+    code = "import json, tiktoken, matplotlib\ndef ok():\n    return [tiktoken.__name__, matplotlib.__name__]\n"
+    with ChildSubmission([(1, code)], FAST) as sub:
+        assert sub.ensure_started()["errors"] == []
+        assert sub.function("ok")() == ["tiktoken", "matplotlib"]

@@ -70,8 +70,10 @@ def submission_for(student, exercise, mistakes_by_id):
     replacements = {}
     if plan != REFERENCE:
         for mistake_id in plan:
-            m = mistakes_by_id.get(mistake_id)
-            if m is not None and m.exercise == exercise.name:
+            if mistake_id not in mistakes_by_id:
+                raise KeyError(f"students.py names an unknown mistake {mistake_id!r}")
+            m = mistakes_by_id[mistake_id]
+            if m.exercise == exercise.name:
                 replacements[m.function] = m.code
         if student == "eve":
             replacements.update(HOSTILE.get(exercise.name, {}))

@@ -13,12 +13,12 @@ STUBS = "stubs"
 STUDENTS = {
     "ada": REFERENCE,
     "bo": STUBS,
-    "cy": ["attention-no_sqrt_scaling", "tokens-overlapping_merge", "embeddings-dot_product",
+    "cy": ["attention-no_sqrt_scaling", "tokens-overlapping_merge", "embeddings-dot_product_only",
            "next_token-sign_flipped", "kv_cache-recomputes_prefix"],
-    "dee": ["attention-softmax_wrong_axis", "tokens-unweighted_counts", "embeddings-nan_for_zero",
+    "dee": ["attention-softmax_wrong_axis", "tokens-pairs_not_weighted", "embeddings-nan_for_zero_vector",
             "next_token-y_minus_p", "kv_cache-size_no_factor_2"],
     "eve": ["attention-mask_after_softmax", "attention-overflowing_softmax",
-            "tokens-encode_by_frequency", "next_token-mutates_input", "kv_cache-aliases_inputs"],
+            "tokens-most_frequent_pair_first", "next_token-mutates_input", "kv_cache-aliases_inputs"],
 }
 
 # Hostile code handed in by "eve" on top of her mistakes (exercise -> {function: code}).

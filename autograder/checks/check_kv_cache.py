@@ -1,0 +1,305 @@
+"""Hidden checks of the "kv_cache" exercise (issue #5: generation with a KV cache).
+
+Worked values come from ../shared/WORKED_EXAMPLES.md: section 4 ("the cat": inputs, weights,
+keys, values, the context of "cat") and section 7 (decoding through the cache; the cache's
+size for 12 layers of width 768). Randomized cases are compared with the reference solution
+(solutions/kv_cache.py). Each known mistake is a small wrong variant below, so the feedback
+can name it when a student's value matches.
+
+Efficiency is checked by count, not by clock: the weights handed to ``decode_step`` are
+``CountingMatrix`` probes (autograder/probes.py), which record the token rows multiplied
+through them in each step. When the student's code multiplied copies the probes cannot see
+(``np.asarray(W)`` ...), the check falls back to a behavioural test instead (see
+``check_decode_counts``).
+"""
+import numpy as np
+
+from autograder.checking import check, expect_close, expect_equal, fail
+from solutions import kv_cache as ref
+
+# Section 4: the request "the cat".
+X_THE_CAT = np.array([[1.0, 0.0], [1.0, 1.0]])
+W_Q = np.array([[0.0, 1.0], [1.0, 0.0]])
+W_K = np.array([[1.0, 1.0], [0.0, 1.0]])
+W_V = np.array([[0.0, 1.0], [1.0, 0.0]])
+K_THE, K_CAT = [1.0, 1.0], [1.0, 2.0]
+V_THE, V_CAT = [0.0, 1.0], [1.0, 1.0]
+# Section 7 (with section 4's weights): the contexts decoded through the cache.
+CONTEXT_THE = [0.0, 1.0]
+CONTEXT_CAT = [0.669762, 1.0]
+# Section 7: the cache of 12 layers of width 768, at 2 bytes per number.
+NUMBERS_PER_TOKEN = 18_432
+NUMBERS_100K = 1_843_200_000
+BYTES_100K = 3_686_400_000
+
+
+# -- known mistakes, as small wrong implementations -------------------------------------------
+def _attend(q, K, V, scale=True):
+    """One attention row over the rows of K and V (None when there are no rows)."""
+    K, V = np.asarray(K, dtype=float).reshape(-1, len(q)), np.asarray(V, dtype=float)
+    if len(K) == 0:
+        return None
+    scores = K @ q / (np.sqrt(len(q)) if scale else 1.0)
+    return ref.softmax(scores) @ V
+
+
+def _decode_mistakes(x_new, K_cached, V_cached, Ws):
+    """Wrong contexts for a token decoded after the rows ``K_cached``, ``V_cached``."""
+    x_new = np.asarray(x_new, dtype=float)
+    q, k, v = (x_new @ W for W in Ws)
+    K_all = np.vstack([np.reshape(K_cached, (-1, len(k))), k])
+    V_all = np.vstack([np.reshape(V_cached, (-1, len(v))), v])
+    return {"attend before appending the new token's own key and value (a token must read itself "
+            "too: append first, then attend)": _attend(q, K_cached, V_cached),
+            "ignore the rows already in the cache (recomputing keys and values only from inputs "
+            "your own code has seen)": _attend(q, [k], [v]),
+            "forget to divide the scores by sqrt(d_k)": _attend(q, K_all, V_all, scale=False)}
+
+
+def _no_mask(X, Ws):
+    Q, K, V = (X @ W for W in Ws)
+    return ref.softmax(Q @ K.T / np.sqrt(Q.shape[1])) @ V
+
+
+def _strict_mask(X, Ws):
+    Q, K, V = (X @ W for W in Ws)
+    T = len(X)
+    with np.errstate(all="ignore"):
+        scores = np.where(np.tril(np.ones((T, T), bool), k=-1), Q @ K.T / np.sqrt(Q.shape[1]), -np.inf)
+        return ref.softmax(scores) @ V
+
+
+def _unscaled(X, Ws):
+    Q, K, V = (X @ W for W in Ws)
+    T = len(X)
+    return ref.softmax(np.where(np.tril(np.ones((T, T), bool)), Q @ K.T, -np.inf)) @ V
+
+
+def _attention_mistakes(X, Ws):
+    return {"leave out the causal mask (every token reads the tokens after it too)": _no_mask(X, Ws),
+            "mask the diagonal too (a token must be allowed to read itself)": _strict_mask(X, Ws),
+            "forget to divide the scores by sqrt(d_k)": _unscaled(X, Ws)}
+
+
+def _size_mistakes(n_layers, d_model, n_tokens, bytes_per_number):
+    def pair(numbers):
+        return [numbers, numbers * bytes_per_number]
+    return {"leave out the factor 2: every token stores a key row AND a value row":
+                pair(n_layers * d_model * n_tokens),
+            "leave out the layers: every layer keeps its own keys and values":
+                pair(2 * d_model * n_tokens),
+            "ignore bytes_per_number": [2 * n_layers * d_model * n_tokens, 2 * n_layers * d_model * n_tokens * 2]
+                if bytes_per_number != 2 else None}
+
+
+# -- helpers ----------------------------------------------------------------------------------------
+def _rows(cache, name):
+    """``cache.keys`` or ``cache.values``, or a failure saying why it is not an array."""
+    value = getattr(cache, name)
+    if callable(value):
+        fail(f"KVCache.{name} should be an array you read without parentheses (an attribute, or a "
+             "method marked @property), not a plain method")
+    return value
+
+
+def _expect_cache(cache, keys, values, what):
+    expect_equal(len(cache), len(keys), what=f"len(cache) {what}")
+    expect_close(_rows(cache, "keys"), keys, atol=1e-9, what=f"cache.keys {what}")
+    expect_close(_rows(cache, "values"), values, atol=1e-9, what=f"cache.values {what}")
+
+
+def _random_weights(rng, d_model, d_k, d_v):
+    return rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))
+
+
+def _random_sequence(rng, max_T=16):
+    T = int(rng.integers(2, max_T + 1))
+    d_model, d_k, d_v = (int(n) for n in rng.integers(1, 9, size=3))
+    return rng.normal(size=(T, d_model)), _random_weights(rng, d_model, d_k, d_v)
+
+
+# -- KVCache ---------------------------------------------------------------------------------------------
+@check("KVCache", "starts empty; append adds one key row and one value row", points=1)
+def check_cache_append(KVCache, rng):
+    cache = KVCache()
+    expect_equal(len(cache), 0, what="len(KVCache()) of a new cache")
+    d_k, d_v = 3, 2
+    keys, values = rng.normal(size=(4, d_k)), rng.normal(size=(4, d_v))
+    for t in range(len(keys)):
+        cache.append(keys[t], values[t])
+        expect_equal(len(cache), t + 1, what=f"len(cache) after {t + 1} appends")
+    _expect_cache(cache, keys, values, "after 4 appends (key rows of length 3, value rows of length 2)")
+
+
+@check("KVCache", "stored rows stay put when the caller reuses its arrays", points=1)
+def check_cache_copies(KVCache, submission):
+    k = submission.probe("mutable_array", [1.0, 2.0, 3.0])
+    v = submission.probe("mutable_array", [4.0, 5.0])
+    cache = KVCache()
+    cache.append(k, v)
+    k.fill(-1.0)   # the caller writes the next token's rows into the same buffers
+    v.fill(-2.0)
+    cache.append(k, v)
+    alias = "keep a reference to the caller's array instead of a copy (list.append(k) and np.asarray(k) " \
+            "do not copy; np.array(k, dtype=float) does)"
+    what = "after append(k, v), then writing new numbers into the same k and v arrays and appending them again"
+    expect_close(_rows(cache, "keys"), [[1.0, 2.0, 3.0], [-1.0, -1.0, -1.0]], atol=1e-12,
+                 what=f"cache.keys {what}", mistakes={alias: [[-1.0, -1.0, -1.0]] * 2})
+    expect_close(_rows(cache, "values"), [[4.0, 5.0], [-2.0, -2.0]], atol=1e-12,
+                 what=f"cache.values {what}", mistakes={alias: [[-2.0, -2.0]] * 2})
+
+
+# -- decode_step --------------------------------------------------------------------------------------------
+@check("decode_step", '"the" on an empty cache', points=1)
+def check_decode_first(decode_step, KVCache):
+    cache = KVCache()
+    context = decode_step(X_THE_CAT[0], cache, W_Q, W_K, W_V)
+    expect_close(context, CONTEXT_THE, what='context of "the", decoded on an empty cache')
+    _expect_cache(cache, [K_THE], [V_THE], 'after decoding "the" (its key and value, appended)')
+
+
+@check("decode_step", '"cat" with "the" already in the cache', points=1)
+def check_decode_second(decode_step, KVCache):
+    cache = KVCache()
+    cache.append(np.array(K_THE), np.array(V_THE))
+    context = decode_step(X_THE_CAT[1], cache, W_Q, W_K, W_V)
+    expect_close(context, CONTEXT_CAT, what='context of "cat", with the key and value of "the" in the cache',
+                 mistakes=_decode_mistakes(X_THE_CAT[1], [K_THE], [V_THE], (W_Q, W_K, W_V)))
+    _expect_cache(cache, [K_THE, K_CAT], [V_THE, V_CAT], 'after decoding "cat"')
+
+
+@check("decode_step", 'decoding "the" then "cat" gives the rows of the full computation', points=1)
+def check_decode_the_cat(decode_step, KVCache):
+    cache = KVCache()
+    contexts = [decode_step(x, cache, W_Q, W_K, W_V) for x in X_THE_CAT]
+    expect_close(contexts[0], CONTEXT_THE, what='context of "the" (first decode step)')
+    expect_close(contexts[1], CONTEXT_CAT, what='context of "cat" (second decode step)',
+                 mistakes=_decode_mistakes(X_THE_CAT[1], [K_THE], [V_THE], (W_Q, W_K, W_V)))
+
+
+@check("decode_step", "random sequences (T up to 16) match the full recomputation within 1e-9", points=2)
+def check_decode_random(decode_step, KVCache, rng):
+    for _ in range(3):
+        X, Ws = _random_sequence(rng)
+        want = ref.causal_self_attention(X, *Ws)
+        cache = KVCache()
+        for t, x in enumerate(X):
+            context = decode_step(x, cache, *Ws)
+            expect_close(context, want[t], atol=1e-9, rtol=1e-9,
+                         what=f"context of token {t} of {len(X)} (d_model {len(x)}, d_k {Ws[0].shape[1]}, "
+                              f"d_v {Ws[2].shape[1]}), decoded one token at a time",
+                         mistakes=_decode_mistakes(x, X[:t] @ Ws[1], X[:t] @ Ws[2], Ws))
+
+
+def _reads_the_cache(decode_step, KVCache, rng):
+    """Does ``decode_step`` attend over rows that only the cache knows?
+
+    The cache is filled by ``append`` with three key and value rows that belong to no token
+    the student's code has seen, so the only way to the right context is to read them.
+    Returns ``(passed, feedback)``.
+    """
+    d_model, d_k, d_v = 5, 3, 4
+    Ws = _random_weights(rng, d_model, d_k, d_v)
+    K_old, V_old, x_new = rng.normal(size=(3, d_k)), rng.normal(size=(3, d_v)), rng.normal(size=d_model)
+    cache = KVCache()
+    for k, v in zip(K_old, V_old):
+        cache.append(k, v)
+    q, k, v = (x_new @ W for W in Ws)
+    want = _attend(q, np.vstack([K_old, k]), np.vstack([V_old, v]))
+    result = decode_step(x_new, cache, *Ws)
+    try:
+        got = np.asarray(result, dtype=float)
+    except (TypeError, ValueError):
+        got = None
+    if got is not None and got.shape == want.shape and np.allclose(got, want, atol=1e-9, rtol=1e-9):
+        return True, ""
+    shown = np.round(got, 6).tolist() if got is not None else repr(result)
+    return False, (f"with three key and value rows placed in the cache by append, decode_step returned "
+                   f"{shown} instead of {np.round(want, 6).tolist()}: it did not attend over the rows "
+                   "already in the cache")
+
+
+@check("decode_step", "each step projects only the new token (rows counted through W_Q, W_K, W_V)", points=2)
+def check_decode_counts(decode_step, KVCache, submission, rng):
+    n = 6
+    d_model, d_k, d_v = 5, 3, 4
+    Ws = _random_weights(rng, d_model, d_k, d_v)
+    X = rng.normal(size=(n + 1, d_model))
+    cache = KVCache()
+    cache.append(X[0] @ Ws[1], X[0] @ Ws[2])  # token 0 is already cached: no step starts empty
+    counters = [submission.probe("counting_matrix", W) for W in Ws]
+    for x in X[1:]:
+        for counter in counters:
+            counter.new_step()
+        decode_step(x, cache, *counters)
+    names = ("W_Q", "W_K", "W_V")
+    totals = {name: int(c.rows_projected) for name, c in zip(names, counters)}
+    seen = {name: total for name, total in totals.items() if total > 0}
+    over = {name: total for name, total in seen.items() if total > n}
+    if over:
+        name = max(over, key=over.get)
+        per_step = counters[names.index(name)].rows_per_step[1:]
+        counts = ", ".join(f"{name_} {total}" for name_, total in totals.items())
+        fail(f"token rows your decode_step projected over {n} decode steps: {counts} (through {name}, "
+             f"step by step: {per_step}). With a cache each step projects only its new token, {n} rows "
+             f"per matrix in all; 1 + 2 + ... + {n} = {n * (n + 1) // 2} is what you get when you "
+             "recompute the prefix (the projections of every earlier token) at every step. Read the "
+             "earlier keys and values from the cache instead.")
+    if not seen:
+        # The probes saw no product at all: the code multiplied copies of the weights (made by
+        # np.asarray(W), np.array(W), x.dot(W), np.einsum ...), which cannot be counted. Give the
+        # benefit of the doubt to a decode_step that demonstrably reads earlier rows from the cache.
+        passed, feedback = _reads_the_cache(decode_step, KVCache, rng)
+        if not passed:
+            fail("the rows your decode_step projects could not be counted (it multiplies copies of the "
+                 f"weight matrices), and {feedback}. A decode step that recomputes the prefix instead of "
+                 "reading the cache does n(n+1)/2 projections over n steps instead of n.")
+
+
+# -- causal_self_attention ------------------------------------------------------------------------------
+@check("causal_self_attention", 'the contexts of "the cat"', points=1)
+def check_attention_the_cat(causal_self_attention):
+    Ws = (W_Q, W_K, W_V)
+    expect_close(causal_self_attention(X_THE_CAT, *Ws), [CONTEXT_THE, CONTEXT_CAT],
+                 what='contexts of "the cat", one row per token', mistakes=_attention_mistakes(X_THE_CAT, Ws))
+
+
+@check("causal_self_attention", "random sequences (T up to 16, d_k != d_v)", points=2)
+def check_attention_random(causal_self_attention, rng):
+    for _ in range(3):
+        X, Ws = _random_sequence(rng)
+        expect_close(causal_self_attention(X, *Ws), ref.causal_self_attention(X, *Ws), atol=1e-9, rtol=1e-9,
+                     what=f"contexts for X of shape {X.shape}, d_k {Ws[0].shape[1]}, d_v {Ws[2].shape[1]}",
+                     mistakes=_attention_mistakes(X, Ws))
+
+
+# -- kv_cache_size ----------------------------------------------------------------------------------------
+def _size(kv_cache_size, *args):
+    result = kv_cache_size(*args)
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        fail(f"kv_cache_size should return a tuple (numbers, bytes); got {type(result).__name__}")
+    return result
+
+
+@check("kv_cache_size", "12 layers of width 768: 18,432 numbers per token", points=1)
+def check_size_per_token(kv_cache_size):
+    expect_close(_size(kv_cache_size, 12, 768, 1), [NUMBERS_PER_TOKEN, 2 * NUMBERS_PER_TOKEN], atol=0.5,
+                 what="(numbers, bytes) of kv_cache_size(12, 768, 1)", mistakes=_size_mistakes(12, 768, 1, 2))
+
+
+@check("kv_cache_size", "100,000 tokens: 1,843,200,000 numbers, 3,686,400,000 bytes", points=1)
+def check_size_long_context(kv_cache_size):
+    expect_close(_size(kv_cache_size, 12, 768, 100_000), [NUMBERS_100K, BYTES_100K], atol=0.5,
+                 what="(numbers, bytes) of kv_cache_size(12, 768, 100000)",
+                 mistakes=_size_mistakes(12, 768, 100_000, 2))
+
+
+@check("kv_cache_size", "other models and bytes per number", points=1)
+def check_size_random(kv_cache_size, rng):
+    for bytes_per_number in (4, 1, 2):
+        n_layers, d_model = int(rng.integers(1, 100)), int(rng.choice([64, 512, 1024, 4096]))
+        n_tokens = int(rng.integers(1, 200_000))
+        want = ref.kv_cache_size(n_layers, d_model, n_tokens, bytes_per_number)
+        expect_close(_size(kv_cache_size, n_layers, d_model, n_tokens, bytes_per_number), want, atol=0.5,
+                     what=f"kv_cache_size({n_layers}, {d_model}, {n_tokens}, bytes_per_number={bytes_per_number})",
+                     mistakes=_size_mistakes(n_layers, d_model, n_tokens, bytes_per_number))

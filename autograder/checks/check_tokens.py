@@ -1,0 +1,570 @@
+"""Hidden checks of the "tokens" exercise (issue #3: byte-pair encoding, then tiktoken).
+
+Worked values are typed from ../shared/WORKED_EXAMPLES.md: section 1 (BPE on
+"low lower newest widest" with ``</w>``, and on "hug pug hugs" without it) and section 2
+(tiktoken ``cl100k_base``). Randomized cases are compared with the reference solution
+(solutions/tokens.py). Each known mistake is computed by a small wrong variant below, so
+the feedback can name it when a student's value matches.
+
+Types accepted: a list is accepted wherever a tuple is asked (the symbols ``merge_pair``
+returns, each pair in the merges of ``learn_bpe``), and a tuple wherever a list is asked
+(the tokens of ``bpe_encode`` and ``tiktoken_pieces``): the exercise is about which
+symbols come out, and both print the same to a reader. A string is never taken for a
+pair (``'es'`` is not ``('e', 's')``), and ``get_pair_counts`` must return a dict whose
+keys are tuples (any dict subclass, e.g. a ``Counter``, is fine).
+"""
+import hashlib
+import os
+
+import tiktoken
+
+from autograder.checking import check, expect_equal, fail
+from autograder.sandbox import StudentCodeError
+from autograder.tiktoken_cache import CL100K_URL, cache_dir
+from solutions import tokens as ref
+
+# The reference runs tiktoken in the grader's process too: let it use the project's
+# prefilled cache (python -m autograder.tiktoken_cache) unless a cache is already chosen.
+if (cache_dir() / hashlib.sha1(CL100K_URL.encode()).hexdigest()).is_file():
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(cache_dir()))
+
+EOW = "</w>"
+
+# Section 1, first corpus: each word split into characters plus </w>.
+LOW_CORPUS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+LOW_VOCAB = {tuple(word) + (EOW,): count for word, count in LOW_CORPUS.items()}
+# All fourteen round-1 counts (the true ones: "w e" is 8, "t </w>" ties at 9; the course
+# text's table has an erratum here), keys in the order first met.
+LOW_ROUND1 = {("l", "o"): 7, ("o", "w"): 7, ("w", "</w>"): 5, ("w", "e"): 8, ("e", "r"): 2,
+              ("r", "</w>"): 2, ("n", "e"): 6, ("e", "w"): 6, ("e", "s"): 9, ("s", "t"): 9,
+              ("t", "</w>"): 9, ("w", "i"): 3, ("i", "d"): 3, ("d", "e"): 3}
+LOW_MERGES = [("e", "s"), ("es", "t"), ("est", "</w>")]
+LOWEST_TOKENS = ["l", "o", "w", "est</w>"]
+
+# Section 1, second corpus: no end-of-word symbol.
+HUG_CORPUS = {"hug": 3, "pug": 2, "hugs": 1}
+HUG_VOCAB = {tuple(word): count for word, count in HUG_CORPUS.items()}
+HUG_ROUND1 = {("h", "u"): 4, ("u", "g"): 6, ("p", "u"): 2, ("g", "s"): 1}
+HUG_MERGES = [("u", "g"), ("h", "ug"), ("p", "ug"), ("hug", "s")]
+PUGS_TOKENS = ["pug", "s"]
+XYZZY_TOKENS = ["x", "y", "z", "z", "y"]
+
+# Section 2: tiktoken cl100k_base.
+TIKTOKEN_WORKED = {"strawberry": ["str", "aw", "berry"],
+                   "Hello world": ["Hello", " world"],
+                   "don't": ["don", "'t"],
+                   "artificial intelligence": ["art", "ificial", " intelligence"]}
+
+# -- what the student did, as the feedback names it ------------------------------------
+UNWEIGHTED = "count the pairs once per word instead of weighting them by the word's count"
+NON_OVERLAPPING_COUNT = ('skip overlapping pairs when counting (every position counts: '
+                         '"a a a a" holds "a a" three times)')
+ORDER_BY_COUNT = "sort the pairs by count (the keys must stay in the order the pairs are first met)"
+ORDER_ALPHA = "sort the pairs alphabetically (the keys must stay in the order the pairs are first met)"
+OVERLAP_MERGE = ('merge overlapping occurrences ("a a a" becomes "aa aa"); merging scans left to '
+                 'right and a symbol takes part in one merge only, giving "aa a"')
+STEP_ONE_MERGE = ('move on by one symbol instead of two after a merge, so overlapping occurrences '
+                  'merge too ("a a a" becomes "aa aa a" instead of "aa a")')
+FROM_RIGHT_MERGE = 'scan from the right ("a a a" becomes "a aa" instead of "aa a")'
+TEXT_MERGE = ('merge by replacing text in the space-joined symbols, which also matches inside '
+              'longer symbols ("es t" with the pair "s t")')
+TIE_LAST = "break ties in favour of the pair met last (ties go to the pair met first)"
+TIE_SMALLEST = "break ties alphabetically (ties go to the pair met first)"
+TIE_LARGEST = ("break ties by comparing the pairs themselves, e.g. max over (count, pair) "
+               "(ties go to the pair met first)")
+EOW_MISSING = "leave out the end-of-word marker"
+EOW_TWICE = "add the end-of-word marker twice"
+EOW_CHARS = 'split the end-of-word marker into its characters ("<", "/", "w", ">")'
+EOW_DESPITE_NONE = 'add "</w>" although end_of_word is None'
+EOW_NONE_SYMBOL = "append end_of_word even when it is None (a None symbol)"
+ENC_ALPHA = "apply the merges in alphabetical order instead of the order learned"
+ENC_FREQUENCY = ("merge the pair that occurs most often in the word first instead of "
+                 "following the order learned")
+ENC_LEFTMOST = ("merge the leftmost pair that has a merge first instead of following the "
+                "order learned")
+ENC_REVERSED = "apply the merges in reverse order"
+STOP_HINT = ("When every word is a single symbol there is no pair left: learn_bpe must stop "
+             "early and return the merges learned so far")
+TIK_WHOLE = "decode all the token ids at once instead of one token at a time"
+TIK_IGNORE = 'decode each token with errors="ignore" (bytes of a split character vanish)'
+TIK_CHARS = "split the text into characters instead of tokens"
+
+
+# -- small wrong (and right) variants, written independently of the reference -----------
+def _split(word, end_of_word, eow_mode="once"):
+    symbols = tuple(word)
+    if eow_mode == "despite_none":
+        return symbols + (end_of_word if end_of_word is not None else EOW,)
+    if eow_mode == "none_symbol":
+        return symbols + (end_of_word,)
+    if end_of_word is None or eow_mode == "missing":
+        return symbols
+    if eow_mode == "twice":
+        return symbols + (end_of_word, end_of_word)
+    if eow_mode == "chars":
+        return symbols + tuple(end_of_word)
+    return symbols + (end_of_word,)
+
+
+def _pair_counts(vocab, weighted=True, overlapping=True):
+    counts = {}
+    for symbols, count in vocab.items():
+        weight = count if weighted else 1
+        free_from = {}  # pair -> first position not used by its last counted occurrence
+        for i, pair in enumerate(zip(symbols, symbols[1:])):
+            if not overlapping and free_from.get(pair, 0) > i:
+                continue
+            counts[pair] = counts.get(pair, 0) + weight
+            free_from[pair] = i + 2
+    return counts
+
+
+def _merge(symbols, pair, mode="right"):
+    a, b = pair
+    s = list(symbols)
+    if mode == "text":
+        return tuple(" ".join(s).replace(f"{a} {b}", a + b).split(" "))
+    if mode == "overlap":
+        starts = {i for i in range(len(s) - 1) if (s[i], s[i + 1]) == (a, b)}
+        return tuple(a + b if i in starts else sym for i, sym in enumerate(s)
+                     if i in starts or i - 1 not in starts)
+    if mode == "from_right":
+        out, i = [], len(s) - 1
+        while i >= 0:
+            if i > 0 and (s[i - 1], s[i]) == (a, b):
+                out.append(a + b)
+                i -= 2
+            else:
+                out.append(s[i])
+                i -= 1
+        return tuple(reversed(out))
+    out, i = [], 0
+    while i < len(s):
+        if i + 1 < len(s) and (s[i], s[i + 1]) == (a, b):
+            out.append(a + b)
+            i += 1 if mode == "step_one" else 2
+        else:
+            out.append(s[i])
+            i += 1
+    return tuple(out)
+
+
+def _learn(word_counts, num_merges, end_of_word=EOW, *, weighted=True, tie="first",
+           merge="right", eow_mode="once"):
+    vocab = {}
+    for word, count in word_counts.items():
+        key = _split(word, end_of_word, eow_mode)
+        vocab[key] = vocab.get(key, 0) + count
+    merges = []
+    while len(merges) < num_merges:
+        pairs = _pair_counts(vocab, weighted)
+        if not pairs:
+            break
+        top = max(pairs.values())
+        tied = [p for p in pairs if pairs[p] == top]
+        best = {"first": tied[0], "last": tied[-1], "smallest": min(tied), "largest": max(tied)}[tie]
+        merges.append(best)
+        merged = {}
+        for symbols, count in vocab.items():
+            key = _merge(symbols, best, merge)
+            merged[key] = merged.get(key, 0) + count
+        vocab = merged
+    return merges
+
+
+def _encode(word, merges, end_of_word=EOW, *, order="learned", eow_mode="once", merge="right"):
+    symbols = _split(word, end_of_word, eow_mode)
+    merges = [tuple(p) for p in merges]
+    if order in ("learned", "alphabetical", "reversed"):
+        sequence = {"learned": merges, "alphabetical": sorted(merges),
+                    "reversed": merges[::-1]}[order]
+        for pair in sequence:
+            symbols = _merge(symbols, pair, merge)
+        return list(symbols)
+    known = set(merges)
+    while True:
+        counts = _pair_counts({symbols: 1})
+        candidates = [p for p in counts if p in known]
+        if not candidates:
+            return list(symbols)
+        best = max(candidates, key=counts.get) if order == "frequency" else candidates[0]
+        symbols = _merge(symbols, best, merge)
+
+
+def _same(a, b):
+    """Equal, and for dicts also in the same key order (the order is part of the answer)."""
+    return a == b and (list(a) == list(b) if isinstance(a, dict) and isinstance(b, dict) else True)
+
+
+def _named(candidates):
+    """One entry per distinct wrong value; names that give the same value are joined."""
+    groups = []
+    for name, value in candidates.items():
+        for names, seen in groups:
+            if _same(seen, value):
+                names.append(name)
+                break
+        else:
+            groups.append(([name], value))
+    return {", or when you ".join(names): value for names, value in groups}
+
+
+def _learn_mistakes(word_counts, num_merges, end_of_word=EOW):
+    def run(**kw):
+        return _learn(word_counts, num_merges, end_of_word, **kw)
+    return _named({UNWEIGHTED: run(weighted=False), TIE_LAST: run(tie="last"),
+                   TIE_SMALLEST: run(tie="smallest"), TIE_LARGEST: run(tie="largest"),
+                   OVERLAP_MERGE: run(merge="overlap"), STEP_ONE_MERGE: run(merge="step_one"),
+                   TEXT_MERGE: run(merge="text"), EOW_MISSING: run(eow_mode="missing"),
+                   EOW_TWICE: run(eow_mode="twice"), EOW_CHARS: run(eow_mode="chars"),
+                   EOW_DESPITE_NONE: run(eow_mode="despite_none")})
+
+
+def _encode_mistakes(word, merges, end_of_word=EOW):
+    def run(**kw):
+        return _encode(word, merges, end_of_word, **kw)
+    return _named({ENC_ALPHA: run(order="alphabetical"), ENC_FREQUENCY: run(order="frequency"),
+                   ENC_LEFTMOST: run(order="leftmost"), ENC_REVERSED: run(order="reversed"),
+                   EOW_MISSING: run(eow_mode="missing"), EOW_TWICE: run(eow_mode="twice"),
+                   EOW_CHARS: run(eow_mode="chars"), EOW_DESPITE_NONE: run(eow_mode="despite_none"),
+                   EOW_NONE_SYMBOL: run(eow_mode="none_symbol"),
+                   OVERLAP_MERGE: run(merge="overlap"), STEP_ONE_MERGE: run(merge="step_one"),
+                   TEXT_MERGE: run(merge="text")})
+
+
+def _merge_mistakes(symbols, pair):
+    return _named({OVERLAP_MERGE: _merge(symbols, pair, "overlap"),
+                   STEP_ONE_MERGE: _merge(symbols, pair, "step_one"),
+                   FROM_RIGHT_MERGE: _merge(symbols, pair, "from_right"),
+                   TEXT_MERGE: _merge(symbols, pair, "text")})
+
+
+def _order_mistakes(counts):
+    return _named({ORDER_BY_COUNT: dict(sorted(counts.items(), key=lambda kv: -kv[1])),
+                   ORDER_ALPHA: dict(sorted(counts.items()))})
+
+
+# -- accepting lists for tuples (see the module docstring) -------------------------------
+def _as_counts(value):
+    if not isinstance(value, dict):
+        raise TypeError("not a dict")
+    return dict(value)
+
+
+def _key_order(value):
+    if not isinstance(value, dict):
+        raise TypeError("not a dict")
+    return list(value)
+
+
+def _as_tuple(value):
+    if not isinstance(value, (list, tuple)):
+        raise TypeError("not a sequence")
+    return tuple(value)
+
+
+def _as_list(value):
+    if not isinstance(value, (list, tuple)):
+        raise TypeError("not a sequence")
+    return list(value)
+
+
+def _as_pairs(value):
+    if not isinstance(value, (list, tuple)):
+        raise TypeError("not a sequence")
+    return [tuple(p) if isinstance(p, (list, tuple)) else p for p in value]
+
+
+# -- random cases ------------------------------------------------------------------------
+def _random_corpus(rng, letters, n_words, max_len=6, max_count=6):
+    """Distinct random words over ``letters`` with counts 1..max_count."""
+    corpus = {}
+    while len(corpus) < n_words:
+        word = "".join(str(c) for c in rng.choice(list(letters), size=int(rng.integers(1, max_len + 1))))
+        corpus[word] = int(rng.integers(1, max_count + 1))
+    return corpus
+
+
+def _sorted_letters(rng, k, pool="abcdefgh"):
+    return sorted(str(c) for c in rng.choice(list(pool), size=k, replace=False))
+
+
+def _random_vocab(rng):
+    """Words as they look part-way through training, plus a run such as ('x', 'x', 'x', 'x').
+
+    The run has count >= 2 and length >= 3, so counting once per word and skipping
+    overlapping pairs both give a different answer.
+    """
+    letters = "abcd"[:int(rng.integers(2, 5))]
+    corpus = _random_corpus(rng, letters, int(rng.integers(3, 7)))
+    eow = EOW if rng.random() < 0.5 else None
+    merges = ref.learn_bpe(corpus, int(rng.integers(0, 4)), eow)
+    vocab = {}
+    for word, count in corpus.items():
+        key = tuple(ref.bpe_encode(word, merges, eow))
+        vocab[key] = vocab.get(key, 0) + count
+    run = (str(rng.choice(["x", "y", "z"])),) * int(rng.integers(3, 7))
+    items = list(vocab.items())
+    items.insert(int(rng.integers(0, len(items) + 1)), (run, int(rng.integers(2, 6))))
+    return dict(items)
+
+
+def _describe(corpus):
+    return "{" + ", ".join(f"{w!r}: {c}" for w, c in corpus.items()) + "}"
+
+
+# -- get_pair_counts --------------------------------------------------------------------------
+@check("get_pair_counts", 'round-1 counts of "low lower newest widest" and "hug pug hugs"', points=1)
+def check_pairs_worked_counts(get_pair_counts):
+    for vocab, want in ((LOW_VOCAB, LOW_ROUND1), (HUG_VOCAB, HUG_ROUND1)):
+        expect_equal(get_pair_counts(vocab), want, normalize=_as_counts,
+                     what=f"get_pair_counts({vocab})",
+                     mistakes=_named({UNWEIGHTED: _pair_counts(vocab, weighted=False)}))
+
+
+@check("get_pair_counts", "keys in the order the pairs are first met", points=1)
+def check_pairs_worked_order(get_pair_counts):
+    for vocab, want in ((LOW_VOCAB, LOW_ROUND1), (HUG_VOCAB, HUG_ROUND1)):
+        expect_equal(get_pair_counts(vocab), list(want), normalize=_key_order,
+                     what=f"the order of the keys of get_pair_counts({vocab})",
+                     mistakes=_order_mistakes(want))
+
+
+@check("get_pair_counts", 'overlapping pairs: ("a", "a", "a", "a") holds three ("a", "a")', points=1)
+def check_pairs_runs(get_pair_counts):
+    for vocab in ({("a", "a", "a", "a"): 1}, {("a", "a", "a", "a"): 2, ("b", "a", "a"): 1}):
+        want = ref.get_pair_counts(vocab)
+        expect_equal(get_pair_counts(vocab), want, normalize=_as_counts,
+                     what=f"get_pair_counts({vocab})",
+                     mistakes=_named({NON_OVERLAPPING_COUNT: _pair_counts(vocab, overlapping=False),
+                                      UNWEIGHTED: _pair_counts(vocab, weighted=False)}))
+
+
+@check("get_pair_counts", "random vocabularies: counts", points=1)
+def check_pairs_random_counts(get_pair_counts, rng):
+    for _ in range(3):
+        vocab = _random_vocab(rng)
+        expect_equal(get_pair_counts(vocab), ref.get_pair_counts(vocab), normalize=_as_counts,
+                     what=f"get_pair_counts({vocab})",
+                     mistakes=_named({UNWEIGHTED: _pair_counts(vocab, weighted=False),
+                                      NON_OVERLAPPING_COUNT: _pair_counts(vocab, overlapping=False)}))
+
+
+@check("get_pair_counts", "random vocabularies: key order", points=1)
+def check_pairs_random_order(get_pair_counts, rng):
+    for _ in range(3):
+        vocab = _random_vocab(rng)
+        want = ref.get_pair_counts(vocab)
+        expect_equal(get_pair_counts(vocab), list(want), normalize=_key_order,
+                     what=f"the order of the keys of get_pair_counts({vocab})",
+                     mistakes=_order_mistakes(want))
+
+
+# -- merge_pair ---------------------------------------------------------------------------------
+@check("merge_pair", 'runs: ("a", "a", "a") with ("a", "a") gives ("aa", "a")', points=1)
+def check_merge_runs(merge_pair):
+    pair = ("a", "a")
+    for symbols, want in ((("a", "a", "a"), ("aa", "a")),          # WORKED_EXAMPLES section 1
+                          (("a", "a", "a", "a"), ("aa", "aa")),
+                          (("a", "a", "a", "a", "a"), ("aa", "aa", "a"))):
+        expect_equal(merge_pair(symbols, pair), want, normalize=_as_tuple,
+                     what=f"merge_pair({symbols}, {pair})", mistakes=_merge_mistakes(symbols, pair))
+
+
+@check("merge_pair", 'the merges of "newest", and pairs that are not there', points=1)
+def check_merge_worked(merge_pair):
+    # WORKED_EXAMPLES section 1: the three merges es, est, est</w> on "newest"; then
+    # pairs that do not occur as two symbols must leave the word alone.
+    newest = ("n", "e", "w", "e", "s", "t", "</w>")
+    cases = [(newest, ("e", "s"), ("n", "e", "w", "es", "t", "</w>")),
+             (("n", "e", "w", "es", "t", "</w>"), ("es", "t"), ("n", "e", "w", "est", "</w>")),
+             (("n", "e", "w", "est", "</w>"), ("est", "</w>"), ("n", "e", "w", "est</w>")),
+             (("n", "e", "w", "es", "t", "</w>"), ("s", "t"), ("n", "e", "w", "es", "t", "</w>")),
+             (("l", "o", "w", "</w>"), ("e", "s"), ("l", "o", "w", "</w>")),
+             (("h", "u", "g", "s"), ("u", "g"), ("h", "ug", "s"))]
+    for symbols, pair, want in cases:
+        expect_equal(merge_pair(symbols, pair), want, normalize=_as_tuple,
+                     what=f"merge_pair({symbols}, {pair})", mistakes=_merge_mistakes(symbols, pair))
+
+
+@check("merge_pair", "random words, runs included", points=1)
+def check_merge_random(merge_pair, rng):
+    for case in range(5):
+        if case == 0:  # a run of one symbol, merged with itself
+            symbols = (str(rng.choice(["a", "b", "ab"])),) * int(rng.integers(3, 9))
+        else:
+            letters = ["a", "b", "ab", "ba"][:int(rng.integers(2, 5))]
+            symbols = tuple(str(c) for c in rng.choice(letters, size=int(rng.integers(2, 10))))
+        i = int(rng.integers(0, len(symbols) - 1))
+        pair = (symbols[i], symbols[i + 1]) if case != 4 else (symbols[i], "c")
+        expect_equal(merge_pair(symbols, pair), ref.merge_pair(symbols, pair), normalize=_as_tuple,
+                     what=f"merge_pair({symbols}, {pair})", mistakes=_merge_mistakes(symbols, pair))
+
+
+# -- learn_bpe ----------------------------------------------------------------------------------
+@check("learn_bpe", 'the three merges of "low lower newest widest"', points=1)
+def check_learn_low(learn_bpe):
+    expect_equal(learn_bpe(LOW_CORPUS, 3), LOW_MERGES, normalize=_as_pairs,
+                 what=f"learn_bpe({_describe(LOW_CORPUS)}, 3)",
+                 mistakes=_learn_mistakes(LOW_CORPUS, 3))
+
+
+@check("learn_bpe", '"hug pug hugs" without an end-of-word marker', points=1)
+def check_learn_hug(learn_bpe):
+    expect_equal(learn_bpe(HUG_CORPUS, 4, end_of_word=None), HUG_MERGES, normalize=_as_pairs,
+                 what=f"learn_bpe({_describe(HUG_CORPUS)}, 4, end_of_word=None)",
+                 mistakes=_learn_mistakes(HUG_CORPUS, 4, None))
+
+
+@check("learn_bpe", "ties go to the pair met first", points=1)
+def check_learn_ties(learn_bpe):
+    # Three pairs tie; the one met first is neither the smallest, nor the largest, nor the last.
+    corpus = {"bc": 2, "ab": 2, "cd": 2}
+    expect_equal(learn_bpe(corpus, 3, end_of_word=None), ref.learn_bpe(corpus, 3, None),
+                 normalize=_as_pairs, what=f"learn_bpe({_describe(corpus)}, 3, end_of_word=None)",
+                 mistakes=_learn_mistakes(corpus, 3, None))
+
+
+@check("learn_bpe", "random corpora: ties, runs such as aaaa, both markers", points=1)
+def check_learn_random(learn_bpe, rng):
+    p, q, r, s = _sorted_letters(rng, 4)
+    x, y, z, run = _sorted_letters(rng, 4)
+    count = int(rng.integers(1, 6))
+    cases = [
+        # a three-way tie whose first pair is neither the smallest, the largest nor the last
+        ({q + r: count, p + q: count, r + s: count}, None, True),
+        # the most frequent word beats a run that has more pairs but a smaller count
+        ({x + y + z: int(rng.integers(5, 9)), run * 5: 1}, EOW, True),
+    ]
+    for _ in range(2):
+        corpus = _random_corpus(rng, "abc"[:int(rng.integers(2, 4))], int(rng.integers(3, 7)))
+        cases.append((corpus, EOW if rng.random() < 0.5 else None, False))
+    for corpus, eow, all_merges in cases:
+        # never more merges than there are: running out of pairs is checked separately
+        available = len(ref.learn_bpe(corpus, 10_000, eow))
+        n = available if all_merges or not available else int(rng.integers(1, available + 1))
+        expect_equal(learn_bpe(corpus, n, end_of_word=eow), ref.learn_bpe(corpus, n, eow),
+                     normalize=_as_pairs,
+                     what=f"learn_bpe({_describe(corpus)}, {n}, end_of_word={eow!r})",
+                     mistakes=_learn_mistakes(corpus, n, eow))
+
+
+@check("learn_bpe", "stops early when no pair is left", points=1)
+def check_learn_stops(learn_bpe):
+    try:
+        expect_equal(learn_bpe(HUG_CORPUS, 50, end_of_word=None), HUG_MERGES, normalize=_as_pairs,
+                     what=f"learn_bpe({_describe(HUG_CORPUS)}, 50, end_of_word=None) "
+                          "(only 4 merges are possible)")
+        single = {"a": 3, "b": 1}
+        expect_equal(learn_bpe(single, 5, end_of_word=None), [], normalize=_as_pairs,
+                     what=f"learn_bpe({_describe(single)}, 5, end_of_word=None) (no pair at all)")
+    except StudentCodeError as exc:
+        if exc.kind in ("timeout", "raised"):
+            fail(f"{exc}. {STOP_HINT}.")
+        raise
+
+
+# -- bpe_encode -----------------------------------------------------------------------------------
+@check("bpe_encode", '"lowest" with the merges es, est, est</w>', points=1)
+def check_encode_lowest(bpe_encode):
+    expect_equal(bpe_encode("lowest", LOW_MERGES), LOWEST_TOKENS, normalize=_as_list,
+                 what=f'bpe_encode("lowest", {LOW_MERGES})',
+                 mistakes=_encode_mistakes("lowest", LOW_MERGES))
+
+
+@check("bpe_encode", '"pugs" and "xyzzy" with the merges of "hug pug hugs"', points=1)
+def check_encode_hug(bpe_encode):
+    for word, want in (("pugs", PUGS_TOKENS), ("xyzzy", XYZZY_TOKENS)):
+        expect_equal(bpe_encode(word, HUG_MERGES, end_of_word=None), want, normalize=_as_list,
+                     what=f'bpe_encode("{word}", {HUG_MERGES}, end_of_word=None)',
+                     mistakes=_encode_mistakes(word, HUG_MERGES, None))
+
+
+@check("bpe_encode", 'merges apply in the order learned: "abc" with [bc, ab]', points=1)
+def check_encode_order(bpe_encode):
+    merges = [("b", "c"), ("a", "b")]
+    expect_equal(bpe_encode("abc", merges), ["a", "bc", "</w>"], normalize=_as_list,
+                 what=f'bpe_encode("abc", {merges})', mistakes=_encode_mistakes("abc", merges))
+
+
+@check("bpe_encode", "random corpora: seen and unseen words, new characters, runs", points=2)
+def check_encode_random(bpe_encode, rng):
+    x, y, z = _sorted_letters(rng, 3)
+    # the order trap: the merges are [yz, yz</w>, xy, xy</w>], and "xyz" must keep "x" alone
+    trap = {y + z: int(rng.integers(4, 8)), x + y: int(rng.integers(1, 4))}
+    cases = [(trap, EOW, [x + y + z], True)]
+    for _ in range(2):
+        letters = "abc"[:int(rng.integers(2, 4))]
+        corpus = _random_corpus(rng, letters, int(rng.integers(3, 6)), max_len=5)
+        run = str(rng.choice(["r", "s"]))
+        corpus[run * int(rng.integers(4, 7))] = 10  # ("r", "r") is the first merge
+        unseen = ["".join(str(c) for c in rng.choice(list(letters + "é" + run) + ["q"], size=int(rng.integers(3, 8))))
+                  for _ in range(2)]
+        cases.append((corpus, EOW if rng.random() < 0.5 else None,
+                      list(corpus) + unseen + [run * 3, run * 5], False))
+    for corpus, eow, words, all_merges in cases:
+        available = len(ref.learn_bpe(corpus, 10_000, eow))
+        n = available if all_merges else int(rng.integers(max(1, available // 2), available + 1))
+        merges = ref.learn_bpe(corpus, n, eow)
+        for word in words:
+            expect_equal(bpe_encode(word, merges, end_of_word=eow), ref.bpe_encode(word, merges, eow),
+                         normalize=_as_list,
+                         what=f"bpe_encode({word!r}, {merges}, end_of_word={eow!r})",
+                         mistakes=_encode_mistakes(word, merges, eow))
+
+
+# -- tiktoken_pieces --------------------------------------------------------------------------------
+def _tiktoken_mistakes(text):
+    encoding = tiktoken.get_encoding("cl100k_base")
+    ids = encoding.encode(text)
+    return _named({TIK_WHOLE: [encoding.decode(ids)],
+                   TIK_IGNORE: [encoding.decode_single_token_bytes(t).decode("utf-8", errors="ignore")
+                                for t in ids],
+                   TIK_CHARS: list(text)})
+
+
+def _pieces(tiktoken_pieces, text):
+    try:
+        return tiktoken_pieces(text)
+    except StudentCodeError as exc:
+        if exc.kind == "raised" and "UnicodeDecodeError" in exc.detail:
+            fail(f"{exc}. A token may hold only part of a character's bytes (emoji, accents): "
+                 'decode each token with errors="replace".')
+        raise
+
+
+@check("tiktoken_pieces", '"strawberry" is str + aw + berry', points=1)
+def check_tiktoken_strawberry(tiktoken_pieces):
+    text = "strawberry"
+    expect_equal(_pieces(tiktoken_pieces, text), TIKTOKEN_WORKED[text], normalize=_as_list,
+                 what=f"tiktoken_pieces({text!r})", mistakes=_tiktoken_mistakes(text))
+
+
+@check("tiktoken_pieces", "\"Hello world\", \"don't\", \"artificial intelligence\"", points=1)
+def check_tiktoken_worked(tiktoken_pieces):
+    for text, want in TIKTOKEN_WORKED.items():
+        if text != "strawberry":
+            expect_equal(_pieces(tiktoken_pieces, text), want, normalize=_as_list,
+                         what=f"tiktoken_pieces({text!r})", mistakes=_tiktoken_mistakes(text))
+
+
+@check("tiktoken_pieces", "emoji and accented letters: pieces of a character show as U+FFFD", points=1)
+def check_tiktoken_bytes(tiktoken_pieces, rng):
+    texts = ["naïve café", "🍓", "I \u2764 日本語 🤖", str(rng.choice(["Ünïcödé 👋", "façade 🎉", "smörgåsbord 🧀"]))]
+    for text in texts:
+        expect_equal(_pieces(tiktoken_pieces, text), ref.tiktoken_pieces(text), normalize=_as_list,
+                     what=f"tiktoken_pieces({text!r})", mistakes=_tiktoken_mistakes(text))
+
+
+WORDS = ["the", "cat", "strawberry", "lowest", "newest", "Collegeville", "CS357", "tokenizer",
+         "internationalization", "unhappiness", "hamburger", "cheeseburger", "42", "1234567",
+         "don't", "Hello", "world", "attention", "is", "all", "you", "need", "GPU", "e-mail",
+         "self-attention", "ChatGPT", "x", "?", "!", "(BPE)"]
+
+
+@check("tiktoken_pieces", "random phrases", points=1)
+def check_tiktoken_random(tiktoken_pieces, rng):
+    for _ in range(4):
+        text = " ".join(str(w) for w in rng.choice(WORDS, size=int(rng.integers(1, 6))))
+        expect_equal(_pieces(tiktoken_pieces, text), ref.tiktoken_pieces(text), normalize=_as_list,
+                     what=f"tiktoken_pieces({text!r})", mistakes=_tiktoken_mistakes(text))

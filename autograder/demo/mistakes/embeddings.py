@@ -1,0 +1,125 @@
+"""Realistic mistakes in the embeddings exercise (issue #4's list, and a few more)."""
+from . import Mistake
+
+E = "embeddings"
+
+WORKED = "cosine_similarity: (1, 2, 2) and (2, 4, 4) point the same way"
+ZERO = "cosine_similarity: a zero vector gives 0.0, not nan"
+LENGTHS = "cosine_similarity: vectors of different sizes raise ValueError"
+RANDOM = "cosine_similarity: random vectors, d up to 16, scaled and opposite copies"
+GRID_WORKED = "cosine_similarity_matrix: rows (1,2,2), (0,0,1) against three rows, by hand"
+GRID_ZERO = "cosine_similarity_matrix: rows of zeros give 0.0, not nan"
+GRID_RANDOM = "cosine_similarity_matrix: random shapes (n, d) and (m, d), d up to 16"
+SEARCH_WORKED = "semantic_search: query (1,2,2), k = 2: length must not count"
+SEARCH_TIES = "semantic_search: equal scores keep the lower index first"
+SEARCH_BIG_K = "semantic_search: k larger than the number of documents returns them all"
+SEARCH_RANDOM = "semantic_search: random cases with copies of documents, d up to 16"
+
+MISTAKES = [
+    Mistake(E, "cosine_similarity", "dot_product_only", '''
+def cosine_similarity(a, b):
+    return float(np.dot(np.asarray(a, float), np.asarray(b, float)))   # never divided by the lengths
+''', failing=(WORKED, RANDOM),
+        feedback="return the dot product without dividing by the norms"),
+
+    Mistake(E, "cosine_similarity", "nan_for_zero_vector", '''
+def cosine_similarity(a, b):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))     # 0/0 for a zero vector
+''', failing=(ZERO,),
+        feedback="0/0 is nan"),
+
+    Mistake(E, "cosine_similarity", "one_norm_only", '''
+def cosine_similarity(a, b):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    a_hat = a / np.linalg.norm(a)                                      # b keeps its length
+    return float(a_hat @ b)
+''', failing=(WORKED, ZERO, RANDOM),
+        feedback="divide by only one of the two norms"),
+
+    Mistake(E, "cosine_similarity", "missing_parentheses", '''
+def cosine_similarity(a, b):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return float(a @ b / np.linalg.norm(a) * np.linalg.norm(b))       # (a.b / |a|) * |b|
+''', failing=(WORKED, ZERO, RANDOM),
+        feedback="without parentheses"),
+
+    Mistake(E, "cosine_similarity", "zip_ignores_lengths", '''
+def cosine_similarity(a, b):
+    dot = sum(x * y for x, y in zip(a, b))                             # zip stops at the shorter one
+    norm_a = sum(x * x for x in a) ** 0.5
+    norm_b = sum(y * y for y in b) ** 0.5
+    if norm_a == 0 or norm_b == 0:
+        return 0.0
+    return dot / (norm_a * norm_b)
+''', failing=(LENGTHS,),
+        feedback="should raise ValueError"),
+
+    Mistake(E, "cosine_similarity_matrix", "grid_dot_products", '''
+def cosine_similarity_matrix(A, B):
+    return np.asarray(A, float) @ np.asarray(B, float).T
+''', failing=(GRID_WORKED, GRID_ZERO, GRID_RANDOM,
+              # semantic_search scores with cosine_similarity_matrix, so it ranks by dot product too
+              SEARCH_WORKED, SEARCH_TIES, SEARCH_BIG_K, SEARCH_RANDOM),
+        feedback="return the dot product without dividing by the norms"),
+
+    Mistake(E, "cosine_similarity_matrix", "grid_nan_for_zero_rows", '''
+def cosine_similarity_matrix(A, B):
+    A, B = np.asarray(A, float), np.asarray(B, float)
+    lengths = np.outer(np.linalg.norm(A, axis=1), np.linalg.norm(B, axis=1))
+    return (A @ B.T) / lengths
+''', failing=(GRID_ZERO,),
+        feedback="0/0 is nan"),
+
+    Mistake(E, "cosine_similarity_matrix", "grid_transposed", '''
+def cosine_similarity_matrix(A, B):
+    A, B = np.asarray(A, float), np.asarray(B, float)
+    def unit(M):
+        n = np.linalg.norm(M, axis=1, keepdims=True)
+        return np.divide(M, n, out=np.zeros_like(M), where=n > 0)
+    return unit(B) @ unit(A).T                                          # (m, n) instead of (n, m)
+''', failing=(GRID_WORKED, GRID_ZERO, GRID_RANDOM,
+              # semantic_search reads row 0 of a (n, 1) grid: one score, so one result
+              SEARCH_WORKED, SEARCH_TIES, SEARCH_BIG_K, SEARCH_RANDOM),
+        feedback="transpose of the right answer"),
+
+    Mistake(E, "semantic_search", "lowest_first", '''
+def semantic_search(query, documents, k):
+    scores = cosine_similarity_matrix(np.asarray(query, float)[None, :], documents)[0]
+    order = np.argsort(scores, kind="stable")[:k]                        # ascending: the worst first
+    return [(int(i), float(scores[i])) for i in order]
+''', failing=(SEARCH_WORKED, SEARCH_TIES, SEARCH_BIG_K, SEARCH_RANDOM),
+        feedback="lowest first"),
+
+    Mistake(E, "semantic_search", "ties_to_higher_index", '''
+def semantic_search(query, documents, k):
+    scores = cosine_similarity_matrix(np.asarray(query, float)[None, :], documents)[0]
+    order = np.argsort(scores, kind="stable")[::-1][:k]                  # reversing flips ties too
+    return [(int(i), float(scores[i])) for i in order]
+''', failing=(SEARCH_TIES, SEARCH_RANDOM),
+        feedback="break ties towards the higher index"),
+
+    Mistake(E, "semantic_search", "ranks_by_dot_product", '''
+def semantic_search(query, documents, k):
+    scores = np.asarray(documents, float) @ np.asarray(query, float)     # long documents win
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [(int(i), float(scores[i])) for i in order]
+''', failing=(SEARCH_WORKED, SEARCH_TIES, SEARCH_BIG_K, SEARCH_RANDOM),
+        feedback="rank by the dot product instead of the cosine"),
+
+    Mistake(E, "semantic_search", "k_past_the_end", '''
+def semantic_search(query, documents, k):
+    scores = cosine_similarity_matrix(np.asarray(query, float)[None, :], documents)[0]
+    order = np.argsort(-scores, kind="stable")
+    return [(int(order[r]), float(scores[order[r]])) for r in range(k)]  # IndexError when k > n
+''', failing=(SEARCH_BIG_K, SEARCH_RANDOM),
+        feedback="IndexError"),
+
+    Mistake(E, "semantic_search", "score_index_swapped", '''
+def semantic_search(query, documents, k):
+    scores = cosine_similarity_matrix(np.asarray(query, float)[None, :], documents)[0]
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [(float(scores[i]), int(i)) for i in order]                  # (score, index)
+''', failing=(SEARCH_WORKED, SEARCH_TIES, SEARCH_BIG_K, SEARCH_RANDOM),
+        feedback="(index, score) pairs, in that order"),
+]

@@ -1,0 +1,241 @@
+"""Realistic mistakes in the tokens exercise (issue #3's list, and a few more)."""
+from . import Mistake
+
+E = "tokens"
+
+MISTAKES = [
+    # -- get_pair_counts -------------------------------------------------------------
+    Mistake(E, "get_pair_counts", "pairs_not_weighted", '''
+def get_pair_counts(vocab):
+    counts = {}
+    for symbols in vocab:                      # the word's count is never used
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + 1
+    return counts
+''', failing=('get_pair_counts: round-1 counts of "low lower newest widest" and "hug pug hugs"',
+              'get_pair_counts: overlapping pairs: ("a", "a", "a", "a") holds three ("a", "a")',
+              "get_pair_counts: random vocabularies: counts",
+              'learn_bpe: the three merges of "low lower newest widest"',
+              "learn_bpe: random corpora: ties, runs such as aaaa, both markers"),
+        feedback="once per word instead of weighting them by the word's count"),
+
+    Mistake(E, "get_pair_counts", "pairs_sorted_by_count", '''
+from collections import Counter
+
+def get_pair_counts(vocab):
+    counts = Counter()
+    for symbols, count in vocab.items():
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] += count
+    return dict(counts.most_common())          # most frequent first
+''', failing=("get_pair_counts: keys in the order the pairs are first met",
+              "get_pair_counts: random vocabularies: key order"),
+        feedback="sort the pairs by count"),
+
+    Mistake(E, "get_pair_counts", "pairs_sorted_alphabetically", '''
+def get_pair_counts(vocab):
+    counts = {}
+    for symbols, count in vocab.items():
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + count
+    return dict(sorted(counts.items()))        # tidy, but ties now go to the smallest pair
+''', failing=("get_pair_counts: keys in the order the pairs are first met",
+              "get_pair_counts: random vocabularies: key order",
+              "learn_bpe: ties go to the pair met first",
+              "learn_bpe: random corpora: ties, runs such as aaaa, both markers"),
+        feedback="break ties alphabetically"),
+
+    # -- merge_pair ------------------------------------------------------------------
+    Mistake(E, "merge_pair", "overlapping_merge", '''
+def merge_pair(symbols, pair):
+    starts = [i for i in range(len(symbols) - 1) if (symbols[i], symbols[i + 1]) == tuple(pair)]
+    merged = []
+    for i, symbol in enumerate(symbols):
+        if i in starts:
+            merged.append(pair[0] + pair[1])
+        elif i - 1 not in starts:               # the second half of a match is used up
+            merged.append(symbol)
+    return tuple(merged)
+''', failing=('merge_pair: runs: ("a", "a", "a") with ("a", "a") gives ("aa", "a")',
+              "merge_pair: random words, runs included",
+              "learn_bpe: random corpora: ties, runs such as aaaa, both markers",
+              "bpe_encode: random corpora: seen and unseen words, new characters, runs"),
+        feedback='"a a a" becomes "aa aa"'),
+
+    Mistake(E, "merge_pair", "step_one_after_merge", '''
+def merge_pair(symbols, pair):
+    merged = []
+    i = 0
+    while i < len(symbols):
+        if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == tuple(pair):
+            merged.append(symbols[i] + symbols[i + 1])
+        else:
+            merged.append(symbols[i])
+        i += 1                                  # also after a merge
+    return tuple(merged)
+''', failing=('merge_pair: runs: ("a", "a", "a") with ("a", "a") gives ("aa", "a")',
+              'merge_pair: the merges of "newest", and pairs that are not there',
+              "merge_pair: random words, runs included",
+              'learn_bpe: the three merges of "low lower newest widest"',
+              'learn_bpe: "hug pug hugs" without an end-of-word marker',
+              "learn_bpe: ties go to the pair met first",
+              "learn_bpe: random corpora: ties, runs such as aaaa, both markers",
+              "learn_bpe: stops early when no pair is left",
+              'bpe_encode: "lowest" with the merges es, est, est</w>',
+              'bpe_encode: "pugs" and "xyzzy" with the merges of "hug pug hugs"',
+              'bpe_encode: merges apply in the order learned: "abc" with [bc, ab]',
+              "bpe_encode: random corpora: seen and unseen words, new characters, runs"),
+        feedback="move on by one symbol instead of two"),
+
+    # -- learn_bpe -------------------------------------------------------------------
+    Mistake(E, "learn_bpe", "ties_by_largest_pair", '''
+def learn_bpe(word_counts, num_merges, end_of_word="</w>"):
+    tail = (end_of_word,) if end_of_word is not None else ()
+    vocab = {tuple(word) + tail: count for word, count in word_counts.items()}
+    merges = []
+    for _ in range(num_merges):
+        pairs = get_pair_counts(vocab)
+        if not pairs:
+            break
+        best = max(pairs, key=lambda p: (pairs[p], p))   # on a tie, the "largest" pair wins
+        merges.append(best)
+        vocab = {merge_pair(symbols, best): count for symbols, count in vocab.items()}
+    return merges
+''', failing=('learn_bpe: the three merges of "low lower newest widest"',
+              "learn_bpe: ties go to the pair met first",
+              "learn_bpe: random corpora: ties, runs such as aaaa, both markers"),
+        feedback="break ties by comparing the pairs themselves"),
+
+    Mistake(E, "learn_bpe", "ties_to_last_met", '''
+def learn_bpe(word_counts, num_merges, end_of_word="</w>"):
+    tail = (end_of_word,) if end_of_word is not None else ()
+    vocab = {tuple(word) + tail: count for word, count in word_counts.items()}
+    merges = []
+    for _ in range(num_merges):
+        pairs = get_pair_counts(vocab)
+        if not pairs:
+            break
+        best, best_count = None, 0
+        for pair, count in pairs.items():
+            if count >= best_count:               # >= lets a later pair take over a tie
+                best, best_count = pair, count
+        merges.append(best)
+        vocab = {merge_pair(symbols, best): count for symbols, count in vocab.items()}
+    return merges
+''', failing=('learn_bpe: the three merges of "low lower newest widest"',
+              "learn_bpe: ties go to the pair met first",
+              "learn_bpe: random corpora: ties, runs such as aaaa, both markers"),
+        feedback="in favour of the pair met last"),
+
+    Mistake(E, "learn_bpe", "no_end_of_word_marker", '''
+def learn_bpe(word_counts, num_merges, end_of_word="</w>"):
+    vocab = {tuple(word): count for word, count in word_counts.items()}   # marker forgotten
+    merges = []
+    for _ in range(num_merges):
+        pairs = get_pair_counts(vocab)
+        if not pairs:
+            break
+        best = max(pairs, key=pairs.get)
+        merges.append(best)
+        vocab = {merge_pair(symbols, best): count for symbols, count in vocab.items()}
+    return merges
+''', failing=('learn_bpe: the three merges of "low lower newest widest"',
+              "learn_bpe: random corpora: ties, runs such as aaaa, both markers"),
+        feedback="leave out the end-of-word marker"),
+
+    Mistake(E, "learn_bpe", "loops_forever_when_pairs_run_out", '''
+def learn_bpe(word_counts, num_merges, end_of_word="</w>"):
+    tail = (end_of_word,) if end_of_word is not None else ()
+    vocab = {tuple(word) + tail: count for word, count in word_counts.items()}
+    merges = []
+    while len(merges) < num_merges:
+        pairs = get_pair_counts(vocab)
+        if not pairs:
+            continue                              # nothing to merge: try again (forever)
+        best = max(pairs, key=pairs.get)
+        merges.append(best)
+        vocab = {merge_pair(symbols, best): count for symbols, count in vocab.items()}
+    return merges
+''', failing=("learn_bpe: stops early when no pair is left",),
+        feedback="must stop early"),
+
+    Mistake(E, "learn_bpe", "crashes_when_pairs_run_out", '''
+def learn_bpe(word_counts, num_merges, end_of_word="</w>"):
+    tail = (end_of_word,) if end_of_word is not None else ()
+    vocab = {tuple(word) + tail: count for word, count in word_counts.items()}
+    merges = []
+    for _ in range(num_merges):
+        pairs = get_pair_counts(vocab)
+        best = max(pairs, key=pairs.get)          # ValueError once pairs is empty
+        merges.append(best)
+        vocab = {merge_pair(symbols, best): count for symbols, count in vocab.items()}
+    return merges
+''', failing=("learn_bpe: stops early when no pair is left",),
+        feedback="must stop early"),
+
+    # -- bpe_encode ------------------------------------------------------------------
+    Mistake(E, "bpe_encode", "merges_sorted_alphabetically", '''
+def bpe_encode(word, merges, end_of_word="</w>"):
+    symbols = tuple(word) + ((end_of_word,) if end_of_word is not None else ())
+    for pair in sorted(merges):                   # not the order they were learned
+        symbols = merge_pair(symbols, pair)
+    return list(symbols)
+''', failing=('bpe_encode: "pugs" and "xyzzy" with the merges of "hug pug hugs"',
+              'bpe_encode: merges apply in the order learned: "abc" with [bc, ab]',
+              "bpe_encode: random corpora: seen and unseen words, new characters, runs"),
+        feedback="apply the merges in alphabetical order"),
+
+    Mistake(E, "bpe_encode", "most_frequent_pair_first", '''
+def bpe_encode(word, merges, end_of_word="</w>"):
+    symbols = tuple(word) + ((end_of_word,) if end_of_word is not None else ())
+    known = {tuple(pair) for pair in merges}
+    while True:
+        counts = get_pair_counts({symbols: 1})
+        candidates = {pair: n for pair, n in counts.items() if pair in known}
+        if not candidates:
+            return list(symbols)
+        symbols = merge_pair(symbols, max(candidates, key=candidates.get))
+''', failing=('bpe_encode: merges apply in the order learned: "abc" with [bc, ab]',
+              "bpe_encode: random corpora: seen and unseen words, new characters, runs"),
+        feedback="occurs most often in the word first"),
+
+    Mistake(E, "bpe_encode", "end_of_word_twice", '''
+def bpe_encode(word, merges, end_of_word="</w>"):
+    symbols = tuple(word) + ((end_of_word,) if end_of_word is not None else ())
+    for pair in merges:
+        symbols = merge_pair(symbols, pair)
+    tokens = list(symbols)
+    if end_of_word is not None:
+        tokens.append(end_of_word)                # it is already there
+    return tokens
+''', failing=('bpe_encode: "lowest" with the merges es, est, est</w>',
+              'bpe_encode: merges apply in the order learned: "abc" with [bc, ab]',
+              "bpe_encode: random corpora: seen and unseen words, new characters, runs"),
+        feedback="add the end-of-word marker twice"),
+
+    Mistake(E, "bpe_encode", "end_of_word_missing", '''
+def bpe_encode(word, merges, end_of_word="</w>"):
+    symbols = tuple(word)                         # marker forgotten
+    for pair in merges:
+        symbols = merge_pair(symbols, pair)
+    return list(symbols)
+''', failing=('bpe_encode: "lowest" with the merges es, est, est</w>',
+              'bpe_encode: merges apply in the order learned: "abc" with [bc, ab]',
+              "bpe_encode: random corpora: seen and unseen words, new characters, runs"),
+        feedback="leave out the end-of-word marker"),
+
+    # -- tiktoken_pieces -------------------------------------------------------------
+    Mistake(E, "tiktoken_pieces", "strict_utf8_decoding", '''
+def tiktoken_pieces(text, encoding_name="cl100k_base"):
+    enc = tiktoken.get_encoding(encoding_name)
+    return [enc.decode_single_token_bytes(t).decode("utf-8") for t in enc.encode(text)]
+''', failing=("tiktoken_pieces: emoji and accented letters: pieces of a character show as U+FFFD",),
+        feedback='errors="replace"'),
+
+    Mistake(E, "tiktoken_pieces", "ignore_undecodable_bytes", '''
+def tiktoken_pieces(text, encoding_name="cl100k_base"):
+    enc = tiktoken.get_encoding(encoding_name)
+    return [enc.decode_single_token_bytes(t).decode("utf-8", errors="ignore") for t in enc.encode(text)]
+''', failing=("tiktoken_pieces: emoji and accented letters: pieces of a character show as U+FFFD",),
+        feedback='errors="ignore"'),
+]

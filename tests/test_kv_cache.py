@@ -1,0 +1,218 @@
+"""The kv_cache exercise: reference and stubs graded end to end, worked values, the counting
+probe (and the check's fallback when counting is bypassed), in the child and in-kernel, and
+the solution notebook run by nbclient."""
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from autograder.exercises import EXERCISES
+from autograder.plugin import run_checks
+from autograder.sandbox import LocalSubmission
+
+SECRET = b"test-secret"
+KV_CACHE = EXERCISES["kv_cache"]
+POINTS = 15
+COUNT_CHECK = "decode_step: each step projects only the new token (rows counted through W_Q, W_K, W_V)"
+
+
+def test_reference_gets_full_marks(hand_in):
+    result = hand_in(KV_CACHE)
+    assert [(c.name, c.output) for c in result.checks if c.score < c.max_score] == []
+    assert result.score == result.max_score == POINTS
+    assert result.notes == []
+
+
+def test_untouched_stubs_score_zero(hand_in):
+    result = hand_in(KV_CACHE, stubs=KV_CACHE.functions)
+    assert result.max_score == POINTS
+    assert result.score == 0
+    for c in result.checks:
+        assert "not implemented" in c.output, (c.name, c.output)
+
+
+# -- the reference reproduces every worked value (typed from WORKED_EXAMPLES.md, sections 4
+#    and 7, independently of the check file) -------------------------------------------------------
+@pytest.fixture(scope="module")
+def ref():
+    from solutions import kv_cache
+    return kv_cache
+
+
+THE_CAT = np.array([[1.0, 0.0], [1.0, 1.0]])
+WEIGHTS = (np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([[1.0, 1.0], [0.0, 1.0]]),
+           np.array([[0.0, 1.0], [1.0, 0.0]]))
+
+
+def test_worked_decoding_the_cat(ref):
+    cache = ref.KVCache()
+    assert len(cache) == 0
+    first = ref.decode_step(THE_CAT[0], cache, *WEIGHTS)
+    second = ref.decode_step(THE_CAT[1], cache, *WEIGHTS)
+    assert np.allclose(first, [0.0, 1.0], atol=1e-6)
+    assert np.allclose(second, [0.669762, 1.0], atol=1e-6)
+    assert len(cache) == 2
+    assert cache.keys.tolist() == [[1.0, 1.0], [1.0, 2.0]]
+    assert cache.values.tolist() == [[0.0, 1.0], [1.0, 1.0]]
+    full = ref.causal_self_attention(THE_CAT, *WEIGHTS)
+    assert np.allclose(full, [[0.0, 1.0], [0.669762, 1.0]], atol=1e-6)
+    assert np.allclose(np.array([first, second]), full, atol=1e-12)
+
+
+def test_worked_cache_sizes(ref):
+    assert ref.kv_cache_size(12, 768, 1) == (18_432, 36_864)
+    assert ref.kv_cache_size(12, 768, 100_000) == (1_843_200_000, 3_686_400_000)
+    numbers, size = ref.kv_cache_size(12, 768, 100_000, bytes_per_number=4)
+    assert (numbers, size) == (1_843_200_000, 7_372_800_000)
+
+
+def test_decoding_equals_full_recomputation(ref):
+    rng = np.random.default_rng(7)
+    X, Wq, Wk, Wv = rng.normal(size=(16, 6)), rng.normal(size=(6, 3)), rng.normal(size=(6, 3)), rng.normal(size=(6, 5))
+    cache = ref.KVCache()
+    decoded = np.array([ref.decode_step(x, cache, Wq, Wk, Wv) for x in X])
+    assert np.allclose(decoded, ref.causal_self_attention(X, Wq, Wk, Wv), atol=1e-12)
+
+
+def test_cache_stores_copies(ref):
+    cache, k, v = ref.KVCache(), np.ones(2), np.zeros(3)
+    cache.append(k, v)
+    k[:] = 5.0
+    v[:] = 5.0
+    assert cache.keys.tolist() == [[1.0, 1.0]] and cache.values.tolist() == [[0.0, 0.0, 0.0]]
+
+
+# -- the counting probe ---------------------------------------------------------------------------------
+@pytest.fixture
+def counting():
+    from autograder.probes import PROBES
+    return PROBES["counting_matrix"]
+
+
+def test_counting_matrix_counts_token_rows(counting):
+    W = counting(np.arange(6.0).reshape(3, 2))
+    x, X = np.ones(3), np.arange(12.0).reshape(4, 3)
+    plain = x @ W.view(np.ndarray)
+    assert np.array_equal(x @ W, plain) and type(x @ W) is np.ndarray
+    assert W.rows_projected == 1
+    x @ W                                   # the same token again in the same step: still one row
+    np.dot(x, W)
+    assert W.rows_per_step == [1]
+    W.new_step()
+    X @ W                                   # four tokens at once
+    assert W.rows_per_step == [1, 4]
+    W.new_step()
+    W.T @ (x + 1)                           # column convention: the token is x + 1
+    np.matmul(x + 2, W)
+    np.array([(x + 3) @ W[:, j] for j in range(2)])   # one column at a time: one token
+    (x + 4) @ W.astype(float)               # a copy that keeps the subclass (and the tally)
+    assert W.rows_per_step == [1, 4, 4]
+    q = (x + 4) @ W                         # a token already counted in this step
+    q @ np.ones(2)                          # results are plain arrays: nothing more counts
+    (W * 2.0).sum()
+    assert W.rows_projected == 9
+
+
+def test_copies_that_drop_the_subclass_are_not_counted(counting):
+    """The documented limit: such products leave the count at 0 (the check then falls back)."""
+    W = counting(np.eye(3))
+    x = np.ones(3)
+    x @ np.asarray(W, dtype=float)
+    x @ np.array(W)
+    x.dot(W)
+    np.einsum("i,ij->j", x, W)
+    assert W.rows_projected == 0
+
+
+RECOMPUTING = '''
+def decode_step(x_new, cache, W_Q, W_K, W_V):
+    if not hasattr(cache, "inputs"):
+        cache.inputs = []
+    cache.inputs.append(np.asarray(x_new, dtype=float))
+    X = np.array(cache.inputs)
+    K, V = X @ W_K, X @ W_V
+    cache.append(K[-1], V[-1])
+    q = X[-1] @ W_Q
+    return softmax(K @ q / np.sqrt(len(q))) @ V
+'''
+
+UNCOUNTABLE_BUT_CACHED = '''
+def decode_step(x_new, cache, W_Q, W_K, W_V):
+    W_Q, W_K, W_V = (np.asarray(W, dtype=float) for W in (W_Q, W_K, W_V))   # copies: not counted
+    x = np.asarray(x_new, dtype=float)
+    q = np.einsum("i,ij->j", x, W_Q)
+    cache.append(x.dot(W_K), x.dot(W_V))
+    return softmax(cache.keys @ q / np.sqrt(len(q))) @ cache.values
+'''
+
+
+def test_recomputing_only_keys_and_values_is_caught(hand_in):
+    result = hand_in(KV_CACHE, {"decode_step": RECOMPUTING})
+    failed = {c.name: c.output for c in result.checks if c.score < c.max_score}
+    assert COUNT_CHECK in failed
+    assert "W_Q 6, W_K 21, W_V 21" in failed[COUNT_CHECK], failed[COUNT_CHECK]
+    assert "recompute the prefix" in failed[COUNT_CHECK]
+
+
+def test_uncountable_but_cached_decode_gets_the_benefit_of_the_doubt(hand_in):
+    result = hand_in(KV_CACHE, {"decode_step": UNCOUNTABLE_BUT_CACHED})
+    assert [(c.name, c.output) for c in result.checks if c.score < c.max_score] == []
+
+
+def _namespace_with(ref, code):
+    namespace = dict(vars(ref))
+    exec(code, namespace)
+    return namespace
+
+
+def test_checks_run_in_kernel_with_local_submission(ref):
+    """Under nbgrader the checks call the kernel's own objects: handles, probes, counting."""
+    results = run_checks(KV_CACHE, LocalSubmission(dict(vars(ref))), "s1", SECRET)
+    assert [(r.name, r.output) for r in results if r.score < r.max_score] == []
+    assert sum(r.max_score for r in results) == POINTS
+
+
+def test_in_kernel_counting_catches_recomputation(ref):
+    results = run_checks(KV_CACHE, LocalSubmission(_namespace_with(ref, RECOMPUTING)), "s1", SECRET)
+    failed = {r.name: r.output for r in results if r.score < r.max_score}
+    assert COUNT_CHECK in failed and "recompute the prefix" in failed[COUNT_CHECK]
+
+
+def test_in_kernel_aliasing_is_caught(ref):
+    from autograder.demo.mistakes.kv_cache import MISTAKES
+    alias = next(m for m in MISTAKES if m.label == "aliases_inputs")
+    results = run_checks(KV_CACHE, LocalSubmission(_namespace_with(ref, alias.code)), "s1", SECRET)
+    failed = {r.name: r.output for r in results if r.score < r.max_score}
+    assert list(failed) == ["KVCache: stored rows stay put when the caller reuses its arrays"]
+    assert "instead of a copy" in next(iter(failed.values()))
+
+
+# -- the solution notebook runs from top to bottom ------------------------------------------------------
+def execute_notebook(path, tmp_path, monkeypatch):
+    """Run ``path`` with nbclient in ``tmp_path``; returns the executed notebook."""
+    from nbclient import NotebookClient
+    bindir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", bindir + os.pathsep + os.environ.get("PATH", ""))
+    monkeypatch.setenv("COURSE_SECRET", "notebook-test-secret")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    return nb
+
+
+def test_solution_notebook_executes(tmp_path, monkeypatch):
+    nb = execute_notebook(KV_CACHE.source_notebook, tmp_path, monkeypatch)
+    reports = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        assert not [o for o in cell.outputs if o.output_type == "error"], cell.source
+        if cell.metadata.get("nbgrader", {}).get("grade"):
+            text = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+            reports.append(text)
+            assert "FAIL" not in text, text
+    assert len(reports) == len(KV_CACHE.functions)
