@@ -26,7 +26,6 @@ Generated from it (and committed, each with a drift test):
 import argparse
 import contextlib
 import io
-import json
 import os
 import re
 import shutil

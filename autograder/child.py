@@ -19,6 +19,9 @@ import sys
 import time
 import traceback
 
+# Not importable on its own: sandbox.child_source() puts wire.py (from_wire, dumps) and
+# probes.py (PROBES) in front of this file, and the child runs the three as one script.
+
 # Names whose import a submission must not be helped by (requirement 2 of issue #2).
 BLOCKED_PACKAGES = ("autograder", "solutions")
 ALLOWED_TOP_LEVEL = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,

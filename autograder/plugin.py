@@ -5,7 +5,6 @@
 ``submission``, ``student_id`` and ``rng`` fixtures and records, for every check, the
 points earned and the feedback text (never a traceback or the check's source).
 """
-import os
 from dataclasses import dataclass
 
 import numpy as np

@@ -12,7 +12,6 @@ feedback can name ("not implemented", "missing", "raised", "timeout", "crashed",
 ``LocalSubmission`` offers the same interface over a namespace in this process; it is
 what the hidden test cells use inside ``nbgrader autograde`` (see ``incell.py``).
 """
-import copy
 import json
 import os
 import select
@@ -21,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import wire

@@ -18,3 +18,45 @@ def hand_in(tmp_path):
         nbformat.write(nb, path)
         return grade_notebook(path, exercise, student, SECRET, limits or Limits())
     return grade
+
+
+_EXECUTED = {}
+
+
+@pytest.fixture
+def executed_notebook(tmp_path_factory):
+    """``executed_notebook(exercise)``: its solution notebook run top to bottom by nbclient.
+
+    Runs in a temporary folder with the venv's bin first on PATH (nbgrader's hidden-test
+    cells import ``autograder``), a course secret in the environment (so no secret file is
+    written) and matplotlib's inline backend. Each notebook runs once per test session.
+    """
+    import os
+    import sys
+    import time
+    from pathlib import Path
+
+    from nbclient import NotebookClient
+
+    def run(exercise):
+        if exercise.name not in _EXECUTED:
+            tmp = tmp_path_factory.mktemp(f"run-{exercise.name}")
+            env = {"PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
+                   "COURSE_SECRET": "notebook-test-secret", "MPLCONFIGDIR": str(tmp / "mpl")}
+            saved = {k: os.environ.get(k) for k in [*env, "MPLBACKEND"]}
+            os.environ.update(env)
+            os.environ.pop("MPLBACKEND", None)
+            try:
+                nb = nbformat.read(exercise.source_notebook, as_version=4)
+                t0 = time.perf_counter()
+                NotebookClient(nb, timeout=120, kernel_name="python3",
+                               resources={"metadata": {"path": str(tmp)}}).execute()
+                _EXECUTED[exercise.name] = (nb, time.perf_counter() - t0)
+            finally:
+                for k, v in saved.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
+        return _EXECUTED[exercise.name][0]
+    return run

@@ -1,6 +1,5 @@
 """Are the generated copies (source notebook, reference module, release) what their one source makes?"""
 import json
-import re
 
 import nbformat
 import pytest

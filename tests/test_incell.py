@@ -1,5 +1,4 @@
 """Do the hidden test cells (in-kernel, under nbgrader) give the same points as the child-process grader?"""
-import numpy as np
 import pytest
 
 from autograder.demo.fill import filled_notebook

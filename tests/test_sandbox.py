@@ -3,7 +3,6 @@
 Each test hands in the reference attention notebook with one thing broken, the way a
 student might, and checks the grade and the feedback.
 """
-import json
 
 import nbformat
 import pytest
@@ -166,7 +165,6 @@ def test_syntax_error_costs_only_the_cell(hand_in):
 
 
 def test_seeds_differ_between_students_and_repeat_for_one(hand_in):
-    import numpy as np
     from autograder.seeds import case_seed
     assert case_seed(SECRET, "alice", "check_x") == case_seed(SECRET, "alice", "check_x")
     assert case_seed(SECRET, "alice", "check_x") != case_seed(SECRET, "bob", "check_x")

@@ -89,7 +89,6 @@ def run(workdir, jobs=2, quiet=False):
     from ..cli import grade_all
     from ..discover import discover
     from ..sandbox import Limits
-    from ..seeds import load_secret
 
     venv_on_path()
     t0 = time.perf_counter()

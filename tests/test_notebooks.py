@@ -1,0 +1,27 @@
+"""Does every solution notebook run top to bottom, draw its plots, and pass its own hidden cells?"""
+import re
+
+import pytest
+
+from autograder.exercises import EXERCISES
+from autograder.grade import points_by_function
+
+# Plots each notebook draws (heatmaps of similarities and attention weights, tokens per
+# word, rows projected with and without a cache); next_token draws none.
+IMAGES = {"tokens": 1, "embeddings": 2, "attention": 2, "next_token": 0, "kv_cache": 1}
+
+
+@pytest.mark.parametrize("name", list(EXERCISES))
+def test_solution_notebook_runs_end_to_end(name, executed_notebook):
+    exercise = EXERCISES[name]
+    nb = executed_notebook(exercise)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    errors = [o for o in outputs if o.output_type == "error"]
+    assert not errors, [f"{o.ename}: {o.evalue}" for o in errors]
+    assert not [o for o in outputs if o.output_type == "stream" and o.name == "stderr"
+                and "Traceback" in o.text]
+    images = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert len(images) >= IMAGES[name]
+    text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    for function, points in points_by_function(exercise).items():
+        assert re.search(rf"^{function}: {points:g} of {points:g} points$", text, re.M), function
