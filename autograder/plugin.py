@@ -112,6 +112,8 @@ def run_checks(exercise, submission, student_id, secret, select=None):
     args = [str(exercise.checks_file), "-c", str(CHECKS_DIR / "pytest.ini"),
             "--rootdir", str(CHECKS_DIR), "-p", "no:cacheprovider",
             "--import-mode=importlib", "-W", "ignore", "-p", "no:terminal", "-p", "no:logging",
+            # (unraisableexception runs gc.collect five times per session: most of the cost)
+            "-p", "no:unraisableexception", "-p", "no:threadexception", "-p", "no:faulthandler",
             "--capture=no"]
     code = pytest.main(args, plugins=[plugin])
     if plugin.errors or code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
