@@ -41,8 +41,12 @@ from .grade import points_by_function
 
 SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
+# Forget any grader module the notebook imported (and may have patched) before checking.
 TEST_CELL = """# The hidden checks of {function} run here when your notebook is graded.
 ### BEGIN HIDDEN TESTS
+import sys as _sys
+for _name in [_m for _m in list(_sys.modules) if _m.split(".")[0] in ("autograder", "solutions")]:
+    del _sys.modules[_name]
 from autograder.incell import grade
 grade("{exercise}", "{function}")
 ### END HIDDEN TESTS"""

@@ -108,10 +108,12 @@ def expect_close(got, expected, *, what, mistakes=None, atol=WORKED_ATOL, rtol=0
     arr = as_array(got, what)
     if _close(arr, expected, atol, rtol):
         return
-    for name, wrong in (mistakes or {}).items():
-        if wrong is not None and _close(arr, np.asarray(wrong, dtype=float), atol, rtol):
-            raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(arr)}. "
-                           f"That is the value you get when you {name}.")
+    matched = [name for name, wrong in (mistakes or {}).items()
+               if wrong is not None and _close(arr, np.asarray(wrong, dtype=float), atol, rtol)]
+    if matched:
+        raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(arr)}. "
+                       f"That is the value you get when you {' (or when you '.join(matched)}"
+                       f"{')' * (len(matched) - 1)}.")
     hint = ""
     if arr.shape != expected.shape:
         if arr.shape == expected.T.shape and expected.ndim == 2 and \
@@ -143,10 +145,11 @@ def expect_equal(got, expected, *, what, mistakes=None, normalize=None):
         raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(got)}") from None
     if value == expected:
         return
-    for name, wrong in (mistakes or {}).items():
-        if wrong is not None and value == norm(wrong):
-            raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(got)}. "
-                           f"That is what you get when you {name}.")
+    matched = [name for name, wrong in (mistakes or {}).items() if wrong is not None and value == norm(wrong)]
+    if matched:
+        raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(got)}. "
+                       f"That is what you get when you {' (or when you '.join(matched)}"
+                       f"{')' * (len(matched) - 1)}.")
     raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(got)}")
 
 

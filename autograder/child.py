@@ -1,12 +1,13 @@
 """The child process that runs one submission's code (standard library and numpy only).
 
 Started by ``sandbox.ChildSubmission`` as ``python -I -c <wire.py + probes.py + this file>
-REQ_FD RESP_FD PROJECT_ROOT``:
+REQ_FD RESP_FD``:
 isolated mode, an empty working directory, a minimal environment and resource limits.
 It never imports the grader: it cannot see hidden values or reference solutions, and it
 answers only with plain data (see ``wire.py``).
 
 Protocol: one JSON request per line on REQ_FD, one JSON response per line on RESP_FD.
+A first line (no answer) gives the project root to hide and the Landlock confinement.
 The first request is ``{"op": "init", "cells": [...], "cell_timeout": s, ...}``; the
 answer lists the names the notebook defined and the errors its cells raised.
 """
@@ -79,6 +80,66 @@ def _hide_grader(project_root):
                         if "__editable__" not in getattr(f, "__module__", "")
                         and "__editable__" not in type(f).__module__]
     sys.meta_path.insert(0, _Blocker())
+
+
+# -- Landlock: what the child may read, write, execute, connect to and signal ----------------
+# Linux's Landlock LSM (kernel 5.13+) lets an unprivileged process restrict itself, and
+# everything it starts, for good. The child keeps read access to the Python installation
+# and the system libraries, full access to its own empty working folder, and nothing else:
+# not the course folder (reference solutions, hidden checks, course secret, other
+# students' submissions, grades), no TCP connections (ABI 4+), no signals to processes
+# outside (ABI 6+: it cannot kill the grader). Where Landlock is missing it does nothing.
+_SYS_CREATE, _SYS_ADD_RULE, _SYS_RESTRICT = 444, 445, 446
+_FS_EXECUTE, _FS_WRITE, _FS_READ_FILE, _FS_READ_DIR = 1, 2, 4, 8
+_FS_ALL_V1 = (1 << 13) - 1
+_FS_REFER, _FS_TRUNCATE, _FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+_NET_ALL = 1 | 2          # bind and connect TCP
+_SCOPE_ALL = 1 | 2        # abstract unix sockets and signals
+
+
+def landlock(read_paths, exec_paths, write_paths):
+    """Confine this process: read ``read_paths``, also execute programs under ``exec_paths``
+    (the Python installation), and do anything under ``write_paths``.
+
+    Returns the Landlock ABI version applied, or 0 when the kernel has no Landlock.
+    """
+    import ctypes
+    import struct
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    abi = libc.syscall(_SYS_CREATE, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    if abi < 1:
+        return 0
+    fs = _FS_ALL_V1 | (_FS_REFER if abi >= 2 else 0) | (_FS_TRUNCATE if abi >= 3 else 0) \
+        | (_FS_IOCTL_DEV if abi >= 5 else 0)
+    if abi >= 6:
+        attr = struct.pack("=QQQ", fs, _NET_ALL, _SCOPE_ALL)
+    elif abi >= 4:
+        attr = struct.pack("=QQ", fs, _NET_ALL)
+    else:
+        attr = struct.pack("=Q", fs)
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    ruleset = libc.syscall(_SYS_CREATE, buf, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
+    if ruleset < 0:
+        return 0
+    read = _FS_READ_FILE | _FS_READ_DIR
+    for paths, access in ((read_paths, read), (exec_paths, read | _FS_EXECUTE), (write_paths, fs)):
+        for path in paths:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            allowed = access if os.path.isdir(path) else access & (_FS_EXECUTE | _FS_WRITE | _FS_READ_FILE
+                                                                   | _FS_TRUNCATE | _FS_IOCTL_DEV)
+            rule = ctypes.create_string_buffer(struct.pack("=Qi", allowed, fd), 12)
+            libc.syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(1), rule, ctypes.c_uint32(0))
+            os.close(fd)
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS, required by restrict_self
+        return 0
+    if libc.syscall(_SYS_RESTRICT, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
+        return 0
+    os.close(ruleset)
+    return abi
 
 
 def _alarm(seconds):
@@ -256,30 +317,38 @@ class Child:
     def serve(self):
         for line in self.req:
             t0 = time.perf_counter()
+            request_id = None
             try:
-                answer = self.handle(from_wire(json.loads(line)))
+                msg = from_wire(json.loads(line))
+                request_id = msg.get("id")
+                answer = self.handle(msg)
             except GraderTimeout:
                 answer = {"timeout": None}
             except BaseException as exc:  # never let the harness die on a bad value
                 answer = {"error": dict(_error(exc), type="GraderError:" + type(exc).__name__)}
             answer["seconds"] = time.perf_counter() - t0
+            answer["id"] = request_id
             try:
                 text = dumps(answer)
             except BaseException as exc:
                 text = dumps({"error": {"type": "UnsendableResult", "message": str(exc)[:500],
-                                        "where": None}})
+                                        "where": None}, "id": request_id})
             self.resp.write(text + "\n")
             self.resp.flush()
 
 
 def main():
-    req_fd, resp_fd, project_root = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-    req = os.fdopen(req_fd, "r", encoding="utf-8")
-    resp = os.fdopen(resp_fd, "w", encoding="utf-8")
+    req = os.fdopen(int(sys.argv[1]), "r", encoding="utf-8")
+    resp = os.fdopen(int(sys.argv[2]), "w", encoding="utf-8")
+    sys.argv[:] = ["submission"]
     signal.signal(signal.SIGALRM, _on_alarm)
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized file write fails, not the process
-    _hide_grader(project_root)
+    setup = json.loads(req.readline())  # {"project_root": ..., "confine": {"read": [...], "write": [...]}}
+    _hide_grader(setup.get("project_root"))
+    if setup.get("confine"):
+        landlock(setup["confine"]["read"], setup["confine"]["exec"], setup["confine"]["write"])
+    del setup
     sys.stdout = _CappedStream()
     sys.stderr = _CappedStream()
     sys.stdin = io.StringIO("")

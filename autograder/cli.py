@@ -37,7 +37,10 @@ def grade_job(job, secret, limits):
     if job.exercise is None:
         return _zero_result(job, job.problem), False
     try:
-        return grade_notebook(job.path, job.exercise, job.student_id, secret, limits), False
+        result = grade_notebook(job.path, job.exercise, job.student_id, secret, limits)
+        if job.ignored:
+            result.notes.append(f"graded {job.path.name}; not graded (same exercise): {', '.join(job.ignored)}")
+        return result, False
     except Exception as exc:  # a defect of the grader: keep grading the class
         return _zero_result(job, f"grader error, ask your instructor to regrade: "
                                  f"{type(exc).__name__}: {exc}"), True
@@ -60,15 +63,31 @@ def grade_all(jobs, secret, limits, workers, progress=None):
                 progress(i, results[i])
         return results, failures
     context = multiprocessing.get_context("forkserver")
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = {pool.submit(grade_job, job, secret, limits): i for i, job in enumerate(jobs)}
-        for future in cf.as_completed(futures):
-            i = futures[future]
-            try:
-                results[i], failed = future.result()
-            except Exception as exc:  # the worker process itself died
-                results[i], failed = _zero_result(jobs[i], f"grader error: {type(exc).__name__}: {exc}"), True
-            failures += failed
+
+    def run_pool(indices, size):
+        """Grade ``indices`` on a pool of ``size``; returns those whose worker died."""
+        nonlocal failures
+        broken = []
+        with cf.ProcessPoolExecutor(max_workers=size, mp_context=context) as pool:
+            futures = {pool.submit(grade_job, jobs[i], secret, limits): i for i in indices}
+            for future in cf.as_completed(futures):
+                i = futures[future]
+                try:
+                    results[i], failed = future.result()
+                except Exception:  # the worker process died (BrokenProcessPool)
+                    broken.append(i)
+                    continue
+                failures += failed
+                if progress:
+                    progress(i, results[i])
+        return sorted(broken)
+
+    # A dead worker takes its whole pool down: rerun what was left, each notebook in a
+    # pool of its own, so only the notebook that kills its worker loses its points.
+    for i in run_pool(range(len(jobs)), workers):
+        if run_pool([i], 1):
+            results[i] = _zero_result(jobs[i], "your notebook could not be run: grading it "
+                                               "killed the grader's worker process")
             if progress:
                 progress(i, results[i])
     return results, failures
@@ -95,8 +114,14 @@ def main(argv=None):
         parser.error(str(exc))
     if not jobs:
         parser.error(f"no notebooks found under {args.path}")
+    if args.student is not None and (not args.student or "/" in args.student or "\\" in args.student
+                                     or args.student in (".", "..")):
+        parser.error(f"--student {args.student!r}: a student id cannot be a path")
     existed = args.secret_file or os.environ.get("COURSE_SECRET") or SECRET_FILE.exists()
-    secret = load_secret(args.secret_file, create=True)
+    try:
+        secret = load_secret(args.secret_file, create=True)
+    except FileNotFoundError as exc:
+        parser.error(str(exc))
     if not existed:
         print(f"created a new course secret in {SECRET_FILE}; keep it to regrade with the same cases",
               file=sys.stderr)

@@ -22,6 +22,7 @@ class Job:
     student_id: str
     exercise: object  # exercises.Exercise or None when it cannot be told
     problem: str = ""
+    ignored: tuple = ()  # other notebooks of the same exercise in the same folder, not graded
 
 
 def _exercise_for(path, assignment_hint=None):
@@ -84,4 +85,22 @@ def discover(path, student=None, assignment=None):
                 for assignment_dir in sorted(p for p in sub.iterdir() if p.is_dir()):
                     for nb in _notebooks(assignment_dir):
                         add(nb, sub.name, assignment_dir.name)
-    return sorted(jobs, key=lambda j: (j.student_id, j.exercise.name if j.exercise else "", j.path.name))
+    return _one_per_exercise(jobs)
+
+
+def _one_per_exercise(jobs):
+    """Keep one notebook per student and exercise: the one with the released name if any
+    (``attention.ipynb`` beats ``attention (copy).ipynb``), else the first by name."""
+    groups = {}
+    for job in jobs:
+        key = (job.student_id, job.exercise.name if job.exercise else f"?{job.path}")
+        groups.setdefault(key, []).append(job)
+    kept = []
+    for group in groups.values():
+        group.sort(key=lambda j: (j.exercise is None or j.path.name != j.exercise.notebook, j.path.name))
+        first, rest = group[0], group[1:]
+        if rest:
+            first = Job(first.path, first.student_id, first.exercise, first.problem,
+                        tuple(j.path.name for j in rest))
+        kept.append(first)
+    return sorted(kept, key=lambda j: (j.student_id, j.exercise.name if j.exercise else "", j.path.name))

@@ -41,10 +41,10 @@ def read_code_cells(path):
     except ValueError as exc:
         raise InvalidNotebook(f"{path.name} is not a valid notebook (not JSON: {exc})") from None
     cells = data.get("cells") if isinstance(data, dict) else None
-    if cells is None and isinstance(data, dict) and "worksheets" in data:  # nbformat 3
-        cells = [c for ws in data["worksheets"] for c in ws.get("cells", [])]
-        for c in cells:
-            c.setdefault("source", c.get("input", ""))
+    if cells is None and isinstance(data, dict) and isinstance(data.get("worksheets"), list):  # nbformat 3
+        cells = [dict(c, source=c.get("source", c.get("input", "")))
+                 for ws in data["worksheets"] if isinstance(ws, dict) and isinstance(ws.get("cells"), list)
+                 for c in ws["cells"] if isinstance(c, dict)]
     if not isinstance(cells, list):
         raise InvalidNotebook(f"{path.name} is not a valid notebook (no list of cells)")
     code = []

@@ -14,6 +14,7 @@ what the hidden test cells use inside ``nbgrader autograde`` (see ``incell.py``)
 """
 import json
 import os
+import secrets
 import select
 import shutil
 import subprocess
@@ -42,6 +43,8 @@ class Limits:
         file_bytes: largest file the child may write (bytes).
         response_bytes: largest answer accepted from the child (bytes).
         max_restarts: how often a crashed or hung child is restarted before giving up.
+        confine: confine the child with Landlock where the kernel has it (see ``confinement``).
+        notebook_seconds: total waiting time one notebook may cost; calls after that fail (seconds).
     """
     call_seconds: float = 10.0
     retry_seconds: float = 1.0
@@ -51,6 +54,8 @@ class Limits:
     file_bytes: int = 64 * 1024 ** 2
     response_bytes: int = 16 * 1024 ** 2
     max_restarts: int = 10
+    confine: bool = True
+    notebook_seconds: float = 120.0
 
 
 class StudentCodeError(Exception):
@@ -107,6 +112,49 @@ def child_env(workdir):
         if key in os.environ:
             env[key] = os.environ[key]
     return env
+
+
+def confinement(workdir):
+    """Paths the child may read (the Python installation, system libraries, tiktoken's
+    cache) and write (its own working folder); everything else, the course folder
+    included, is out of its reach where the kernel supports Landlock (see child.py)."""
+    import site
+    from .tiktoken_cache import cache_dir
+    python = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    read = {*site.getsitepackages(), "/usr", "/lib", "/lib64", "/etc", "/dev", "/proc", "/sys", str(cache_dir())}
+
+    def existing(paths):
+        return sorted(p for p in paths if p and os.path.exists(p))
+    return {"read": existing(read), "exec": existing(python), "write": [str(workdir)]}
+
+
+def _children():
+    """Pids of this process's direct children (from /proc; empty where /proc is missing)."""
+    me = str(os.getpid())
+    found = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[1].decode() == me:
+                found.add(int(entry))
+    return found
+
+
+def _become_subreaper():
+    """Orphans of a submission (a daemon it started) become our children, so we can end them."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
 
 
 def _limit_child(limits):
@@ -176,6 +224,7 @@ class ChildSubmission:
         self.timed_out = {}  # function names that hung once (later calls get retry_seconds)
         self.dead_reason = None
         self.definitions_only = False  # set when top-level assignments crashed the process
+        self.seconds_used = 0.0  # wall-clock seconds spent waiting for this submission
 
     # -- life cycle ------------------------------------------------------------
     def __enter__(self):
@@ -191,6 +240,19 @@ class ChildSubmission:
             except (ProcessLookupError, PermissionError):
                 pass
             self.proc.wait()
+            # Anything the submission left running (a new session, a double fork) has been
+            # reparented to us, the subreaper: end it, and reap it.
+            for _ in range(5):
+                strays = _children() - self._children_before
+                if not strays:
+                    break
+                for pid in strays:
+                    try:
+                        os.kill(pid, 9)
+                        os.waitpid(pid, 0)
+                    except (ProcessLookupError, ChildProcessError, PermissionError):
+                        pass
+                time.sleep(0.05)
             try:
                 self._req.close()
             except OSError:
@@ -203,11 +265,13 @@ class ChildSubmission:
 
     def _start(self, definitions_only=False):
         self.close()
+        _become_subreaper()
+        self._children_before = _children()
         self.workdir = tempfile.mkdtemp(prefix="submission-")
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-c", child_source(), str(req_r), str(resp_w), str(PROJECT_ROOT)],
+            [sys.executable, "-I", "-c", child_source(), str(req_r), str(resp_w)],
             cwd=self.workdir, env=child_env(self.workdir), stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(req_r, resp_w),
             preexec_fn=_limit_child(self.limits))
@@ -216,11 +280,13 @@ class ChildSubmission:
         self._req = os.fdopen(req_w, "w", encoding="utf-8")
         self._resp = resp_r
         self._buffer = b""
+        self._req.write(json.dumps({"project_root": str(PROJECT_ROOT),
+                                    "confine": confinement(self.workdir) if self.limits.confine else None}) + "\n")
         answer = self._exchange({"op": "init", "cells": self.cells, "definitions_only": definitions_only,
                                  "cell_timeout": self.limits.cell_seconds},
                                 self.limits.startup_seconds)
         if "ok" not in answer:
-            reason = answer.get("reason") or "it did not start"
+            reason = answer.get("died") or "it did not start"
             self.close()
             raise StudentCodeError("crashed", "notebook", reason)
         self.startup = answer["ok"]
@@ -254,27 +320,43 @@ class ChildSubmission:
 
     # -- one exchange ------------------------------------------------------------
     def _exchange(self, message, seconds):
+        t0 = time.monotonic()
         try:
-            self._req.write(json.dumps(wire.to_wire(message), separators=(",", ":")) + "\n")
+            return self._exchange_timed(message, seconds)
+        finally:
+            self.seconds_used += time.monotonic() - t0
+
+    def _exchange_timed(self, message, seconds):
+        # Each request carries a random id that its answer must echo: a line the student's
+        # code writes into the channel itself is skipped, and cannot shift later answers.
+        request_id = secrets.token_hex(8)
+        try:
+            self._req.write(json.dumps(wire.to_wire(dict(message, id=request_id)), separators=(",", ":")) + "\n")
             self._req.flush()
         except (BrokenPipeError, OSError):
             return self._died("it exited")
         deadline = time.monotonic() + seconds + 2.0  # the child's own alarm fires first
-        while b"\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return self._died(f"no answer within {seconds:g} s", timeout=True)
-            ready, _, _ = select.select([self._resp], [], [], left)
-            if not ready:
+        while True:
+            while b"\n" not in self._buffer:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return self._died(f"no answer within {seconds:g} s", timeout=True)
+                ready, _, _ = select.select([self._resp], [], [], left)
+                if not ready:
+                    continue
+                chunk = os.read(self._resp, 1 << 20)
+                if not chunk:
+                    return self._died(self._exit_reason())
+                self._buffer += chunk
+                if len(self._buffer) > self.limits.response_bytes:
+                    return self._died(f"answer larger than {self.limits.response_bytes} bytes")
+            line, _, self._buffer = self._buffer.partition(b"\n")
+            try:
+                answer = wire.from_wire(json.loads(line.decode("utf-8", errors="replace")))
+            except (ValueError, RecursionError):
                 continue
-            chunk = os.read(self._resp, 1 << 20)
-            if not chunk:
-                return self._died(self._exit_reason())
-            self._buffer += chunk
-            if len(self._buffer) > self.limits.response_bytes:
-                return self._died(f"answer larger than {self.limits.response_bytes} bytes")
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return wire.from_wire(json.loads(line.decode("utf-8")))
+            if isinstance(answer, dict) and answer.get("id") == request_id:
+                return answer
 
     def _exit_reason(self):
         code = self.proc.wait(timeout=5) if self.proc else None
@@ -292,6 +374,9 @@ class ChildSubmission:
 
     def _request(self, message, label):
         fn = message.get("name") or label
+        if self.seconds_used > self.limits.notebook_seconds:
+            raise StudentCodeError("timeout", label, f"not run: the notebook used up its {self.limits.notebook_seconds:g} s "
+                                   "of grading time")
         # A function that hung once gets a short limit from then on: its other checks
         # still run (a hang may depend on the input), but it cannot cost minutes.
         seconds = self.limits.retry_seconds if fn in self.timed_out else self.limits.call_seconds
@@ -313,6 +398,9 @@ class ChildSubmission:
             err = answer["error"]
             if err["type"] == "NotImplementedError":
                 raise StudentCodeError("not implemented", label)
+            if err["type"] == "UnsendableResult":
+                raise StudentCodeError("unsendable", label, "returned a value that cannot be sent back "
+                                       f"as numbers, strings, lists, tuples or dicts ({err['message']})")
             detail = f"{err['type']}: {err['message']}" if err["message"] else err["type"]
             raise StudentCodeError("raised", label, detail, err.get("where"))
         value = answer["ok"]

@@ -31,19 +31,24 @@ def case_seed(secret, student_id, check_name):
 def load_secret(path=None, create=False):
     """Return the course secret (``bytes``).
 
-    Order: ``$COURSE_SECRET``, then the file ``path`` (default ``.course_secret`` at the
-    course root). With ``create=True`` a missing file is created with 32 random bytes
-    (hex), which the caller should report: regrading needs the same secret.
+    Order: the file ``path`` when given (it must exist: a mistyped name must not silently
+    change every student's cases), else ``$COURSE_SECRET``, else ``.course_secret`` at the
+    course root. With ``create=True`` a missing default file is created with 32 random
+    bytes (hex), which the caller should report: regrading needs the same secret.
 
     Raises:
-        FileNotFoundError: no secret set and ``create`` is false.
+        FileNotFoundError: ``path`` is missing, or no secret is set and ``create`` is false.
     """
+    if path is not None:
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"course secret file {path} does not exist")
+        return path.read_text().strip().encode()
     if os.environ.get("COURSE_SECRET"):
         return os.environ["COURSE_SECRET"].encode()
-    path = Path(path) if path else SECRET_FILE
-    if not path.exists():
+    if not SECRET_FILE.exists():
         if not create:
-            raise FileNotFoundError(f"no course secret: set $COURSE_SECRET or create {path}")
-        path.write_text(secrets.token_hex(32) + "\n")
-        path.chmod(0o600)
-    return path.read_text().strip().encode()
+            raise FileNotFoundError(f"no course secret: set $COURSE_SECRET or create {SECRET_FILE}")
+        SECRET_FILE.write_text(secrets.token_hex(32) + "\n")
+        SECRET_FILE.chmod(0o600)
+    return SECRET_FILE.read_text().strip().encode()

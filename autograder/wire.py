@@ -26,6 +26,9 @@ except ImportError:  # pragma: no cover
     _np = None
 
 _ARRAY_KINDS = "biufc"  # bool, int, unsigned, float, complex
+# The only dtypes an array may claim on the way back (anything else is refused, not built).
+PLAIN_DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                "float16", "float32", "float64", "complex64", "complex128"}
 MAX_DEPTH = 64
 
 
@@ -48,6 +51,10 @@ def to_wire(value, _depth=0):
     if _np is not None:
         if isinstance(value, _np.ndarray):
             if value.dtype.kind in _ARRAY_KINDS:
+                if value.dtype.kind == "f" and value.dtype.itemsize > 8:
+                    value = value.astype(_np.float64)  # long double: no JSON form, float64 is plenty
+                if value.dtype.kind == "c" and value.dtype.itemsize > 16:
+                    value = value.astype(_np.complex128)
                 if value.dtype.kind == "c":
                     return {"__ndarray__": value.real.tolist(), "imag": value.imag.tolist(),
                             "dtype": str(value.dtype)}
@@ -101,9 +108,15 @@ def from_wire(data):
     if "__set__" in data:
         return set(_key(from_wire(v)) for v in data["__set__"])
     if "__ndarray__" in data:
-        if data.get("dtype") == "object":
+        dtype = data.get("dtype")
+        if dtype == "object":
             return _np.array(from_wire(data["__ndarray__"]), dtype=object)
-        arr = _np.array(data["__ndarray__"], dtype=data["dtype"])
+        if dtype not in PLAIN_DTYPES:  # e.g. "(250,1000,1000)f8" would allocate gigabytes
+            return Opaque("ndarray", f"array of unsupported dtype {str(dtype)[:40]!r}")
+        try:
+            arr = _np.array(data["__ndarray__"], dtype=dtype)
+        except (TypeError, ValueError) as exc:
+            return Opaque("ndarray", f"malformed array ({exc})"[:200])
         if "imag" in data:
             arr = arr + 1j * _np.array(data["imag"], dtype=float)
         return arr

@@ -86,3 +86,18 @@ def test_unknown_notebook_is_reported_not_fatal(tmp_path):
 def test_missing_path_is_a_usage_error(tmp_path):
     proc = _grade([tmp_path / "nope"])
     assert proc.returncode == 2 and "does not exist" in proc.stderr
+
+
+def test_a_submission_that_kills_its_worker_costs_only_its_own_points(submitted, tmp_path):
+    """Without Landlock a child can signal its parent; the rest of the class is still graded."""
+    from autograder.cli import grade_all
+    from autograder.sandbox import Limits
+    killer = filled_notebook(ATTENTION, {"causal_mask": "import os\n_ = os.kill(os.getppid(), 9)\n"})
+    (submitted / "kim" / "attention").mkdir(parents=True)
+    nbformat.write(killer, submitted / "kim" / "attention" / "attention.ipynb")
+    jobs = [j for j in discover(submitted) if j.student_id in ("ann", "ben", "kim")]
+    results, failures = grade_all(jobs, b"s", Limits(confine=False), workers=2)
+    scores = {r.student_id: r.score for r in results}
+    assert scores == {"ann": 19, "ben": 0, "kim": 0}
+    kim = next(r for r in results if r.student_id == "kim")
+    assert "killed the grader's worker process" in kim.notes[0] and failures == 0

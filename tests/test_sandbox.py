@@ -4,6 +4,9 @@ Each test hands in the reference attention notebook with one thing broken, the w
 student might, and checks the grade and the feedback.
 """
 
+import os
+import time
+
 import nbformat
 import pytest
 
@@ -189,3 +192,83 @@ def test_installed_packages_stay_importable_in_the_child():
     with ChildSubmission([(1, code)], FAST) as sub:
         assert sub.ensure_started()["errors"] == []
         assert sub.function("ok")() == ["tiktoken", "matplotlib"]
+
+
+def test_the_course_folder_network_and_grader_are_out_of_reach():
+    """Where Landlock exists, the child reads neither solutions nor secrets, and cannot kill the grader."""
+    from autograder.exercises import PROJECT_ROOT
+    code = f'''
+import os, signal, socket, subprocess
+def attempt(name):
+    actions = {{
+        "solutions": lambda: open({str(PROJECT_ROOT / "solutions" / "attention.py")!r}).read(),
+        "course": lambda: os.listdir({str(PROJECT_ROOT)!r}),
+        "tmp": lambda: open("/tmp/grader-escape-test", "w").write("x"),
+        "signal": lambda: os.kill(os.getppid(), 0),
+        "network": lambda: socket.create_connection(("127.0.0.1", 9), timeout=1),
+        "program": lambda: subprocess.run(["/bin/true"]).returncode,
+        "cwd": lambda: open("scratch.txt", "w").write("fine"),
+    }}
+    try:
+        actions[name]()
+        return "allowed"
+    except Exception as exc:
+        return type(exc).__name__
+'''
+    with ChildSubmission([(1, code)], FAST) as sub:
+        probe = sub.function("attempt")
+        if probe("solutions") == "allowed":
+            pytest.skip("this kernel has no Landlock; the child is not confined")
+        for name in ("solutions", "course", "tmp", "signal", "network", "program"):
+            assert probe(name) in ("PermissionError", "ConnectionRefusedError") and probe(name) != "allowed", name
+        assert probe("cwd") == "allowed"
+
+
+def test_processes_a_submission_leaves_behind_are_ended():
+    code = ("import os, time\n"
+            "def spawn():\n"
+            "    r, w = os.pipe()\n"
+            "    if os.fork() == 0:\n"
+            "        os.setsid()\n"
+            "        if os.fork() == 0:\n"
+            "            os.write(w, str(os.getpid()).encode())\n"
+            "            time.sleep(300)\n"
+            "        os._exit(0)\n"
+            "    return int(os.read(r, 20))\n")
+    with ChildSubmission([(1, code)], FAST) as sub:
+        pid = sub.function("spawn")()
+        assert os.path.exists(f"/proc/{pid}")
+    time.sleep(0.2)
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        state = "gone"
+    assert state in ("gone", "Z", "X"), state
+
+
+def test_garbage_written_into_the_answer_channel_is_ignored():
+    code = ("import os\n"
+            "def noisy(x):\n"
+            "    for fd in range(3, 12):\n"
+            "        try:\n"
+            "            os.write(fd, b'not json\\n{\"ok\": 42, \"id\": \"forged\"}\\n')\n"
+            "        except OSError:\n"
+            "            pass\n"
+            "    return x + 1\n")
+    with ChildSubmission([(1, code)], FAST) as sub:
+        assert [sub.function("noisy")(i) for i in range(3)] == [1, 2, 3]
+
+
+def test_a_notebook_has_a_total_time_budget():
+    code = "import signal\ndef stuck():\n    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n    while True:\n        pass\n"
+    limits = Limits(call_seconds=1.0, retry_seconds=1.0, notebook_seconds=4.0)
+    with ChildSubmission([(1, code)], limits) as sub:
+        t0 = time.monotonic()
+        messages = []
+        for _ in range(10):
+            with pytest.raises(StudentCodeError) as info:
+                sub.function("stuck")()
+            messages.append(str(info.value))
+        assert time.monotonic() - t0 < 20
+        assert "used up its 4 s of grading time" in messages[-1]

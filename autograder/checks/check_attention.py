@@ -43,6 +43,14 @@ def _naive_softmax(z, axis=-1):
         return e / e.sum(axis=axis, keepdims=True)
 
 
+def _global_max_softmax(z, axis=-1):
+    """Shifts by the largest entry of the whole array, not of each row: rows far below it underflow."""
+    z = np.asarray(z, dtype=float)
+    with np.errstate(all="ignore"):
+        e = np.exp(z - z.max())
+        return e / e.sum(axis=axis, keepdims=True)
+
+
 def _grid_weights(Q, K, scale, axis=-1, causal=False, mask_after=False, strict=False):
     """Attention weights computed with one deliberate deviation from the right recipe."""
     scores = np.asarray(Q, float) @ np.asarray(K, float).T / scale
@@ -57,7 +65,7 @@ def _grid_weights(Q, K, scale, axis=-1, causal=False, mask_after=False, strict=F
     return weights
 
 
-def _weight_mistakes(Q, K, causal=False):
+def _weight_mistakes(Q, K, causal=False, d_v=None):
     d_k = np.shape(Q)[-1]
     mistakes = {
         "forget to divide the scores by sqrt(d_k)": _grid_weights(Q, K, 1.0, causal=causal),
@@ -65,6 +73,9 @@ def _weight_mistakes(Q, K, causal=False):
         "take the softmax over the wrong axis (each column sums to 1 instead of each row)":
             _grid_weights(Q, K, np.sqrt(d_k), axis=0, causal=causal),
     }
+    if d_v is not None and d_v != d_k:
+        mistakes["divide the scores by sqrt(d_v), the width of the values, instead of sqrt(d_k)"] = \
+            _grid_weights(Q, K, np.sqrt(d_v), causal=causal)
     if causal:
         mistakes["zero the masked weights after the softmax without renormalizing the rows"] = \
             _grid_weights(Q, K, np.sqrt(d_k), causal=True, mask_after=True)
@@ -81,8 +92,8 @@ def _random_qkv(rng, large=False):
     """
     T, d_k, d_v = int(rng.integers(2, 13)), int(rng.integers(1, 17)), int(rng.integers(1, 17))
     Q, K, V = rng.normal(size=(T, d_k)), rng.normal(size=(T, d_k)), rng.normal(size=(T, d_v))
-    if large:
-        Q = 1000.0 * np.sqrt(d_k) * K / np.sum(K * K, axis=1, keepdims=True)
+    if large:  # row i's own score is 1000 (i + 1): far apart, so each row needs its own shift
+        Q = 1000.0 * np.sqrt(d_k) * np.arange(1, T + 1)[:, None] * K / np.sum(K * K, axis=1, keepdims=True)
     return Q, K, V
 
 
@@ -96,10 +107,16 @@ def check_softmax_large(softmax):
 
 @check("softmax", "each row of a grid sums to 1 (axis=-1)", points=1)
 def check_softmax_rows(softmax, rng):
-    z = rng.normal(size=(4, 5)) * 3
-    expect_close(softmax(z), ref.softmax(z, axis=-1), what=f"softmax of a (4, 5) grid, z = {np.round(z, 3).tolist()}",
+    # Rows far apart (offsets 0, +800, -800): each row must be shifted by its own maximum.
+    z = rng.normal(size=(3, 5)) * 3 + np.array([[0.0], [800.0], [-800.0]])
+    with np.errstate(all="ignore"):
+        whole_grid = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+    expect_close(softmax(z), ref.softmax(z, axis=-1), what=f"softmax of a (3, 5) grid, z = {np.round(z, 3).tolist()}",
                  mistakes={"take the softmax over the wrong axis (columns sum to 1)": ref.softmax(z, axis=0),
-                           "normalize over the whole grid instead of each row": np.exp(z) / np.exp(z).sum()})
+                           "normalize over the whole grid instead of each row": whole_grid,
+                           "subtract the largest score of the whole array instead of each row's own largest":
+                               _global_max_softmax(z),
+                           "exponentiate without first subtracting the largest score (overflow)": _naive_softmax(z)})
 
 
 @check("softmax", "random cases, including large scores and axis=0", points=1)
@@ -185,7 +202,9 @@ def check_row_random(attention_row, rng):
                      mistakes={"return the scaled scores where the raw dot products K @ q are asked":
                                want[0] / np.sqrt(len(q))})
         expect_close(weights, want[1], atol=1e-8, rtol=1e-6, what=f"weights ({shape})",
-                     mistakes={"forget to divide the scores by sqrt(d_k)": ref.softmax(want[0]),
+                     mistakes={"divide the scores by sqrt(d_v), the width of the values, instead of sqrt(d_k)":
+                               ref.softmax(want[0] / np.sqrt(V.shape[1])) if V.shape[1] != len(q) else None,
+                               "forget to divide the scores by sqrt(d_k)": ref.softmax(want[0]),
                                "divide the scores by d_k instead of sqrt(d_k)": ref.softmax(want[0] / len(q)),
                                "exponentiate without first subtracting the largest score (overflow)":
                                    _naive_softmax(want[0] / np.sqrt(len(q)))})
@@ -266,11 +285,13 @@ def check_grid_random(attention_matrix, rng):
         want = ref.attention_matrix(Q, K, V, causal=causal)
         shape = f"Q {Q.shape}, K {K.shape}, V {V.shape}, causal={causal}"
         expect_close(scores, want[0], atol=1e-8, rtol=1e-8, what=f"raw scores ({shape})")
-        mistakes = _weight_mistakes(Q, K, causal=causal)
+        mistakes = _weight_mistakes(Q, K, causal=causal, d_v=V.shape[1])
         scaled = want[0] / np.sqrt(Q.shape[1])
         if causal:
             scaled = np.where(np.tril(np.ones(scaled.shape, bool)), scaled, -np.inf)
         mistakes["exponentiate without first subtracting the largest score (overflow)"] = _naive_softmax(scaled)
+        mistakes["subtract the largest score of the whole grid instead of each row's own largest"] = \
+            _global_max_softmax(scaled)
         expect_close(weights, want[1], atol=1e-8, rtol=1e-6, what=f"weights ({shape})", mistakes=mistakes)
         expect_close(output, want[2], atol=1e-8, rtol=1e-6, what=f"output ({shape})")
 

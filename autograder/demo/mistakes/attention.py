@@ -10,10 +10,33 @@ def softmax(z, axis=-1):
     e = np.exp(z)                      # no shift by the maximum
     return e / e.sum(axis=axis, keepdims=True)
 ''', failing=("softmax: [1000, 1001] without overflow",
+              "softmax: each row of a grid sums to 1 (axis=-1)",
               "softmax: random cases, including large scores and axis=0",
               "attention_row: random cases: large scores, d_k != d_v",
               "attention_matrix: random cases, causal and not, large scores"),
         feedback="without first subtracting the largest score"),
+
+    Mistake(E, "softmax", "global_max_shift", '''
+def softmax(z, axis=-1):
+    z = np.asarray(z, dtype=float)
+    e = np.exp(z - z.max())            # the largest entry of the whole array, not per row
+    return e / e.sum(axis=axis, keepdims=True)
+''', failing=("softmax: each row of a grid sums to 1 (axis=-1)",
+              "attention_matrix: random cases, causal and not, large scores"),
+        feedback="instead of each row's own largest"),
+
+    Mistake(E, "attention_matrix", "scaled_by_d_v", '''
+def attention_matrix(Q, K, V, causal=False):
+    Q, K, V = (np.asarray(a, float) for a in (Q, K, V))
+    scores = Q @ K.T
+    scaled = scores / np.sqrt(V.shape[-1])      # d_v, the values' width, not d_k
+    if causal:
+        scaled = np.where(causal_mask(len(Q)), scaled, -np.inf)
+    weights = softmax(scaled, axis=-1)
+    return scores, weights, weights @ V
+''', failing=("attention_matrix: random cases, causal and not, large scores",
+              "attention_matrix: each row equals attention_row on that token"),
+        feedback="sqrt(d_v)"),
 
     Mistake(E, "attention_row", "no_sqrt_scaling", '''
 def attention_row(q, K, V):
