@@ -73,7 +73,7 @@ def table(result, width=100):
              f"{result.score:g} of {result.max_score:g} points"]
     for note in result.notes:
         lines.append(f"   note: {note}")
-    name_w = min(max((len(c.name) for c in result.checks), default=10), 60)
+    name_w = min(max((len(c.name) for c in result.checks), default=10), 72)
     lines.append(f"   {'test':<{name_w}}  {'points':>6}  {'max':>4}  message")
     for c in result.checks:
         message = (c.output or "ok").replace("\n", " ")
