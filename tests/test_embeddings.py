@@ -11,7 +11,6 @@ from autograder.exercises import EXERCISES
 from solutions import embeddings as ref
 
 EXERCISE = EXERCISES["embeddings"]
-POINTS = {"cosine_similarity": 5, "cosine_similarity_matrix": 4, "semantic_search": 5}
 
 
 def _checks():
@@ -21,22 +20,6 @@ def _checks():
         warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
         from autograder.checks import check_embeddings
     return check_embeddings
-
-
-@pytest.mark.parametrize("student", ["s1", "s2", "s3"])
-def test_reference_gets_full_marks(hand_in, student):
-    result = hand_in(EXERCISE, student=student)
-    assert result.notes == []
-    assert [c.output for c in result.checks if c.score < c.max_score] == []
-    assert result.score == result.max_score == sum(POINTS.values())
-    for function, points in POINTS.items():
-        assert sum(c.max_score for c in result.checks if c.function == function) == points
-
-
-def test_untouched_stubs_score_zero(hand_in):
-    result = hand_in(EXERCISE, stubs=EXERCISE.functions)
-    assert result.score == 0 and result.max_score == sum(POINTS.values())
-    assert all("not implemented" in c.output for c in result.checks), [c.output for c in result.checks]
 
 
 def test_grading_does_not_train_the_toy_model(hand_in):

@@ -37,18 +37,6 @@ def _lost_only(result, functions):
             assert got == top, (fn, got, top)
 
 
-def test_reference_scores_full_marks(hand_in):
-    result = hand_in(ATTENTION)
-    assert result.score == result.max_score == 19
-    assert result.notes == []
-
-
-def test_untouched_stubs_score_zero_with_not_implemented(hand_in):
-    result = hand_in(ATTENTION, stubs=ATTENTION.functions)
-    assert result.score == 0
-    assert all("not implemented" in c.output for c in result.checks)
-
-
 def test_endless_loop_costs_only_that_function(hand_in):
     loop = "def causal_mask(T):\n    while True:\n        pass\n"
     result = hand_in(ATTENTION, {"causal_mask": loop}, limits=FAST)
