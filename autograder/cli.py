@@ -62,7 +62,9 @@ def grade_all(jobs, secret, limits, workers, progress=None):
             if progress:
                 progress(i, results[i])
         return results, failures
-    context = multiprocessing.get_context("forkserver")
+    # "spawn", not "forkserver": a forkserver listens on a unix socket that a submission
+    # could connect to and have an unconfined process forked for it.
+    context = multiprocessing.get_context("spawn")
 
     def run_pool(indices, size):
         """Grade ``indices`` on a pool of ``size``; returns those whose worker died."""

@@ -38,6 +38,8 @@ def read_code_cells(path):
         raise InvalidNotebook(f"{path.name} is {size / 1024 ** 2:.0f} MB; clear the outputs and hand it in again")
     try:
         data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+    except RecursionError:
+        raise InvalidNotebook(f"{path.name} is not a valid notebook (nested too deeply)") from None
     except ValueError as exc:
         raise InvalidNotebook(f"{path.name} is not a valid notebook (not JSON: {exc})") from None
     cells = data.get("cells") if isinstance(data, dict) else None

@@ -40,6 +40,8 @@ def problems(result):
         flags.append("timeout")
     if "process running your notebook died" in outputs or "could not be run" in " ".join(result.notes):
         flags.append("crashed")
+    if any(n.startswith("grader error") for n in result.notes):
+        flags.append("grader error")
     return "; ".join(flags)
 
 

@@ -50,7 +50,7 @@ class Limits:
     retry_seconds: float = 1.0
     cell_seconds: float = 10.0
     startup_seconds: float = 60.0
-    memory_bytes: int = 3 * 1024 ** 3
+    memory_bytes: int = 1024 ** 3
     file_bytes: int = 64 * 1024 ** 2
     response_bytes: int = 16 * 1024 ** 2
     max_restarts: int = 10
@@ -242,17 +242,21 @@ class ChildSubmission:
             self.proc.wait()
             # Anything the submission left running (a new session, a double fork) has been
             # reparented to us, the subreaper: end it, and reap it.
-            for _ in range(5):
+            for _ in range(200):
                 strays = _children() - self._children_before
                 if not strays:
                     break
+                for pid in strays:  # stop them all first, so none can fork again meanwhile
+                    try:
+                        os.kill(pid, 19)  # SIGSTOP
+                    except (ProcessLookupError, PermissionError):
+                        pass
                 for pid in strays:
                     try:
                         os.kill(pid, 9)
                         os.waitpid(pid, 0)
                     except (ProcessLookupError, ChildProcessError, PermissionError):
                         pass
-                time.sleep(0.05)
             try:
                 self._req.close()
             except OSError:
@@ -285,11 +289,14 @@ class ChildSubmission:
         answer = self._exchange({"op": "init", "cells": self.cells, "definitions_only": definitions_only,
                                  "cell_timeout": self.limits.cell_seconds},
                                 self.limits.startup_seconds)
-        if "ok" not in answer:
+        report = answer.get("ok")
+        if not (isinstance(report, dict) and isinstance(report.get("defined"), list)
+                and isinstance(report.get("errors"), list)
+                and all(isinstance(e, dict) and isinstance(e.get("type"), str) for e in report["errors"])):
             reason = answer.get("died") or "it did not start"
             self.close()
-            raise StudentCodeError("crashed", "notebook", reason)
-        self.startup = answer["ok"]
+            raise StudentCodeError("crashed", "notebook", str(reason))
+        self.startup = report
 
     def ensure_started(self):
         """Start the child if it is not running; returns the start-up report.
@@ -359,7 +366,10 @@ class ChildSubmission:
                 return answer
 
     def _exit_reason(self):
-        code = self.proc.wait(timeout=5) if self.proc else None
+        try:
+            code = self.proc.wait(timeout=5) if self.proc else None
+        except subprocess.TimeoutExpired:  # it closed the channel but lives on
+            return "it closed its answer channel"
         if code is not None and code < 0:
             import signal
             name = signal.Signals(-code).name

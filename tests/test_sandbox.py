@@ -212,20 +212,30 @@ def attempt(name):
         assert probe("cwd") == "allowed"
 
 
-def test_processes_a_submission_leaves_behind_are_ended():
-    code = ("import os, time\n"
+def test_a_submission_is_one_process_and_leaves_nothing_running():
+    """fork is refused where the seccomp filter runs; elsewhere what it leaves is ended."""
+    code = ("import os, threading, time\n"
             "def spawn():\n"
+            "    box = []\n"
+            "    t = threading.Thread(target=lambda: box.append(1))\n"
+            "    t.start(); t.join()\n"
             "    r, w = os.pipe()\n"
-            "    if os.fork() == 0:\n"
+            "    try:\n"
+            "        first = os.fork()\n"
+            "    except PermissionError:\n"
+            "        return ['refused', len(box)]\n"
+            "    if first == 0:\n"
             "        os.setsid()\n"
             "        if os.fork() == 0:\n"
             "            os.write(w, str(os.getpid()).encode())\n"
             "            time.sleep(300)\n"
             "        os._exit(0)\n"
-            "    return int(os.read(r, 20))\n")
+            "    return [int(os.read(r, 20)), len(box)]\n")
     with ChildSubmission([(1, code)], FAST) as sub:
-        pid = sub.function("spawn")()
-        assert os.path.exists(f"/proc/{pid}")
+        pid, threads_ran = sub.function("spawn")()
+        assert threads_ran == 1  # threads still work
+    if pid == "refused":
+        return
     time.sleep(0.2)
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -260,3 +270,32 @@ def test_a_notebook_has_a_total_time_budget():
             messages.append(str(info.value))
         assert time.monotonic() - t0 < 20
         assert "used up its 4 s of grading time" in messages[-1]
+
+
+def test_system_calls_that_reach_other_processes_are_refused():
+    """seccomp (x86_64): no prlimit or priority change on the grader, no device nodes, no namespaces."""
+    import platform
+    if platform.machine() != "x86_64":
+        pytest.skip("the seccomp filter is written for x86_64")
+    code = '''
+import ctypes, os, resource
+def attempt(name):
+    parent = os.getppid()
+    actions = {
+        "prlimit_parent": lambda: resource.prlimit(parent, resource.RLIMIT_CORE, resource.getrlimit(resource.RLIMIT_CORE)),
+        "prlimit_self": lambda: resource.prlimit(0, resource.RLIMIT_CORE, resource.getrlimit(resource.RLIMIT_CORE)),
+        "renice_parent": lambda: os.setpriority(os.PRIO_PROCESS, parent, 0),
+        "mknod": lambda: os.mknod("node", 0o600 | 0o060000, os.makedev(254, 0)),
+        "unshare": lambda: ctypes.CDLL(None, use_errno=True).unshare(0x10000000) == 0 or 1 / 0,
+    }
+    try:
+        actions[name]()
+        return "allowed"
+    except Exception as exc:
+        return type(exc).__name__
+'''
+    with ChildSubmission([(1, code)], FAST) as sub:
+        probe = sub.function("attempt")
+        assert probe("prlimit_self") == "allowed"
+        for name in ("prlimit_parent", "renice_parent", "mknod", "unshare"):
+            assert probe(name) != "allowed", name
