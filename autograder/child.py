@@ -161,6 +161,7 @@ _X86_64_DENIED = {
     227: "clock_settime", 159: "adjtimex", 250: "keyctl", 321: "bpf", 298: "perf_event_open",
     425: "io_uring_setup", 323: "userfaultfd", 144: "sched_setscheduler", 314: "sched_setattr",
     251: "ioprio_set", 203: "sched_setaffinity", 57: "fork", 58: "vfork",
+    41: "socket", 53: "socketpair",  # no sockets at all: Landlock does not cover unix sockets
 }
 _X86_64_PRLIMIT64, _X86_64_IOCTL, _X86_64_CLONE, _X86_64_CLONE3 = 302, 16, 56, 435
 _CLONE_THREAD = 0x00010000

@@ -287,6 +287,8 @@ def attempt(name):
         "renice_parent": lambda: os.setpriority(os.PRIO_PROCESS, parent, 0),
         "mknod": lambda: os.mknod("node", 0o600 | 0o060000, os.makedev(254, 0)),
         "unshare": lambda: ctypes.CDLL(None, use_errno=True).unshare(0x10000000) == 0 or 1 / 0,
+        "unix_socket": lambda: __import__("socket").socket(__import__("socket").AF_UNIX),
+        "setflags": lambda: __import__("fcntl").ioctl(os.open(".", os.O_RDONLY), 0x40086602, b"\\0" * 8),
     }
     try:
         actions[name]()
@@ -297,5 +299,5 @@ def attempt(name):
     with ChildSubmission([(1, code)], FAST) as sub:
         probe = sub.function("attempt")
         assert probe("prlimit_self") == "allowed"
-        for name in ("prlimit_parent", "renice_parent", "mknod", "unshare"):
+        for name in ("prlimit_parent", "renice_parent", "mknod", "unshare", "unix_socket", "setflags"):
             assert probe(name) != "allowed", name
