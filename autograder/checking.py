@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from . import wire
+from .child import wire
 
 WORKED_ATOL = 1e-4  # issue #2, requirement 3: worked numbers are checked to 1e-4 absolute
 

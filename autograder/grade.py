@@ -1,15 +1,18 @@
-"""Grade one notebook: read it, start its code in a child process, run the hidden checks.
+"""Grade notebooks: one (``grade_notebook``), or a whole class on a pool of workers (``grade_all``).
 
 ``grade_notebook`` never raises for anything a submission does: an unreadable file,
 code that crashes, hangs, floods its output or exhausts memory all end as a
 ``NotebookResult`` whose checks carry 0 points and a message saying why.
 """
+import concurrent.futures as cf
+import multiprocessing
 import time
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from . import plugin
 from .checking import CheckMeta
+from .plugin import CheckResult
 from .notebook_code import InvalidNotebook, read_code_cells
 from .sandbox import ChildSubmission, Limits, StudentCodeError
 
@@ -148,3 +151,75 @@ def points_by_function(exercise):
     for meta in check_metas(exercise):
         totals[meta.function] = totals.get(meta.function, 0.0) + meta.points
     return totals
+
+
+# -- a whole class ------------------------------------------------------------------
+def _zero_result(job, note):
+    checks = []
+    if job.exercise is not None:
+        checks = [CheckResult(m.function, m.name, 0.0, m.points, note) for m in check_metas(job.exercise)]
+    assignment = job.exercise.assignment if job.exercise else (job.path.parent.name or "unknown")
+    return NotebookResult(job.student_id, assignment, job.path.name, checks, [note])
+
+
+def grade_job(job, secret, limits):
+    """Grade one ``discover.Job``; never raises. Returns ``(NotebookResult, grader_failed)``."""
+    if job.exercise is None:
+        return _zero_result(job, job.problem), False
+    try:
+        result = grade_notebook(job.path, job.exercise, job.student_id, secret, limits)
+        if job.ignored:
+            result.notes.append(f"graded {job.path.name}; not graded (same exercise): {', '.join(job.ignored)}")
+        return result, False
+    except Exception as exc:  # a defect of the grader: keep grading the class
+        return _zero_result(job, f"grader error, ask your instructor to regrade: "
+                                 f"{type(exc).__name__}: {exc}"), True
+
+
+def grade_all(jobs, secret, limits, workers, progress=None):
+    """Grade ``jobs`` on ``workers`` processes.
+
+    Returns:
+        ``(results, failures)``: ``NotebookResult`` list in the order of ``jobs``, and the
+        number of notebooks on which the grader itself failed.
+    """
+    results = [None] * len(jobs)
+    failures = 0
+    if workers <= 1 or len(jobs) <= 1:
+        for i, job in enumerate(jobs):
+            results[i], failed = grade_job(job, secret, limits)
+            failures += failed
+            if progress:
+                progress(i, results[i])
+        return results, failures
+    # "spawn", not "forkserver": a forkserver listens on a unix socket that a submission
+    # could connect to and have an unconfined process forked for it.
+    context = multiprocessing.get_context("spawn")
+
+    def run_pool(indices, size):
+        """Grade ``indices`` on a pool of ``size``; returns those whose worker died."""
+        nonlocal failures
+        broken = []
+        with cf.ProcessPoolExecutor(max_workers=size, mp_context=context) as pool:
+            futures = {pool.submit(grade_job, jobs[i], secret, limits): i for i in indices}
+            for future in cf.as_completed(futures):
+                i = futures[future]
+                try:
+                    results[i], failed = future.result()
+                except Exception:  # the worker process died (BrokenProcessPool)
+                    broken.append(i)
+                    continue
+                failures += failed
+                if progress:
+                    progress(i, results[i])
+        return sorted(broken)
+
+    # A dead worker takes its whole pool down: rerun what was left, each notebook in a
+    # pool of its own, so only the notebook that kills its worker loses its points.
+    for i in run_pool(range(len(jobs)), workers):
+        if run_pool([i], 1):
+            results[i] = _zero_result(jobs[i], "your notebook could not be run: grading it "
+                                               "killed the grader's worker process")
+            if progress:
+                progress(i, results[i])
+    return results, failures

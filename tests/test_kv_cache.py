@@ -69,7 +69,7 @@ def test_cache_stores_copies(ref):
 # -- the counting probe ---------------------------------------------------------------------------------
 @pytest.fixture
 def counting():
-    from autograder.probes import PROBES
+    from autograder.child.probes import PROBES
     return PROBES["counting_matrix"]
 
 

@@ -81,7 +81,7 @@ def test_stable_loss_at_extreme_logits(ref):
 
 # -- the loss-function probes -------------------------------------------------------------------
 def test_probes_build_loss_functions():
-    from autograder.probes import PROBES
+    from autograder.child.probes import PROBES
     h = np.array([1.669762, 1.0])
     W_U = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 1.0], [1.0, -1.0]])
     loss = PROBES["unembedding_loss"](h, 2)

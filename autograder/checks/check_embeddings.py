@@ -17,7 +17,7 @@ import numpy as np
 
 from autograder.checking import check, expect_close, expect_equal, fail, fmt
 from autograder.sandbox import StudentCodeError
-from autograder.wire import Opaque
+from autograder.child.wire import Opaque
 from solutions import embeddings as ref
 
 TIE = 1e-9

@@ -7,7 +7,7 @@ size for 12 layers of width 768). Randomized cases are compared with the referen
 can name it when a student's value matches.
 
 Efficiency is checked by count, not by clock: the weights handed to ``decode_step`` are
-``CountingMatrix`` probes (autograder/probes.py), which record the token rows multiplied
+``CountingMatrix`` probes (autograder/child/probes.py), which record the token rows multiplied
 through them in each step. When the student's code multiplied copies the probes cannot see
 (``np.asarray(W)`` ...), the check falls back to a behavioural test instead (see
 ``check_decode_counts``).

@@ -15,7 +15,7 @@ Encoding (both directions):
   which the grader reports as "returned an object of type X" rather than
   trusting it.
 
-This module is also copied into the child process source (see ``sandbox.py``),
+This module is part of the child package (``autograder/child``), imported by both sides,
 so it imports only the standard library and numpy.
 """
 import json

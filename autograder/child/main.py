@@ -1,0 +1,90 @@
+"""Entry point of the child process that runs one submission's code.
+
+Started by ``client.ChildSubmission`` as ``python -I -c "...; from child.main import main;
+main()" REQ_FD RESP_FD`` with this package's parent folder first on ``sys.path`` (and
+removed again once the package is imported): isolated mode, an empty working directory,
+a minimal environment and resource limits. It never imports the grader: it cannot see
+hidden values or reference solutions, and it answers only with plain data (``wire``).
+
+A first line on REQ_FD (no answer) gives the project root to hide and the confinement to
+apply; then ``server.Child`` answers requests until the grader closes the pipe.
+"""
+import io
+import json
+import os
+import signal
+import sys
+
+from . import server, timing
+from .landlock import landlock, seccomp_filter
+
+# Names whose import a submission must not be helped by (requirement 2 of issue #2).
+BLOCKED_PACKAGES = ("autograder", "solutions")
+
+
+class _Blocker:
+    """Meta-path finder that refuses the grader's own packages."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED_PACKAGES:
+            raise ImportError(f"'{name}' is not available to submissions: the grader keeps "
+                              "its hidden values and reference solutions to itself")
+        return None
+
+
+class _CappedStream(io.TextIOBase):
+    """A stdout/stderr stand-in that counts what is written and keeps none of it."""
+
+    def __init__(self):
+        self.size = 0
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        self.size += len(text)
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+def _hide_grader(project_root):
+    for mod in list(sys.modules):
+        if mod.split(".")[0] in BLOCKED_PACKAGES:
+            del sys.modules[mod]
+    root = os.path.realpath(project_root) if project_root else None
+    if root:
+        # Drop the project's own folders from sys.path, but keep the interpreter's
+        # (a venv inside the project holds numpy, tiktoken, matplotlib ...).
+        prefixes = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix})
+
+        def grader_path(p):
+            real = os.path.realpath(p or ".")
+            return (real == root or real.startswith(root + os.sep)) and not (real + os.sep).startswith(prefixes)
+        sys.path[:] = [p for p in sys.path if not grader_path(p)]
+    # Editable installs put a finder on sys.meta_path; drop it and block by name.
+    sys.meta_path[:] = [f for f in sys.meta_path
+                        if "__editable__" not in getattr(f, "__module__", "")
+                        and "__editable__" not in type(f).__module__]
+    sys.meta_path.insert(0, _Blocker())
+
+
+def main():
+    req = os.fdopen(int(sys.argv[1]), "r", encoding="utf-8")
+    resp = os.fdopen(int(sys.argv[2]), "w", encoding="utf-8")
+    sys.argv[:] = ["submission"]
+    timing.install()
+    if hasattr(signal, "SIGXFSZ"):
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized file write fails, not the process
+    sys.path[:] = [p for p in sys.path if p != os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+    setup = json.loads(req.readline())  # {"project_root": ..., "confine": {"read": [...], "write": [...]}}
+    _hide_grader(setup.get("project_root"))
+    if setup.get("confine"):
+        landlock(setup["confine"]["read"], setup["confine"]["exec"], setup["confine"]["write"])
+        seccomp_filter()
+    del setup
+    sys.stdout = _CappedStream()
+    sys.stderr = _CappedStream()
+    sys.stdin = io.StringIO("")
+    server.Child(req, resp).serve()

@@ -1,0 +1,133 @@
+"""The child's request loop: answer the grader's requests about one submission.
+
+Protocol: one JSON request per line on the request pipe, one JSON answer per line on the
+answer pipe (``wire`` encoding). The first request is ``{"op": "init", "cells": [...],
+"cell_timeout": s, ...}``; its answer lists the names the notebook defined and the errors
+its cells raised. Later requests call functions (``call``), build objects (``new``,
+``probe``), read attributes (``getattr``), call methods (``method``) and ``len``.
+"""
+import json
+import time
+
+from .cells import run_cells
+from .errors import error_of
+from .probes import PROBES
+from .timing import GraderTimeout, alarm
+from .wire import dumps, from_wire
+
+
+class _Dummy:
+    """Stands in for get_ipython() and display() so notebook idioms do not fail."""
+
+    def __getattr__(self, name):
+        return lambda *a, **k: None
+
+    def __call__(self, *a, **k):
+        return None
+
+
+class Child:
+    def __init__(self, req, resp):
+        self.req = req
+        self.resp = resp
+        self.ns = {"__name__": "__submission__", "__builtins__": __builtins__,
+                   "get_ipython": _Dummy(), "display": _Dummy()}
+        self.handles = {}
+        self.probes = {}
+
+    # -- running the notebook ------------------------------------------------
+    def init(self, msg):
+        errors = run_cells(msg["cells"], self.ns, float(msg.get("cell_timeout", 10)),
+                           msg.get("definitions_only", False))
+        defined = sorted(k for k, v in self.ns.items() if callable(v) and not k.startswith("__"))
+        return {"ok": {"defined": defined, "errors": errors}}
+
+    # -- requests ------------------------------------------------------------
+    def resolve(self, value):
+        if isinstance(value, dict) and "__handle__" in value:
+            return self.handles[value["__handle__"]]
+        if isinstance(value, list):
+            return [self.resolve(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self.resolve(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self.resolve(v) for k, v in value.items()}
+        return value
+
+    def new_handle(self, obj):
+        handle = len(self.handles) + 1
+        self.handles[handle] = obj
+        return {"__handle__": handle, "type": type(obj).__name__}
+
+    def target(self, msg):
+        if "handle" in msg:
+            return self.handles[msg["handle"]]
+        name = msg["name"]
+        if name not in self.ns:
+            raise LookupError(name)
+        return self.ns[name]
+
+    def handle(self, msg):
+        op = msg["op"]
+        if op == "init":
+            return self.init(msg)
+        if op == "probe":
+            factory = PROBES[msg["name"]]
+            return {"ok": self.new_handle(factory(*self.resolve(msg.get("args", []))))}
+        try:
+            obj = self.target(msg)
+        except LookupError:
+            return {"missing": msg.get("name")}
+        args = self.resolve(list(msg.get("args", [])))
+        kwargs = self.resolve(msg.get("kwargs", {}))
+        timeout = float(msg.get("timeout", 10))
+        alarm(timeout)
+        try:
+            if op == "call":
+                result = obj(*args, **kwargs)
+            elif op == "method":
+                result = getattr(obj, msg["method"])(*args, **kwargs)
+            elif op == "new":
+                return {"ok": self.new_handle(obj(*args, **kwargs))}
+            elif op == "getattr":
+                result = getattr(obj, msg["attr"])
+                if callable(result) and not hasattr(result, "__array__"):
+                    return {"ok": {"__callable__": msg["attr"]}}
+            elif op == "len":
+                result = len(obj)
+            else:
+                return {"error": {"type": "ProtocolError", "message": f"unknown op {op}", "where": None}}
+        except GraderTimeout:
+            return {"timeout": timeout}
+        except BaseException as exc:
+            return {"error": error_of(exc)}
+        finally:
+            alarm(0)
+        answer = {"ok": result}
+        if msg.get("return_args"):
+            answer["args_after"] = args
+        if msg.get("keep"):
+            answer = {"ok": self.new_handle(result)}
+        return answer
+
+    def serve(self):
+        for line in self.req:
+            t0 = time.perf_counter()
+            request_id = None
+            try:
+                msg = from_wire(json.loads(line))
+                request_id = msg.get("id")
+                answer = self.handle(msg)
+            except GraderTimeout:
+                answer = {"timeout": None}
+            except BaseException as exc:  # never let the harness die on a bad value
+                answer = {"error": dict(error_of(exc), type="GraderError:" + type(exc).__name__)}
+            answer["seconds"] = time.perf_counter() - t0
+            answer["id"] = request_id
+            try:
+                text = dumps(answer)
+            except BaseException as exc:
+                text = dumps({"error": {"type": "UnsendableResult", "message": str(exc)[:500],
+                                        "where": None}, "id": request_id})
+            self.resp.write(text + "\n")
+            self.resp.flush()

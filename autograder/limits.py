@@ -1,0 +1,63 @@
+"""Limits on one submission's child process, and the error every student-code failure becomes."""
+from dataclasses import dataclass
+
+
+@dataclass
+class Limits:
+    """Resource limits for one submission's child process.
+
+    Attributes:
+        call_seconds: wall-clock limit of one call into student code (seconds).
+        retry_seconds: the limit for later calls of a function that already hung once.
+        cell_seconds: wall-clock limit for running one notebook cell at start-up (seconds).
+        startup_seconds: limit for the whole notebook start-up (seconds).
+        memory_bytes: address-space limit of the child (bytes).
+        file_bytes: largest file the child may write (bytes).
+        response_bytes: largest answer accepted from the child (bytes).
+        max_restarts: how often a crashed or hung child is restarted before giving up.
+        confine: confine the child with Landlock where the kernel has it (see ``confinement``).
+        notebook_seconds: total waiting time one notebook may cost; calls after that fail (seconds).
+    """
+    call_seconds: float = 10.0
+    retry_seconds: float = 1.0
+    cell_seconds: float = 10.0
+    startup_seconds: float = 60.0
+    memory_bytes: int = 1024 ** 3
+    file_bytes: int = 64 * 1024 ** 2
+    response_bytes: int = 16 * 1024 ** 2
+    max_restarts: int = 10
+    confine: bool = True
+    notebook_seconds: float = 120.0
+
+
+class StudentCodeError(Exception):
+    """A call into student code did not return a value.
+
+    Attributes:
+        kind: one of "not implemented", "missing", "raised", "timeout", "crashed", "unsendable",
+            "not run" (the notebook could not be read or started at all).
+        function: the student-facing name that was called.
+        detail: exception type and message, or what went wrong.
+        where: "cell N, line L" of the innermost student frame, when known.
+    """
+
+    def __init__(self, kind, function, detail="", where=None):
+        self.kind, self.function, self.detail, self.where = kind, function, detail, where
+        super().__init__(self.describe())
+
+    def describe(self):
+        f = self.function
+        if self.kind == "not implemented":
+            return f"{f}: not implemented (it still raises NotImplementedError)"
+        if self.kind == "missing":
+            return f"{f}: not defined in your notebook (check the name and that its cell runs)"
+        if self.kind == "timeout":
+            return f"{f}: {self.detail or 'did not return in time'} (an infinite loop?)"
+        if self.kind == "crashed":
+            return f"{f}: the Python process running your notebook died ({self.detail})"
+        if self.kind == "unsendable":
+            return f"{f}: {self.detail}"
+        if self.kind == "not run":
+            return f"{f}: not graded, because {self.detail}"
+        where = f" at {self.where}" if self.where else ""
+        return f"{f} raised {self.detail}{where}"

@@ -1,0 +1,102 @@
+"""The submission interface of ``client.ChildSubmission`` over a namespace in this process.
+
+``LocalSubmission`` is what the hidden test cells use inside ``nbgrader autograde`` (see
+``incell.py``), where the student's code runs in the kernel anyway.
+"""
+import json
+
+from .child import wire
+from .child.probes import PROBES
+from .limits import StudentCodeError
+
+
+class LocalSubmission:
+    """The same interface as ``ChildSubmission`` over a namespace in this process.
+
+    Used inside ``nbgrader autograde``, where the hidden test cells run in the
+    student's kernel anyway. Arguments and results still go through ``wire`` so a
+    check sees exactly the values it would see from a child process.
+    """
+
+    def __init__(self, namespace):
+        self.ns = namespace
+        self.startup = {"defined": sorted(k for k, v in namespace.items() if callable(v)),
+                        "errors": []}
+
+    def ensure_started(self):
+        return self.startup
+
+    def close(self):
+        pass
+
+    def _run(self, label, thunk, keep=False, return_args=None):
+        try:
+            result = thunk()
+        except NotImplementedError:
+            raise StudentCodeError("not implemented", label) from None
+        except StudentCodeError:
+            raise
+        except Exception as exc:
+            raise StudentCodeError("raised", label, f"{type(exc).__name__}: {exc}") from None
+        if keep:
+            return LocalObject(self, result, label)
+        value = _round_trip(result)
+        if callable(result) and isinstance(value, wire.Opaque):
+            return {"__callable__": label}
+        if return_args is not None:
+            return value, _round_trip(list(return_args))
+        return value
+
+    def _lookup(self, name):
+        if name not in self.ns:
+            raise StudentCodeError("missing", name)
+        return self.ns[name]
+
+    def function(self, name):
+        def call(*args, **kwargs):
+            args, kwargs = _args(args), _round_trip(kwargs)
+            return self._run(name, lambda: self._lookup(name)(*args, **kwargs))
+        call.__name__ = name
+        return call
+
+    def call_keeping_args(self, name, *args, **kwargs):
+        args, kwargs = _args(args), _round_trip(kwargs)
+        return self._run(name, lambda: self._lookup(name)(*args, **kwargs), return_args=args)
+
+    def new(self, name, *args, **kwargs):
+        args, kwargs = _args(args), _round_trip(kwargs)
+        return self._run(name, lambda: self._lookup(name)(*args, **kwargs), keep=True)
+
+    def probe(self, name, *args):
+        return LocalObject(self, PROBES[name](*args), name)
+
+
+def _round_trip(value):
+    return wire.from_wire(json.loads(json.dumps(wire.to_wire(value))))
+
+
+def _args(args):
+    """Fresh copies of the arguments, as a child process would receive them."""
+    return [a._obj if isinstance(a, LocalObject) else _round_trip(a) for a in args]
+
+
+class LocalObject:
+    """In-process twin of ``RemoteObject``: results still pass through ``wire``."""
+
+    def __init__(self, submission, obj, label):
+        self._submission, self._obj, self._label = submission, obj, label
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        label = f"{self._label}.{name}"
+        attr = self._submission._run(label, lambda: getattr(self._obj, name), keep=True)._obj
+        if callable(attr) and not hasattr(attr, "__array__"):
+            def method(*args, **kwargs):
+                args, kwargs = _args(args), _round_trip(kwargs)
+                return self._submission._run(label, lambda: attr(*args, **kwargs))
+            return method
+        return _round_trip(attr)
+
+    def __len__(self):
+        return self._submission._run(f"len({self._label})", lambda: len(self._obj))
