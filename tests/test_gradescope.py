@@ -330,3 +330,35 @@ def test_command_line_builds_the_zip(tmp_path):
         assert zf.read("project/.course_secret").strip() == b"cli-gradescope-secret"
     assert "after_due_date" in config["tests"].values()
     assert config["student_id_fields"] == ["email", "sid", "id"]
+
+
+def test_results_written_even_if_gradescope_stops_the_run(container, tmp_path):
+    """Gradescope's own timeout kills run_autograder: the results.json written at the start stays."""
+    import psutil
+    root = _copy_root(container, tmp_path)
+    nb = filled_notebook(ATTENTION)
+    nb.cells.insert(0, nbformat.v4.new_code_cell("forever = sum(1 for _ in iter(int, 1))"))
+    nbformat.write(nb, root / "submission" / "attention.ipynb")
+    shutil.rmtree(root / "results", ignore_errors=True)
+    proc = subprocess.Popen([str(root / "run_autograder")], cwd=root, env=_env(root),
+                            stdout=subprocess.DEVNULL, start_new_session=True)
+    time.sleep(3)
+    everything = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]
+    for p in everything:
+        p.kill()
+    psutil.wait_procs(everything, timeout=10)
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 0 and len(results["tests"]) == len(check_metas(ATTENTION))
+    assert all("did not finish within 420 s" in t["output"] for t in results["tests"])
+
+
+def test_results_written_even_if_python_cannot_start(container, tmp_path):
+    root = _copy_root(container, tmp_path)
+    (root / "source" / ".python").write_text("/nonexistent/python3\n")
+    shutil.rmtree(root / "results", ignore_errors=True)
+    proc = subprocess.run([str(root / "run_autograder")], cwd=root, env=_env(root), capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode != 0
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 0 and "could not start" in results["output"]
+    assert results["stdout_visibility"] == "hidden"
