@@ -304,7 +304,10 @@ def student_id(metadata, fields=STUDENT_ID_FIELDS):
 
 
 def _notebook_grade_ids(path):
+    from .notebook_code import MAX_NOTEBOOK_BYTES
     try:
+        if path.stat().st_size > MAX_NOTEBOOK_BYTES:  # grading refuses it anyway; do not parse it
+            return set()
         cells = json.loads(path.read_text(encoding="utf-8", errors="replace")).get("cells", [])
         return {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in cells} - {None}
     except (ValueError, AttributeError, OSError, RecursionError, TypeError):
@@ -325,16 +328,14 @@ def find_notebook(submission_dir, exercise, grade_ids):
         were not, or why nothing could be graded.
     """
     submission_dir = Path(submission_dir)
-    candidates = []
-    for path in sorted(submission_dir.rglob("*.ipynb")) if submission_dir.is_dir() else []:
-        rel = path.relative_to(submission_dir)
-        if path.is_symlink() or not path.is_file() or any(
-                p.startswith(".") or p == "__MACOSX" for p in rel.parts):
-            continue
-        candidates.append(path)
+    files = []
+    for folder, dirs, names in os.walk(submission_dir):  # never follows symbolic links
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__MACOSX")
+        files += [Path(folder) / n for n in sorted(names) if not n.startswith(".")]
+    files = [p for p in files if not p.is_symlink() and p.is_file()]
+    candidates = [p for p in files if p.suffix == ".ipynb"]
     if not candidates:
-        seen = sorted(p.relative_to(submission_dir).as_posix() for p in submission_dir.rglob("*")
-                      if p.is_file())[:20] if submission_dir.is_dir() else []
+        seen = sorted(p.relative_to(submission_dir).as_posix() for p in files)[:20]
         return None, [f"no Jupyter notebook (.ipynb) found in your submission; upload {exercise.notebook}"
                       + (f" (found: {', '.join(seen)})" if seen else "")]
     wanted = set(grade_ids)

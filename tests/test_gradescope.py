@@ -37,7 +37,9 @@ WRONG = [MISTAKES["attention-no_sqrt_scaling"], MISTAKES["attention-scaled_by_d_
 
 def _env(root):
     env = {k: v for k, v in os.environ.items() if k != "COURSE_SECRET"}  # the zip's secret only
-    env.update(AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable, PIP_NO_INDEX="1")
+    # no network: setup must find this environment's packages already installed
+    env.update(AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable, AUTOGRADER_SKIP_INSTALL="1",
+               PIP_NO_INDEX="1")
     return env
 
 
@@ -216,6 +218,23 @@ def test_submission_layouts(layout, container):
     assert results["score"] == 19
     if note:
         assert note in results["output"]
+
+
+def test_links_and_junk_are_not_candidates(tmp_path):
+    sub = tmp_path / "submission"
+    (sub / "work").mkdir(parents=True)
+    nbformat.write(filled_notebook(ATTENTION), tmp_path / "elsewhere.ipynb")
+    (sub / "attention.ipynb").symlink_to(tmp_path / "elsewhere.ipynb")  # not theirs to hand in
+    (sub / "loop").symlink_to(tmp_path, target_is_directory=True)
+    (sub / ".ipynb_checkpoints").mkdir()
+    nbformat.write(filled_notebook(ATTENTION), sub / ".ipynb_checkpoints" / "attention-checkpoint.ipynb")
+    nbformat.write(filled_notebook(ATTENTION), sub / "work" / "mine.ipynb")
+    grade_ids = gradescope.release_grade_ids(ATTENTION)
+    path, notes = gradescope.find_notebook(sub, ATTENTION, grade_ids)
+    assert path == sub / "work" / "mine.ipynb" and notes == ["graded work/mine.ipynb"]
+    (sub / "work" / "mine.ipynb").unlink()
+    path, notes = gradescope.find_notebook(sub, ATTENTION, grade_ids)
+    assert path is None and "no Jupyter notebook" in notes[0]
 
 
 def test_no_notebook_in_the_submission(container):
