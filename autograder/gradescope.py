@@ -593,6 +593,13 @@ def build_command(args, parser):
         parser.error(str(exc))
     print(f"wrote {path} ({path.stat().st_size / 1024 ** 2:.1f} MB): upload it as the assignment's "
           "autograder on Gradescope (Configure Autograder > Zip file upload)")
+    from .sandbox import Limits
+    own = Limits().startup_seconds + Limits().notebook_seconds
+    if args.time_budget < own + 30:
+        print(f"warning: a budget under {own + 30:g} s can stop a slow but correct notebook before the "
+              "per-call and per-notebook limits that local grading applies", file=sys.stderr)
+    print(f"set the assignment's autograder timeout on Gradescope above {args.time_budget + 60:g} s "
+          "(the budget, plus starting Python)")
     if not args.secret_file and not os.environ.get("COURSE_SECRET"):
         print(f"it carries the course secret of {SECRET_FILE}: keep that file, and the zip, private")
     return 0
