@@ -117,7 +117,7 @@ def bundle_files(exercise):
         rel = path.relative_to(PACKAGE_DIR)
         if not path.is_file() or "__pycache__" in rel.parts or rel.parts[0] in ("demo", "gradescope_files"):
             continue
-        if path.suffix not in (".py", ".ini"):
+        if path.suffix in (".pyc", ".pyo"):
             continue
         if rel.parts[0] == "checks" and path.name.startswith("check_") and path != exercise.checks_file:
             continue
