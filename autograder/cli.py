@@ -34,7 +34,13 @@ def main(argv=None):
     g.add_argument("--call-timeout", type=float, default=Limits.call_seconds,
                    help="seconds one call into student code may take (default: %(default)s)")
     g.add_argument("--quiet", action="store_true", help="print only the class summary, not every table")
+    # -- gradescope: build an autograder zip (autograder/gradescope.py) --
+    from . import gradescope
+    gradescope.add_build_arguments(sub.add_parser("gradescope", help="build ASSIGNMENT's Gradescope autograder zip"))
     args = parser.parse_args(argv)
+    if args.command == "gradescope":
+        return gradescope.build_command(args, parser)
+    # -- end gradescope --
 
     try:
         jobs = discover(args.path, student=args.student, assignment=args.assignment)

@@ -11,15 +11,32 @@ import json
 from pathlib import Path
 
 
-def results_json(result):
-    """Gradescope ``results.json`` content (a dict) for one ``grade.NotebookResult``."""
-    tests = [{"name": c.name, "score": c.score, "max_score": c.max_score,
-              "output": c.output or "passed", "visibility": "visible"} for c in result.checks]
+def results_json(result, test_visibility=None, output_format=None):
+    """Gradescope ``results.json`` content (a dict) for one ``grade.NotebookResult``.
+
+    Args:
+        result: the ``grade.NotebookResult``.
+        test_visibility: optional ``{test name: Gradescope visibility}`` ("hidden",
+            "after_due_date", "after_published", "visible"); unlisted tests are "visible".
+        output_format: optional Gradescope format of outputs and test names ("text" shows
+            them literally, e.g. ``est</w>``); omitted when ``None``.
+    """
+    tests = []
+    for c in result.checks:
+        test = {"name": c.name, "score": c.score, "max_score": c.max_score,
+                "status": "passed" if c.score >= c.max_score else "failed",
+                "output": c.output or "passed", "visibility": (test_visibility or {}).get(c.name, "visible")}
+        if output_format:
+            test["output_format"] = test["name_format"] = output_format
+        tests.append(test)
     output = "\n".join(result.notes)
-    return {"score": result.score, "max_score": result.max_score,
+    data = {"score": result.score, "max_score": result.max_score,
             "execution_time": round(result.seconds, 3),
             "output": output or f"{result.notebook}: graded", "visibility": "visible",
             "stdout_visibility": "hidden", "tests": tests}
+    if output_format:
+        data["output_format"] = output_format
+    return data
 
 
 def write_results(result, out_dir):

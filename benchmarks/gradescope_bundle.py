@@ -1,0 +1,80 @@
+"""Benchmark: how big is the Gradescope zip, and how long does run_autograder take? Prints figures.
+
+    python benchmarks/gradescope_bundle.py [--assignment attention] [--runs 5]
+
+Builds the assignment's zip (``autograder.gradescope.build_bundle``, with a throwaway
+secret), prints its size, plays Gradescope's container in a temporary folder (unpack, run
+setup.sh against this environment with no package index, copy run_autograder to the root)
+and runs run_autograder ``--runs`` times on the reference notebook, printing the time of
+each run (the whole script: interpreter start, watchdog, sandbox check, grading) and the
+median. Asserts nothing.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+import nbformat
+
+from autograder import gradescope
+from autograder.demo.fill import filled_notebook
+from autograder.exercises import EXERCISES
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--assignment", default="attention", choices=list(EXERCISES))
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    exercise = EXERCISES[args.assignment]
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        t0 = time.perf_counter()
+        zip_path = gradescope.build_bundle(exercise.name, tmp / "build", b"benchmark-secret")
+        build_s = time.perf_counter() - t0
+        with zipfile.ZipFile(zip_path) as zf:
+            infos = zf.infolist()
+        unpacked = sum(i.file_size for i in infos)
+        print(f"{zip_path.name}: {zip_path.stat().st_size / 1024 ** 2:.2f} MB compressed, "
+              f"{unpacked / 1024 ** 2:.2f} MB unpacked, {len(infos)} files, built in {build_s:.2f} s")
+
+        root = tmp / "autograder"
+        (root / "source").mkdir(parents=True)
+        with zipfile.ZipFile(zip_path) as zf:
+            for info in infos:
+                zf.extract(info, root / "source")
+                os.chmod(root / "source" / info.filename, (info.external_attr >> 16) & 0o777)
+        env = {k: v for k, v in os.environ.items() if k != "COURSE_SECRET"}
+        env.update(AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable, PIP_NO_INDEX="1")
+        t0 = time.perf_counter()
+        setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], env=env, capture_output=True, text=True)
+        print(f"setup.sh (dependencies already installed): {time.perf_counter() - t0:.2f} s, "
+              f"exit {setup.returncode}")
+        if setup.returncode:
+            print(setup.stdout, setup.stderr)
+            return 1
+        shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")
+        (root / "submission").mkdir()
+        nbformat.write(filled_notebook(exercise), root / "submission" / exercise.notebook)
+        (root / "submission_metadata.json").write_text('{"users": [{"sid": "bench-1", "email": "", "id": 1}]}')
+
+        times = []
+        for i in range(args.runs):
+            t0 = time.perf_counter()
+            proc = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True)
+            times.append(time.perf_counter() - t0)
+            last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr
+            print(f"run_autograder #{i + 1}: {times[-1]:.2f} s ({last})")
+        print(f"run_autograder on one {exercise.notebook}: median {statistics.median(times):.2f} s, "
+              f"min {min(times):.2f} s, max {max(times):.2f} s over {len(times)} runs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
