@@ -7,8 +7,15 @@ from autograder.exercises import EXERCISES
 from autograder.grade import points_by_function
 
 # Plots each notebook draws (heatmaps of similarities and attention weights, tokens per
-# word, rows projected with and without a cache); next_token draws none.
-IMAGES = {"tokens": 1, "embeddings": 2, "attention": 2, "next_token": 0, "kv_cache": 1}
+# word, rows projected with and without a cache; where "it" looks before and after training,
+# seed 5 against seed 4, and two heads); next_token draws none.
+IMAGES = {"tokens": 1, "embeddings": 2, "attention": 2, "next_token": 0, "kv_cache": 1, "learned_attention": 3}
+# Text the solution notebook must print: the course text's numbers (WORKED_EXAMPLES.md, section 8).
+PRINTS = {"learned_attention": [
+    "step    0   loss 3.928", "step   25   loss 0.418", "step   50   loss 0.022", "step  100   loss 0.003",
+    "step  200   loss 0.001", "step  500   loss 0.000", "step 1000   loss 0.000", "dog:0.99",
+    "step  500   loss 0.467", "step 1000   loss 0.463", "purred 53.6%, barked 46.4%",
+    "cat:0.60"]}   # the equal-weights twins (54% / 46%) are asserted by the notebook's own demo cell
 
 
 @pytest.mark.parametrize("name", list(EXERCISES))
@@ -23,5 +30,7 @@ def test_solution_notebook_runs_end_to_end(name, executed_notebook):
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert len(images) >= IMAGES[name]
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    for line in PRINTS.get(name, ()):
+        assert line in text, line
     for function, points in points_by_function(exercise).items():
         assert re.search(rf"^{function}: {points:g} of {points:g} points$", text, re.M), function
