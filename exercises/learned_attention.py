@@ -29,9 +29,11 @@
 # %% module=true
 import numpy as np
 
-VOCAB = ["the", "cat", "dog", "bird", "saw", "moved", "today", "and", "it",
-         "purred", "barked", "chirped"]
-SOUND = {"cat": "purred", "dog": "barked", "bird": "chirped"}
+SOUND = {"cat": "purred", "dog": "barked", "bird": "chirped"}   # each animal and its sound
+# The text's word order matters: row i of the embedding table is drawn for word i.
+VOCAB = ["the", *SOUND, "saw", "moved", "today", "and", "it", *SOUND.values()]
+DOG_SENTENCE = "the dog saw the cat and it"
+TWINS = [f"the {a} saw the {b} and it" for a, b in (("cat", "dog"), ("dog", "cat"))]
 
 
 def softmax(z, axis=-1):
@@ -241,7 +243,7 @@ def where_it_looks(params, sentence, **switches):
 
 
 start = init_params(5)
-record = where_it_looks(start, "the dog saw the cat and it")
+record = where_it_looks(start, DOG_SENTENCE)
 assert VOCAB[int(np.argmax(record["probs"]))] == "it" and abs(record["probs"].max() - 0.650) < 5e-4
 assert np.allclose(record["weights"], [0.140, 0.153, 0.062, 0.130, 0.243, 0.197, 0.074], atol=5e-4)
 
@@ -321,8 +323,9 @@ def attention_backward(read, W_Q, W_K, W_V, d_out):
 # %%
 def read_output(x, W_Q, W_K, W_V):
     """The output of the last token's read (the forward of the cell above)."""
-    q, K, V = x[-1] @ W_Q, x @ W_K, x @ W_V
-    return softmax(K @ q / np.sqrt(q.shape[0])) @ V
+    keys, values = x @ W_K, x @ W_V
+    query = x[-1] @ W_Q
+    return softmax(keys @ query / np.sqrt(query.shape[0])) @ values
 
 
 def measured_gradient(loss, M, eps=1e-6):
@@ -484,8 +487,8 @@ def plot_where_it_looks(rows, sentence):
     plt.show()
 
 
-TEST_SENTENCES = ["the cat moved and it", "today the dog moved and it", "the cat saw the dog and it",
-                  "the dog saw the cat and it", "today the bird saw the cat and it"]
+TEST_SENTENCES = [DOG_SENTENCE, "the cat moved and it", "today the bird saw the cat and it",
+                  "today the dog moved and it", TWINS[0]]
 
 # %% demo=true
 # Instructor demo (skipped when grading): the course text's run, 1,001 steps from seed 5.
@@ -497,10 +500,10 @@ def the_text_run():
     for sentence in TEST_SENTENCES:
         rec = where_it_looks(trained, sentence)
         assert VOCAB[int(np.argmax(rec["probs"]))] == VOCAB[next_word(sentence)]
-    dog_share = model_forward(trained, encode("the dog saw the cat and it"))["weights"][1]
+    dog_share = model_forward(trained, encode(DOG_SENTENCE))["weights"][1]
     assert round(dog_share, 2) == 0.99, dog_share
     plot_where_it_looks([("before", init_params(5)), ("after 1,000 steps", trained)],
-                        "the dog saw the cat and it")
+                        DOG_SENTENCE)
 
 
 the_text_run()
@@ -516,7 +519,7 @@ the_text_run()
 #
 # **Without the position table** (`positions=False`). The loss no longer reaches 0: it is
 # 0.467 at step 500 and 0.463 at step 1000. The sentences with one animal are still right.
-# But *"the cat saw the dog and it"* and *"the dog saw the cat and it"* hold the same
+# But a sentence and its twin with the two animals swapped (the `TWINS`) hold the same
 # words, so without positions they give the model the same keys and values in another
 # order, and a weighted sum does not see order. Both get the same answer, purred 54%,
 # barked 46%: right for one, wrong for the other. The floor is exact: six sentences
@@ -530,7 +533,7 @@ def without_positions():
     assert round(losses[500], 3) == 0.467 and round(losses[1000], 3) == 0.463, losses
     print(f"the floor, 12 ln 2 / 18 = {12 * np.log(2) / 18:.3f}")
     trained = TRAINED[(5, (("positions", False),))]
-    for twin in ("the cat saw the dog and it", "the dog saw the cat and it"):
+    for twin in TWINS:
         probs = where_it_looks(trained, twin, positions=False)["probs"]
         assert round(100 * probs[VOCAB.index("purred")]) == 54
         assert round(100 * probs[VOCAB.index("barked")]) == 46
@@ -551,7 +554,7 @@ def with_equal_weights():
     losses = train(seed=5, equal_weights=True)
     assert round(losses[1000], 3) == 0.467, losses
     trained = TRAINED[(5, (("equal_weights", True),))]
-    for twin in ("the cat saw the dog and it", "the dog saw the cat and it"):
+    for twin in TWINS:
         probs = where_it_looks(trained, twin, equal_weights=True)["probs"]
         assert round(100 * probs[VOCAB.index("barked")]) == 54
         assert round(100 * probs[VOCAB.index("purred")]) == 46
@@ -575,9 +578,9 @@ def another_seed():
     for sentence in TEST_SENTENCES:
         rec = where_it_looks(trained, sentence)
         assert VOCAB[int(np.argmax(rec["probs"]))] == VOCAB[next_word(sentence)]
-    rec = model_forward(trained, encode("the dog saw the cat and it"))
+    rec = model_forward(trained, encode(DOG_SENTENCE))
     assert int(np.argmax(rec["weights"])) == 4 and round(rec["weights"][4], 2) == 0.60
-    plot_where_it_looks([("seed 5", TRAINED[(5, ())]), ("seed 4", trained)], "the dog saw the cat and it")
+    plot_where_it_looks([("seed 5", TRAINED[(5, ())]), ("seed 4", trained)], DOG_SENTENCE)
 
 
 another_seed()

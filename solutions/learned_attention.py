@@ -7,9 +7,11 @@ file, not this one (tests/test_build.py fails when they differ).
 
 import numpy as np
 
-VOCAB = ["the", "cat", "dog", "bird", "saw", "moved", "today", "and", "it",
-         "purred", "barked", "chirped"]
-SOUND = {"cat": "purred", "dog": "barked", "bird": "chirped"}
+SOUND = {"cat": "purred", "dog": "barked", "bird": "chirped"}   # each animal and its sound
+# The text's word order matters: row i of the embedding table is drawn for word i.
+VOCAB = ["the", *SOUND, "saw", "moved", "today", "and", "it", *SOUND.values()]
+DOG_SENTENCE = "the dog saw the cat and it"
+TWINS = [f"the {a} saw the {b} and it" for a, b in (("cat", "dog"), ("dog", "cat"))]
 
 
 def softmax(z, axis=-1):

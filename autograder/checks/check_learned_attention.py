@@ -131,7 +131,8 @@ def _random_read(rng):
                             int(rng.integers(2, 5)), int(rng.integers(2, 5)))
     x = rng.normal(size=(T, d_model))
     W_Q, W_K, W_V = rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_k)), rng.normal(size=(d_model, d_v))
-    q, K, V = x[-1] @ W_Q, x @ W_K, x @ W_V
+    K, V = x @ W_K, x @ W_V
+    q = x[-1] @ W_Q
     scores = K @ q
     read = {"x": x, "q": q, "K": K, "V": V, "scores": scores, "weights": ref.softmax(scores / np.sqrt(d_k))}
     return read, W_Q, W_K, W_V, rng.normal(size=d_v)
@@ -379,7 +380,7 @@ def _heads(X, W_Q, W_K, W_V, W_O, n_heads, causal, *, scale=None, plain_split=Fa
     """Multi-head attention one head at a time (slices), plus the known wrong variants."""
     T, d_model = X.shape
     d_head = d_model // n_heads
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    Q, K, V = (X @ W for W in (W_Q, W_K, W_V))
     if plain_split:
         parts = [M.reshape(n_heads, T, d_head) for M in (Q, K, V)]
     else:
