@@ -16,7 +16,7 @@ from autograder.sandbox import LocalSubmission
 
 SECRET = b"test-secret"
 LEARNED = EXERCISES["learned_attention"]
-POINTS = 19
+POINTS = 20
 DOG_SENTENCE = "the dog saw the cat and it"
 
 
