@@ -2,9 +2,10 @@
 # # Attention that learns: position, training, and several heads
 #
 # In the attention notebook every weight matrix was handed to you, and the attention
-# weights simply followed from them. Nobody hands a real model its $W_Q$, $W_K$ and $W_V$:
-# they start as noise and are shaped by the same loop that trained $W_U$ in the next-token
-# notebook. This notebook closes that loop. You train a twelve-word model whose attention,
+# weights simply followed from them. Nobody hands a real model its $W_Q$, $W_K$ and $W_V$
+# (the three stamps of the course text's *reading room*): they start as noise and are
+# shaped by the same loop that trained $W_U$ in the next-token notebook, so the room itself
+# is something that learns. This notebook closes that loop. You train a twelve-word model whose attention,
 # told nothing but "predict the next word", learns that in *"the dog saw the cat and it"*
 # the word "it" should look back at **dog**. Then you break it on purpose three ways, and
 # finish with the answer to "what are heads?".
@@ -276,8 +277,9 @@ assert np.allclose(record["weights"], [0.140, 0.153, 0.062, 0.130, 0.243, 0.197,
 #   $(\partial L/\partial q) W_Q^\top$ on the last one.
 #
 # Leave the residual path ($h = x_{T-1} + \text{out}$) to the caller: this function covers the
-# read alone. The weights get a gradient but are not weights of the model: they are
-# recomputed for every sentence. The gradient flows *through* them into $W_Q$ and $W_K$.
+# read alone. The attention weights get a gradient, but they are not parameters of the
+# model (they are recomputed for every sentence): the gradient flows *through* them into
+# $W_Q$, $W_K$ and the embeddings, which are.
 
 # %% solution="attention_backward"
 def attention_backward(read, W_Q, W_K, W_V, d_out):
