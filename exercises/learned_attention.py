@@ -4,11 +4,11 @@
 # In the attention notebook every weight matrix was handed to you, and the attention
 # weights simply followed from them. Nobody hands a real model its $W_Q$, $W_K$ and $W_V$
 # (the three stamps of the course text's *reading room*): they start as noise and are
-# shaped by the same loop that trained $W_U$ in the next-token notebook, so the room itself
-# is something that learns. This notebook closes that loop. You train a twelve-word model whose attention,
-# told nothing but "predict the next word", learns that in *"the dog saw the cat and it"*
-# the word "it" should look back at **dog**. Then you break it on purpose three ways, and
-# finish with the answer to "what are heads?".
+# shaped by the same loop that trained $W_U$ in the next-token notebook, so the room
+# itself is something that learns. This notebook closes that loop. You train a
+# twelve-word model whose attention, told nothing but "predict the next word", learns that
+# in *"the dog saw the cat and it"* the word "it" should look back at **dog**. Then you
+# break it on purpose three ways, and finish with the answer to "what are heads?".
 #
 # **What you implement** (fill every cell that says `raise NotImplementedError()`):
 #
@@ -450,7 +450,7 @@ assert abs(first_loss - 3.927973) < 1e-6 and second_loss < first_loss
 # ### Training it
 #
 # The helpers below train from a seed and draw where "it" looks. The next cells are
-# **instructor demos**: each runs 1,001 steps (a second or two) and is skipped when
+# **instructor demos**: each runs 1,001 steps (a few seconds) and is skipped when
 # grading, but run them yourself. Their `assert`s are the course text's printed numbers:
 # if your functions are right, they pass.
 
