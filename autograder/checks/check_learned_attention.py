@@ -338,8 +338,12 @@ def check_backward_weights_inputs(attention_backward, rng):
 def check_train_first_step(train_step):
     params = ref.init_params(5)
     new, loss = _step(train_step(params, ref.DATA, LR))
-    expect_close(loss, LOSS_STEP_0, what="the loss at step 0 (section 8: 3.927973)")
     want, _ = ref.train_step(params, ref.DATA, LR)
+    after = np.mean([-np.log(ref.model_forward(want, ids)["probs"][y]) for ids, y in ref.DATA])
+    expect_close(loss, LOSS_STEP_0, what="the loss at step 0 (section 8: 3.927973)",
+                 mistakes={"sum the losses of the sentences instead of averaging them": len(ref.DATA) * LOSS_STEP_0,
+                           "return the loss of the weights after the step (report the one computed in the "
+                           "forward pass, before the update)": after})
     _expect_params(new, want, "the weights after step 0", lambda: _unbuffered_step(params, ref.DATA, LR))
 
 
