@@ -68,6 +68,9 @@ EXERCISES = {e.name: e for e in [
              ("forward", "cross_entropy", "grad_logits", "grad_unembedding", "sgd_update", "numerical_gradient")),
     Exercise("kv_cache", "Generating text: the KV cache",
              ("KVCache", "decode_step", "causal_self_attention", "kv_cache_size")),
+    Exercise("learned_attention", "Attention that learns: position, training, and several heads",
+             ("positional_encoding", "model_forward", "attention_backward", "train_step",
+              "multi_head_attention")),
 ]}
 
 ALL_FUNCTIONS = sorted({f for e in EXERCISES.values() for f in e.functions})

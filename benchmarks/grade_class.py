@@ -58,7 +58,7 @@ def main():
           f"{per[len(per) // 2].seconds:.2f}, max {per[0].seconds:.2f} ({per[0].student_id}/{per[0].assignment_id})")
     for name in EXERCISES:
         times = sorted(r.seconds for r in results if r.assignment_id == name)
-        print(f"  {name:<12} median {times[len(times) // 2]:.2f} s, max {times[-1]:.2f} s")
+        print(f"  {name:<18} median {times[len(times) // 2]:.2f} s, max {times[-1]:.2f} s")
     print(f"projected for 300 students x {len(EXERCISES)} exercises: {300 * len(EXERCISES) / (n / wall) / 60:.1f} min")
 
 

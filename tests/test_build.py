@@ -5,7 +5,7 @@ import nbformat
 import pytest
 
 from autograder import build
-from autograder.exercises import EXERCISES, PROJECT_ROOT
+from autograder.exercises import EXERCISES, PROJECT_ROOT, Exercise
 from autograder.grade import points_by_function
 
 
@@ -59,3 +59,34 @@ def test_hidden_test_cells_carry_the_points_of_their_checks(generated):
              if c.metadata.get("nbgrader", {}).get("grade")}
     assert {k.removeprefix("test_"): v["points"] for k, v in cells.items()} == points_by_function(exercise)
     assert set(points_by_function(exercise)) == set(exercise.functions)
+
+
+def test_demo_cells_are_tagged_locked_and_numbered(tmp_path, monkeypatch):
+    """``# %% demo=true`` gives an instructor-demo cell: tagged, locked, grade_id demo_<n>, and
+    still locked (read-only) in nbgrader's release."""
+    text_form = tmp_path / "toy.py"
+    text_form.write_text(
+        '# %% [markdown]\n# A toy.\n\n'
+        '# %% solution="softmax"\ndef softmax(z, axis=-1):\n    ### BEGIN SOLUTION\n    return z\n    ### END SOLUTION\n\n'
+        '# %% demo=true\nprint("a long run")\n\n'
+        '# %%\nprint("a self-check")\n\n'
+        '# %% tests="softmax"\n\n'
+        '# %% demo=true\nprint("another")\n', encoding="utf-8")
+    class Toy(Exercise):
+        text_form = property(lambda self: text_form)
+    exercise = Toy("toy", "A toy", ("softmax",))
+    monkeypatch.setattr(build, "points_by_function", lambda e: {"softmax": 1.0})
+    nb = build.source_notebook(exercise)
+    demos = [c for c in nb.cells if c.metadata.get("tags") == [build.DEMO_TAG]]
+    assert [c.source for c in demos] == ['print("a long run")', 'print("another")']
+    assert [c.metadata["nbgrader"] for c in demos] == [
+        {"grade": False, "grade_id": f"demo_{n}", "locked": True, "schema_version": 3, "solution": False}
+        for n in (1, 2)]
+    plain = [c for c in nb.cells if c.source == 'print("a self-check")']
+    assert plain and "tags" not in plain[0].metadata and "nbgrader" not in plain[0].metadata
+    path = tmp_path / "toy.ipynb"
+    build.write_notebook(nb, path)
+    released = build.release_notebook(exercise, path)
+    demos = [c for c in released.cells if build.DEMO_TAG in c.metadata.get("tags", [])]
+    assert len(demos) == 2
+    assert all(c.metadata["nbgrader"]["locked"] and c.metadata.get("editable") is False for c in demos)

@@ -14,11 +14,14 @@ STUDENTS = {
     "ada": REFERENCE,
     "bo": STUBS,
     "cy": ["attention-no_sqrt_scaling", "tokens-overlapping_merge", "embeddings-dot_product_only",
-           "next_token-sign_flipped", "kv_cache-recomputes_prefix"],
+           "next_token-sign_flipped", "kv_cache-recomputes_prefix",
+           "learned_attention-no_softmax_correction"],
     "dee": ["attention-softmax_wrong_axis", "tokens-pairs_not_weighted", "embeddings-nan_for_zero_vector",
-            "next_token-y_minus_p", "kv_cache-size_no_factor_2"],
+            "next_token-y_minus_p", "kv_cache-size_no_factor_2",
+            "learned_attention-scaled_by_d_model"],
     "eve": ["attention-mask_after_softmax", "attention-overflowing_softmax",
-            "tokens-most_frequent_pair_first", "next_token-mutates_input", "kv_cache-aliases_inputs"],
+            "tokens-most_frequent_pair_first", "next_token-mutates_input", "kv_cache-aliases_inputs",
+            "learned_attention-position_after_projections"],
 }
 
 # Hostile code handed in by "eve" on top of her mistakes (exercise -> {function: code}).

@@ -1,0 +1,172 @@
+"""Realistic mistakes in the learned_attention exercise (issue #14's list, and two more).
+
+The reference ``train_step`` calls the notebook's ``model_forward`` and ``attention_backward``
+(and ``model_forward`` calls ``positional_encoding``), so a mistake in one of those also
+costs the checks of the functions built on it, as it would for a student.
+"""
+from . import Mistake
+
+E = "learned_attention"
+
+# Every train_step check that uses the softmax path (the equal-weights run does not).
+TRAIN_SOFTMAX = ("train_step: step 0 from the text's seed 5: loss 3.927973 and the reference's new weights",
+                 "train_step: 26 steps from seed 5: loss 0.417768 at step 25 (the demo runs all 1,001)",
+                 "train_step: without positions: 3 steps from seed 5 (the run that stalls at 0.463)",
+                 "train_step: seed 4: 3 steps (the run whose attention settles on the object, 0.60 on cat)",
+                 "train_step: random starting weights, sentences and learning rate")
+TRAIN_WITH_POSITIONS = ("train_step: step 0 from the text's seed 5: loss 3.927973 and the reference's new weights",
+                        "train_step: 26 steps from seed 5: loss 0.417768 at step 25 (the demo runs all 1,001)",
+                        "train_step: equal weights: 3 steps from seed 5 (the run that stalls at 0.467)",
+                        "train_step: seed 4: 3 steps (the run whose attention settles on the object, 0.60 on cat)",
+                        "train_step: random starting weights, sentences and learning rate")
+BACKWARD_THROUGH_SCORES = ("attention_backward: d_scores through the softmax and the scaling, against a central difference",
+                           "attention_backward: d_q and d_K, against a central difference",
+                           "attention_backward: d_W_Q, d_W_K, d_W_V and d_x, against a central difference")
+FORWARD_WITH_POSITIONS = ('model_forward: before training (seed 5), the weights of "it" in "the dog saw the cat and it"',
+                          'model_forward: before training (seed 5), "it" comes first with 65.0%',
+                          "model_forward: random weights and sentences: every value of the record",
+                          "model_forward: the experiments' switches: positions=False, equal_weights=True")
+HEADS_WEIGHTS_AND_OUTPUT = ("multi_head_attention: d_model = 8 with 2 heads: each head's weights, scaled by sqrt(4)",
+                            "multi_head_attention: d_model = 8 with 2 heads: the output",
+                            "multi_head_attention: random shapes and head counts, causal and not")
+HEADS_OUTPUT = ("multi_head_attention: d_model = 8 with 2 heads: the output",
+                "multi_head_attention: random shapes and head counts, causal and not")
+
+
+def _backward(d_scores_line):
+    """An attention_backward whose line for d_scores is ``d_scores_line``."""
+    return f'''
+def attention_backward(read, W_Q, W_K, W_V, d_out):
+    x, q, K, V, w = (np.asarray(read[k], dtype=float) for k in ("x", "q", "K", "V", "weights"))
+    dw = V @ d_out
+    dV = np.outer(w, d_out)
+    {d_scores_line}
+    dq = K.T @ ds
+    dK = np.outer(ds, q)
+    dx = dK @ W_K.T + dV @ W_V.T
+    dx[-1] += dq @ W_Q.T
+    return {{"weights": dw, "scores": ds, "q": dq, "K": dK, "V": dV,
+            "W_Q": np.outer(x[-1], dq), "W_K": x.T @ dK, "W_V": x.T @ dV, "x": dx}}
+'''
+
+
+def _heads(scale="np.sqrt(d_head)", split="M.reshape(T, n_heads, d_head).transpose(1, 0, 2)",
+           merge="heads.transpose(1, 0, 2).reshape(T, d_model)", result="joined @ W_O"):
+    """A multi_head_attention with one line changed."""
+    return f'''
+def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads, causal=False):
+    T, d_model = X.shape
+    if d_model % n_heads:
+        raise ValueError(f"{{n_heads}} heads do not divide d_model = {{d_model}}")
+    d_head = d_model // n_heads
+
+    def split(M):
+        return {split}
+    Q, K, V = split(X @ W_Q), split(X @ W_K), split(X @ W_V)
+    scores = Q @ K.transpose(0, 2, 1) / {scale}
+    if causal:
+        scores = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    heads = weights @ V
+    joined = {merge}
+    return {result}, weights
+'''
+
+
+MISTAKES = [
+    Mistake(E, "attention_backward", "no_softmax_correction",
+            _backward("ds = w * dw / np.sqrt(q.shape[0])          # the - w @ dw term is missing"),
+            failing=BACKWARD_THROUGH_SCORES + TRAIN_SOFTMAX,
+            feedback="leave out the `- w @ dw` term"),
+
+    Mistake(E, "attention_backward", "backward_scaling_dropped",
+            _backward("ds = w * (dw - w @ dw)                     # the 1/sqrt(d_k) of the forward is missing"),
+            failing=BACKWARD_THROUGH_SCORES + TRAIN_SOFTMAX,
+            feedback="drop the 1/sqrt(d_k) scaling in the backward pass"),
+
+    Mistake(E, "attention_backward", "backward_scaled_twice",
+            _backward("ds = w * (dw - w @ dw) / np.sqrt(q.shape[0]) / np.sqrt(q.shape[0])"),
+            failing=BACKWARD_THROUGH_SCORES + TRAIN_SOFTMAX,
+            feedback="apply the 1/sqrt(d_k) scaling twice"),
+
+    Mistake(E, "model_forward", "position_after_projections", '''
+def model_forward(params, ids, positions=True, equal_weights=False):
+    p = {name: np.asarray(value, dtype=float) for name, value in params.items()}
+    x = p["E"][list(ids)]
+    q, K, V = x[-1] @ p["W_Q"], x @ p["W_K"], x @ p["W_V"]
+    if positions:                     # stamped on the projections, not on the inputs
+        P = positional_encoding(len(ids), x.shape[1])
+        q, K, V = q + P[-1], K + P, V + P
+    scores = K @ q
+    weights = np.full(len(ids), 1 / len(ids)) if equal_weights else softmax(scores / np.sqrt(len(q)))
+    out = weights @ V
+    h = x[-1] + out
+    z1 = h @ p["W1"] + p["b1"]
+    a1 = np.maximum(z1, 0)
+    logits = a1 @ p["W2"] + p["b2"]
+    return {"x": x, "q": q, "K": K, "V": V, "scores": scores, "weights": weights, "out": out,
+            "h": h, "z1": z1, "a1": a1, "logits": logits, "probs": softmax(logits)}
+''', failing=FORWARD_WITH_POSITIONS + TRAIN_WITH_POSITIONS,
+        feedback="add the position table after the projections"),
+
+    Mistake(E, "positional_encoding", "sine_cosine_swapped", '''
+def positional_encoding(T, D):
+    pos = np.arange(T)[:, None] / 10000 ** (np.arange(0, D, 2) / D)
+    table = np.zeros((T, D))
+    table[:, 0::2] = np.cos(pos)      # swapped: sine goes in the even columns
+    table[:, 1::2] = np.sin(pos)
+    return table
+''', failing=("positional_encoding: the text's table, 8 positions by 8 columns",
+              "positional_encoding: random lengths and even widths") + FORWARD_WITH_POSITIONS + TRAIN_WITH_POSITIONS,
+        feedback="swap sine and cosine"),
+
+    Mistake(E, "train_step", "repeated_word_overwritten", '''
+def train_step(params, data, lr, positions=True, equal_weights=False):
+    p = {k: np.asarray(v, dtype=float) for k, v in params.items()}
+    g = {k: np.zeros_like(v) for k, v in p.items()}
+    loss = 0.0
+    for ids, y in data:
+        r = model_forward(p, ids, positions, equal_weights)
+        loss += -np.log(r["probs"][y]) / len(data)
+        d = r["probs"].copy()
+        d[y] -= 1
+        d /= len(data)
+        g["W2"] += np.outer(r["a1"], d)
+        g["b2"] += d
+        dz = (d @ p["W2"].T) * (r["z1"] > 0)
+        g["W1"] += np.outer(r["h"], dz)
+        g["b1"] += dz
+        dh = dz @ p["W1"].T
+        back = attention_backward(r, p["W_Q"], p["W_K"], p["W_V"], dh)
+        if equal_weights:
+            dx = back["V"] @ p["W_V"].T
+        else:
+            dx = back["x"].copy()
+            g["W_Q"] += back["W_Q"]
+            g["W_K"] += back["W_K"]
+        g["W_V"] += back["W_V"]
+        dx[-1] += dh
+        g["E"][ids] += dx             # "the" twice: only one of its two rows is kept
+    return {k: p[k] - lr * g[k] for k in p}, float(loss)
+''', failing=("train_step: step 0 from the text's seed 5: loss 3.927973 and the reference's new weights",
+              "train_step: 26 steps from seed 5: loss 0.417768 at step 25 (the demo runs all 1,001)",
+              "train_step: without positions: 3 steps from seed 5 (the run that stalls at 0.463)",
+              "train_step: equal weights: 3 steps from seed 5 (the run that stalls at 0.467)",
+              "train_step: seed 4: 3 steps (the run whose attention settles on the object, 0.60 on cat)",
+              "train_step: random starting weights, sentences and learning rate"),
+        feedback="which keeps only one of them (use np.add.at)"),
+
+    Mistake(E, "multi_head_attention", "scaled_by_d_model", _heads(scale="np.sqrt(d_model)"),
+            failing=HEADS_WEIGHTS_AND_OUTPUT, feedback="instead of sqrt(d_head)"),
+
+    Mistake(E, "multi_head_attention", "split_without_transpose",
+            _heads(split="M.reshape(n_heads, T, d_head)          # rows of different tokens mixed"),
+            failing=HEADS_WEIGHTS_AND_OUTPUT, feedback="split the heads with a plain reshape"),
+
+    Mistake(E, "multi_head_attention", "heads_concatenated_wrong_order",
+            _heads(merge="heads.reshape(T, d_model)        # no transpose back"),
+            failing=HEADS_OUTPUT, feedback="concatenate the heads in the wrong order"),
+
+    Mistake(E, "multi_head_attention", "no_output_projection", _heads(result="joined"),
+            failing=HEADS_OUTPUT, feedback="forget the output projection W_O"),
+]
