@@ -11,7 +11,7 @@ import time
 
 from .cells import run_cells
 from .errors import error_of
-from .probes import PROBES
+from .probes import PROBES, Weights
 from .timing import GraderTimeout, alarm
 from .wire import dumps, from_wire
 
@@ -46,6 +46,8 @@ class Child:
     def resolve(self, value):
         if isinstance(value, dict) and "__handle__" in value:
             return self.handles[value["__handle__"]]
+        if isinstance(value, dict) and "__weights__" in value:  # a matrix the grader keeps
+            return Weights(self.ask_grader, [(value["__weights__"], tuple(value["shape"]))])
         if isinstance(value, list):
             return [self.resolve(v) for v in value]
         if isinstance(value, tuple):
@@ -110,13 +112,28 @@ class Child:
             answer = {"ok": self.new_handle(result)}
         return answer
 
+    # -- callbacks: a request to the grader in the middle of answering one ------------------
+    def ask_grader(self, request):
+        """Send ``request`` to the grader (e.g. a product with weights it keeps) and return
+        its answer; raises ValueError with the grader's message when it refuses."""
+        self.resp.write(dumps({"callback": request, "id": self.request_id}) + "\n")
+        self.resp.flush()
+        line = self.req.readline()
+        if not line:
+            raise EOFError("the grader closed the channel")
+        answer = from_wire(json.loads(line))
+        if not isinstance(answer, dict) or "ok" not in answer:
+            raise ValueError(str(answer.get("error") if isinstance(answer, dict) else answer))
+        return answer["ok"]
+
     def serve(self):
+        self.request_id = None
         for line in self.req:
             t0 = time.perf_counter()
             request_id = None
             try:
                 msg = from_wire(json.loads(line))
-                request_id = msg.get("id")
+                request_id = self.request_id = msg.get("id")
                 answer = self.handle(msg)
             except GraderTimeout:
                 answer = {"timeout": None}
