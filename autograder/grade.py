@@ -6,6 +6,8 @@ code that crashes, hangs, floods its output or exhausts memory all end as a
 """
 import concurrent.futures as cf
 import multiprocessing
+import os
+import signal
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -240,7 +242,7 @@ def _init_worker(started, memory_bytes):
 
 
 def _grade_in_worker(index, job, secret, limits):
-    _started.put(index)
+    _started.put((index, os.getpid()))
     return grade_job(job, secret, limits)
 
 
@@ -254,8 +256,9 @@ def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=Tru
 
     A worker that dies (``BrokenProcessPool``: a submission that killed it, the memory
     limit) breaks its pool. Its unfinished notebooks are graded again in a fresh pool of the
-    same size; those that were running when it broke get a strike, and a notebook with two
-    strikes is graded alone: if it breaks that pool too it scores 0 with a note saying so.
+    same size; the notebook whose worker died (or, when that cannot be told, every notebook
+    running when it broke) gets a strike, and a notebook with two strikes is graded alone:
+    if it breaks that pool too it scores 0 with a note saying so.
 
     Args:
         jobs: ``discover.Job`` list.
@@ -264,7 +267,8 @@ def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=Tru
         out: the output folder: grader errors are logged to ``out/grader-errors.log``, and with
             ``resume`` each graded notebook is recorded in ``out/.resume/`` (see ``resume.py``)
             so a run started again skips notebooks already graded with unchanged content.
-        on_pool: called as ``on_pool(size, n_jobs)`` for each pool started (for tests and logs).
+        on_pool: called as ``on_pool(size, indices, alone)`` for each pool started (``alone``: a
+            notebook with two strikes, isolated), for tests and logs.
     Returns:
         ``(results, failures)``: ``NotebookResult`` list in the order of ``jobs``, and the
         number of notebooks on which the grader itself failed.
@@ -298,16 +302,20 @@ def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=Tru
     # could connect to and have an unconfined process forked for it.
     context = multiprocessing.get_context("spawn")
 
-    def run_pool(indices, size):
-        """Grade ``indices`` on a fresh pool; returns ``(unfinished, running_when_it_broke)``."""
+    def run_pool(indices, size, alone=False):
+        """Grade ``indices`` on a fresh pool; returns ``(unfinished, suspects)``: the notebooks
+        left ungraded when the pool broke, and those whose worker died rather than being
+        ended by the executor (all that were running, when that cannot be told)."""
         if on_pool:
-            on_pool(size, len(indices))
+            on_pool(size, list(indices), alone)
         started = context.SimpleQueue()
         done = set()
         pool = cf.ProcessPoolExecutor(max_workers=size, mp_context=context, initializer=_init_worker,
                                       initargs=(started, limits.grader_memory_bytes))
+        processes = {}
         try:
             futures = {pool.submit(_grade_in_worker, i, jobs[i], secret, limits): i for i in indices}
+            processes = getattr(pool, "_processes", None) or {}  # the executor's own dict, kept live
             for future in cf.as_completed(futures):
                 i = futures[future]
                 try:
@@ -317,13 +325,19 @@ def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=Tru
                 done.add(i)
                 finish(i, result, failed)
         finally:
+            exit_codes = {pid: p.exitcode for pid, p in list(processes.items())}
             pool.shutdown(wait=True, cancel_futures=True)
-        began = set()
+            exit_codes.update({pid: p.exitcode for pid, p in list(processes.items())})
+        running = {}
         while not started.empty():
-            began.add(started.get())
+            i, pid = started.get()
+            running[i] = pid
         unfinished = [i for i in indices if i not in done]
-        running = [i for i in unfinished if i in began] or unfinished
-        return unfinished, running
+        running = {i: pid for i, pid in running.items() if i not in done}
+        # When a worker dies the executor ends the others with SIGTERM: the one that died
+        # some other way (SIGKILL, a segfault, the memory limit) ran the notebook to blame.
+        died = [i for i, pid in running.items() if exit_codes.get(pid) not in (None, 0, -signal.SIGTERM)]
+        return unfinished, died or list(running) or unfinished
 
     strikes = {}
     pending = todo
@@ -332,12 +346,12 @@ def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=Tru
         together = [i for i in pending if strikes.get(i, 0) < 2]
         pending = []
         if together:
-            unfinished, running = run_pool(together, max(1, min(workers, len(together))))
-            for i in running:
+            unfinished, suspects = run_pool(together, max(1, min(workers, len(together))))
+            for i in suspects:
                 strikes[i] = strikes.get(i, 0) + 1
             pending += unfinished
         for i in alone:
-            if run_pool([i], 1)[0]:
+            if run_pool([i], 1, alone=True)[0]:
                 finish(i, _zero_result(jobs[i], KILLED_WORKER_NOTE, [Problem.WORKER_KILLED, Problem.CRASH]), False)
     return results, failures
 
