@@ -53,7 +53,10 @@ def load_secret(path=None, create=False):
     if not SECRET_FILE.exists():
         if not create:
             raise FileNotFoundError(f"no course secret: set $COURSE_SECRET or create {SECRET_FILE}")
-        new_secret(SECRET_FILE)
+        try:
+            new_secret(SECRET_FILE)
+        except FileExistsError:  # another process created it meanwhile: use that one
+            pass
     return SECRET_FILE.read_text(encoding="utf-8").strip().encode()
 
 
