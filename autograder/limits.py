@@ -31,7 +31,7 @@ class Limits:
     max_restarts: int = 10
     confine: bool = True
     notebook_seconds: float = 120.0
-    grader_memory_bytes: int = 6 * 1024 ** 3
+    grader_memory_bytes: int = 4 * 1024 ** 3
 
 
 class StudentCodeError(Exception):

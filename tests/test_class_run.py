@@ -296,3 +296,11 @@ def test_an_interrupted_run_resumes_to_the_uninterrupted_results(tmp_path):
     grade_all(jobs, b"another secret", Limits(), workers=2, out=out,
               progress=lambda i, r, was_reused: reused.append(was_reused))
     assert sum(reused) == 0
+
+
+def test_each_grading_worker_gets_its_own_memory_limit():
+    code = ("import resource; from autograder.grade import _init_worker; _init_worker(None, 3 << 30); "
+            "print(resource.getrlimit(resource.RLIMIT_AS)[0])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=60)
+    assert proc.stdout.strip() == str(3 << 30), proc.stderr
+    assert Limits().grader_memory_bytes == 4 * 1024 ** 3
