@@ -92,11 +92,12 @@ def table(result, width=100):
     lines = [f"== {one_line(result.student_id, safetext.ID_CHARS)} / {one_line(result.assignment_id, 60)} / "
              f"{one_line(result.notebook, safetext.ID_CHARS)}: {result.score:g} of {result.max_score:g} points"]
     for note in result.notes:
-        lines.append(f"   note: {one_line(note, width)}")
+        lines.append(f"   note: {one_line(note.replace(chr(10), ' '), width)}")
     names = [one_line(c.name, 72) for c in result.checks]
     name_w = min(max((len(n) for n in names), default=10), 72)
     lines.append(f"   {'test':<{name_w}}  {'points':>6}  {'max':>4}  message")
     for name, c in zip(names, result.checks):
-        message = one_line(c.output or "ok", width)
+        # Our own feedback may span lines; text from the submission in it is escaped already.
+        message = one_line((c.output or "ok").replace("\n", " "), width)
         lines.append(f"   {name[:name_w]:<{name_w}}  {c.score:>6g}  {c.max_score:>4g}  {message}")
     return "\n".join(lines)
