@@ -304,3 +304,12 @@ def test_each_grading_worker_gets_its_own_memory_limit():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=60)
     assert proc.stdout.strip() == str(3 << 30), proc.stderr
     assert Limits().grader_memory_bytes == 4 * 1024 ** 3
+
+
+def test_every_submission_kind_implements_the_written_protocol():
+    from autograder.grade import BrokenSubmission
+    from autograder.sandbox import ChildSubmission, LocalSubmission
+    from autograder.submission import Submission
+    for submission in (ChildSubmission([]), LocalSubmission({}), BrokenSubmission("no notebook")):
+        assert isinstance(submission, Submission)
+        submission.close()
