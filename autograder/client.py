@@ -6,8 +6,13 @@ resource limits, sends it the notebook's code cells, and then forwards calls suc
 ``submission.function("attention_row")(q, K, V)`` as plain-data requests (``child/wire.py``).
 
 Every failure of student code becomes a ``StudentCodeError`` with a ``kind`` the feedback
-can name ("not implemented", "missing", "raised", "timeout", "crashed", "unsendable");
-nothing the student does can raise anything else in the grader.
+can name ("not implemented", "missing", "raised", "timeout", "crashed", "unsendable",
+"time budget", "too large"); nothing the student does can raise anything else in the grader.
+
+Each exchange has one deadline (the call's limit, never past what is left of the notebook's
+budget) that covers sending, waiting, the child's callbacks (products with weights the
+grader keeps, ``counted.py``) and decoding the answer within ``wire.Budget``. Error text from
+the child is escaped and capped (``safetext``) as it arrives.
 """
 import json
 import os

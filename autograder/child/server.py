@@ -4,7 +4,10 @@ Protocol: one JSON request per line on the request pipe, one JSON answer per lin
 answer pipe (``wire`` encoding). The first request is ``{"op": "init", "cells": [...],
 "cell_timeout": s, ...}``; its answer lists the names the notebook defined and the errors
 its cells raised. Later requests call functions (``call``), build objects (``new``,
-``probe``), read attributes (``getattr``), call methods (``method``) and ``len``.
+``probe``), read attributes (``getattr``), call methods (``method``) and ``len``. While
+answering, the child may ask the grader something (``ask_grader``: a line
+``{"callback": ..., "id": <the request's id>}``, answered on the request pipe), e.g. a
+product with weights only the grader holds (``probes.Weights``).
 """
 import json
 import time
