@@ -315,7 +315,9 @@ def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=Tru
         processes = {}
         try:
             futures = {pool.submit(_grade_in_worker, i, jobs[i], secret, limits): i for i in indices}
-            processes = getattr(pool, "_processes", None) or {}  # the executor's own dict, kept live
+            processes = getattr(pool, "_processes", None)  # the executor's own dict, kept live
+            if processes is None:
+                processes = {}
             for future in cf.as_completed(futures):
                 i = futures[future]
                 try:

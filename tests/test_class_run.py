@@ -247,6 +247,13 @@ def test_missing_secret_stops_the_run_and_new_secret_is_private_from_the_start(t
     assert stat.S_IMODE(secret_file.stat().st_mode) == 0o600 and len(secret_file.read_text().strip()) == 64
     with pytest.raises(FileExistsError):
         seeds.new_secret(secret_file)  # never overwritten
+    with pytest.raises(SystemExit) as usage:  # --new-secret over an existing secret: a usage error
+        cli.main(["grade", str(nb.parent), "--out", str(out), "--new-secret"])
+    assert usage.value.code == 2 and not out.exists()
+    secret_file.unlink()
+    assert cli.main(["grade", str(nb.parent), "--out", str(out), "--new-secret", "--quiet"]) == 0
+    assert secret_file.exists() and stat.S_IMODE(secret_file.stat().st_mode) == 0o600
+    assert json.loads((out / "kv_cache" / "ann" / "results.json").read_text(encoding="utf-8"))["score"] == 15
 
 
 # -- an interrupted run, resumed ------------------------------------------------------------------------------
