@@ -178,6 +178,8 @@ def test_products_are_exact_and_distinct_rows_count_once_per_step():
     x, X = np.array([1.0, -2.0, 0.5, 3.0]), np.arange(8.0).reshape(2, 4)
     assert np.array_equal(x @ h, x @ W) and np.array_equal(X @ h, X @ W)
     assert np.array_equal(np.dot(x, h), x @ W) and np.array_equal(h.T @ X.T, W.T @ X.T)
+    assert np.allclose(np.einsum("td,dk->tk", X, h, optimize=True), X @ W)
+    assert np.allclose(np.tensordot(X, h, axes=1), X @ W)
     assert counted.rows_per_step == [3]          # x, and the two rows of X
     counted.new_step()
     x @ h

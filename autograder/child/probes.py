@@ -165,7 +165,8 @@ class Weights:
 
     def _einsum(self, subscripts, a, b, kwargs):
         """Two-operand einsum that contracts W's d_model axis with the other operand's axis."""
-        if kwargs or not isinstance(subscripts, str) or "..." in subscripts or "->" not in subscripts:
+        if set(kwargs) - {"optimize"} or not isinstance(subscripts, str) or "..." in subscripts \
+                or "->" not in subscripts:
             return None
         inputs, output = subscripts.replace(" ", "").split("->")
         if inputs.count(",") != 1:
@@ -209,6 +210,9 @@ class Weights:
             found = self._einsum(args[0], args[1], args[2], kwargs)
             if found is not None:
                 return found
+        if func is np.tensordot and len(args) == 2 and args[1] is self and kwargs.get("axes", 2) == 1 \
+                and set(kwargs) <= {"axes"} and not isinstance(args[0], Weights):
+            return self._matmul(args[0], self)   # tensordot(X, W, axes=1) is X @ W
         if func in _JOINS and args:
             joined = _join(func, args[0], kwargs)
             if joined is not None:
