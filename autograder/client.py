@@ -338,25 +338,32 @@ class ChildSubmission:
         failed = self._send(text, deadline)
         if failed:
             return failed
+        lines = []
         while True:
-            while b"\n" not in self._buffer:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    if deadline >= budget_ends:
-                        return dict(self._died("the notebook used up its grading time", timeout=True),
-                                    budget=True)
-                    return self._died(f"no answer within {seconds:g} s", timeout=True)
-                ready, _, _ = select.select([self._resp], [], [], left)
-                if not ready:
-                    continue
-                chunk = os.read(self._resp, 1 << 20)
-                if not chunk:
-                    return self._died(self._exit_reason())
-                self._buffer += chunk
-                if len(self._buffer) > self.limits.response_bytes:
-                    return dict(self._died(f"answer larger than {self.limits.response_bytes} bytes"),
-                                too_large=True)
-            line, _, self._buffer = self._buffer.partition(b"\n")
+            while not lines:
+                while b"\n" not in self._buffer:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return self._too_late(deadline, budget_ends, seconds)
+                    ready, _, _ = select.select([self._resp], [], [], left)
+                    if not ready:
+                        continue
+                    chunk = os.read(self._resp, 1 << 20)
+                    if not chunk:
+                        return self._died(self._exit_reason())
+                    self._buffer += chunk
+                    if len(self._buffer) > self.limits.response_bytes:
+                        return dict(self._died(f"answer larger than {self.limits.response_bytes} bytes"),
+                                    too_large=True)
+                # All complete lines at once (one partition per line would be quadratic in a
+                # flood of short lines); what follows the last newline waits for more.
+                *lines, self._buffer = self._buffer.split(b"\n")
+                lines.reverse()
+            line = lines.pop()
+            if time.monotonic() > deadline:  # a flood of lines must not outlast the deadline
+                return self._too_late(deadline, budget_ends, seconds)
+            if request_id.encode() not in line:
+                continue  # not an answer to this request: something the student's code wrote
             try:
                 answer = wire.loads(line.decode("utf-8", errors="replace"),
                                     wire.Budget(deadline=deadline), max_chars=self.limits.response_bytes)
@@ -376,6 +383,11 @@ class ChildSubmission:
                     return failed
                 continue
             return answer
+
+    def _too_late(self, deadline, budget_ends, seconds):
+        if deadline >= budget_ends:
+            return dict(self._died("the notebook used up its grading time", timeout=True), budget=True)
+        return self._died(f"no answer within {seconds:g} s", timeout=True)
 
     def _exit_reason(self):
         try:

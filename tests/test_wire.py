@@ -135,3 +135,26 @@ def test_bombs_written_into_the_channel_cost_only_their_checks(hand_in, code):
     assert all("object" in c.output or "tuple" in c.output for c in size_checks), [c.output for c in size_checks]
     others = [c for c in result.checks if c.function != "kv_cache_size"]
     assert all(c.score == c.max_score for c in others), [(c.name, c.output) for c in others if c.score < c.max_score]
+
+
+def test_a_flood_of_junk_lines_in_the_channel_cannot_outlast_the_call_limit():
+    """Millions of short lines (each would cost a copy of the rest of the buffer if taken one
+    at a time) and well-formed answers to no request are skipped within the deadline."""
+    from autograder.sandbox import ChildSubmission, Limits, StudentCodeError
+    code = '''
+import gc, json
+
+def flood():
+    child = next(o for o in gc.get_objects() if type(o).__name__ == "Child" and hasattr(o, "resp"))
+    junk = "x\\n" * 4_000_000 + json.dumps({"ok": list(range(1000)), "id": "not-yours"}) + "\\n"
+    while True:
+        child.resp.write(junk)
+        child.resp.flush()
+'''
+    limits = Limits(call_seconds=3.0, response_bytes=64 * 1024 ** 2)
+    with ChildSubmission([(1, code)], limits) as sub:
+        t0 = time.monotonic()
+        with pytest.raises(StudentCodeError) as info:
+            sub.function("flood")()
+        assert time.monotonic() - t0 < 12
+        assert info.value.kind == "timeout"
