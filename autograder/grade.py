@@ -92,6 +92,9 @@ class BrokenSubmission:
         self._fail(name)
 
 
+MAX_STARTUP_NOTES = 20
+
+
 def startup_notes(report):
     """Feedback lines for cells that raised or timed out while the notebook started."""
     notes = []
@@ -104,6 +107,8 @@ def startup_notes(report):
         kind = safetext.clean(err["type"], safetext.NAME_CHARS)
         message = safetext.clean(err.get("message") or "", safetext.MESSAGE_CHARS)
         notes.append(f"{where}: {kind}: {message}".rstrip(": "))
+    if len(notes) > MAX_STARTUP_NOTES:  # a notebook of 10,000 failing cells must not flood the report
+        notes[MAX_STARTUP_NOTES:] = [f"... and {len(notes) - MAX_STARTUP_NOTES} more cells that raised"]
     return notes
 
 
