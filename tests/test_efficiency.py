@@ -138,6 +138,12 @@ def test_fakes_lose_the_efficiency_points(hand_in, code):
     assert "recompute the prefix" in count.output, count.output
 
 
+def test_rewriting_a_tally_in_the_child_changes_nothing(hand_in):
+    result = hand_in(KV_CACHE, {"decode_step": FORGES_TALLY})
+    count = next(c for c in result.checks if c.name == COUNT_CHECK)
+    assert "W_Q 6, W_K 21, W_V 21" in count.output, count.output   # 1 + 2 + ... + 6 = 21
+
+
 def test_plain_copies_are_counted_as_reading_every_row(hand_in):
     result = hand_in(KV_CACHE, {"decode_step": PLAIN_COPIES})
     count = next(c for c in result.checks if c.name == COUNT_CHECK)

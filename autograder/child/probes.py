@@ -240,7 +240,7 @@ class Weights:
         return self._values().tolist()
 
     def __getattr__(self, name):  # ndarray methods not written above (sum, reshape, max ...)
-        if name.startswith("_"):
+        if name.startswith("_") or not hasattr(np.ndarray, name):
             raise AttributeError(name)
         return getattr(self._values(), name)
 
