@@ -129,7 +129,7 @@ def main(argv=None):
     limits = Limits(call_seconds=args.call_timeout)
     try:
         secret = _secret(args, parser)
-        preflight.run(confined=limits.confine)
+        preflight.run(jobs, confined=limits.confine)
     except preflight.PreflightError as exc:
         print(f"cannot grade: {exc}", file=sys.stderr)
         return PREFLIGHT_FAILED

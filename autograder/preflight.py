@@ -62,8 +62,19 @@ def check_sandbox():
                              "--unconfined only inside a container that holds nothing else")
 
 
-def run(confined=True, tiktoken_dir=None):
-    """All checks that do not need the secret; raises ``PreflightError`` on the first failure."""
-    check_tiktoken_cache(tiktoken_dir)
+# Exercises whose checks call tiktoken's cl100k_base (see check_tokens.py).
+NEEDS_TIKTOKEN = {"tokens"}
+
+
+def run(jobs=None, confined=True, tiktoken_dir=None):
+    """All checks that do not need the secret; raises ``PreflightError`` on the first failure.
+
+    Args:
+        jobs: the ``discover.Job`` list to grade (``None``: check everything); tiktoken's
+            cache is checked only when some job needs it.
+        confined: whether the run uses the sandbox.
+    """
+    if jobs is None or any(j.exercise is not None and j.exercise.name in NEEDS_TIKTOKEN for j in jobs):
+        check_tiktoken_cache(tiktoken_dir)
     if confined:
         check_sandbox()
