@@ -4,9 +4,17 @@ Each notebook is graded in a worker process from a pool (``--jobs``, default: on
 core); each worker runs the student's code in its own child process (``client.py``) and
 the hidden checks with pytest (``plugin.py``). A submission that crashes, hangs or is
 not a notebook costs only its own points: its results.json is written all the same.
+Orchestration is in ``grade.grade_all``; this module parses arguments and prints.
+
+Before grading, ``preflight`` checks what the checks need (tiktoken's cache, the course
+secret, the sandbox) and stops with exit status 3 instead of charging every student. A run
+started again over the same ``--out`` skips notebooks already graded with unchanged content
+(``resume.py``; ``--fresh`` regrades everything). Output is safe on any console: text that
+cannot be encoded is shown as escapes, files are UTF-8.
 
 Exit status: 0 when every notebook was graded (whatever the scores), 1 when the grader
-itself failed on some notebook (a defect to report), 2 on bad usage.
+itself failed on some notebook (see OUT/grader-errors.log), 2 on bad usage, 3 when a
+preflight check failed (nothing was graded).
 """
 import argparse
 import os
@@ -14,14 +22,83 @@ import sys
 import time
 from pathlib import Path
 
-from . import report
+from . import preflight, report
 from .discover import discover
 from .grade import grade_all
 from .sandbox import Limits
-from .seeds import SECRET_FILE, load_secret
+from .seeds import SECRET_FILE, load_secret, new_secret
+
+PREFLIGHT_FAILED = 3
+
+
+def _safe_console():
+    """Never crash printing: characters the console cannot show become escapes."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):
+            pass
+
+
+def _secret(args, parser):
+    """The course secret; a new one only with --new-secret (else exit via PreflightError)."""
+    if args.new_secret:
+        if args.secret_file or os.environ.get("COURSE_SECRET") or SECRET_FILE.exists():
+            parser.error("--new-secret: a course secret exists already; remove it first if you really "
+                         "want other randomized cases (and so other grades)")
+        new_secret(SECRET_FILE)
+        print(f"created a new course secret in {SECRET_FILE}; keep it to regrade with the same cases",
+              file=sys.stderr)
+    try:
+        return load_secret(args.secret_file, create=False)
+    except FileNotFoundError as exc:
+        raise preflight.PreflightError(f"{exc}. Grading needs the course secret the term started with "
+                                       "(other secret, other randomized cases, other grades): restore "
+                                       f"{SECRET_FILE.name} or set $COURSE_SECRET; for a new course, "
+                                       "pass --new-secret once") from None
+
+
+class _Progress:
+    """Count, rate and ETA: a rich progress bar on a terminal, plain lines otherwise."""
+
+    def __init__(self, total, quiet):
+        self.total, self.quiet, self.done, self.reused = total, quiet, 0, 0
+        self.t0 = time.perf_counter()
+        self.bar = None
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+            self.bar = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(),
+                                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
+                                TimeRemainingColumn(), console=Console(file=sys.stderr), transient=False)
+            self.task = self.bar.add_task("grading", total=total, rate="")
+            self.bar.start()
+
+    def __call__(self, i, r, reused=False):
+        self.done += 1
+        self.reused += reused
+        elapsed = time.perf_counter() - self.t0
+        graded = self.done - self.reused
+        rate = graded / elapsed if elapsed > 0 and graded else 0.0
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, rate=f"{rate * 60:.0f}/min")
+            return
+        if self.quiet:
+            return
+        left = self.total - self.done
+        eta = f"{left / rate:.0f} s" if rate else "?"
+        how = "reused" if reused else f"{r.seconds:.1f} s"
+        print(f"[{self.done}/{self.total}, {rate * 60:.0f}/min, ETA {eta}] {r.student_id}/{r.assignment_id}/"
+              f"{r.notebook}: {r.score:g}/{r.max_score:g} ({how})", file=sys.stderr)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def main(argv=None):
+    _safe_console()
     parser = argparse.ArgumentParser(prog="python -m autograder", description="Grade notebook submissions.")
     sub = parser.add_subparsers(dest="command", required=True)
     g = sub.add_parser("grade", help="grade one notebook, one submission folder, or nbgrader's submitted/ tree")
@@ -31,6 +108,10 @@ def main(argv=None):
     g.add_argument("--assignment", help="exercise name, when it cannot be told from the file names")
     g.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="notebooks graded at once (default: cores)")
     g.add_argument("--secret-file", help=f"course secret for the randomized cases (default: $COURSE_SECRET or {SECRET_FILE.name})")
+    g.add_argument("--new-secret", action="store_true",
+                   help=f"create a new course secret in {SECRET_FILE.name} first (only for a new course)")
+    g.add_argument("--fresh", action="store_true",
+                   help="regrade every notebook, even those already graded in --out with unchanged content")
     g.add_argument("--call-timeout", type=float, default=Limits.call_seconds,
                    help="seconds one call into student code may take (default: %(default)s)")
     g.add_argument("--quiet", action="store_true", help="print only the class summary, not every table")
@@ -51,32 +132,32 @@ def main(argv=None):
     if args.student is not None and (not args.student or "/" in args.student or "\\" in args.student
                                      or args.student in (".", "..")):
         parser.error(f"--student {args.student!r}: a student id cannot be a path")
-    existed = args.secret_file or os.environ.get("COURSE_SECRET") or SECRET_FILE.exists()
-    try:
-        secret = load_secret(args.secret_file, create=True)
-    except FileNotFoundError as exc:
-        parser.error(str(exc))
-    if not existed:
-        print(f"created a new course secret in {SECRET_FILE}; keep it to regrade with the same cases",
-              file=sys.stderr)
     limits = Limits(call_seconds=args.call_timeout)
+    try:
+        secret = _secret(args, parser)
+        preflight.run(jobs, confined=limits.confine)
+    except preflight.PreflightError as exc:
+        print(f"cannot grade: {exc}", file=sys.stderr)
+        return PREFLIGHT_FAILED
     t0 = time.perf_counter()
-
-    def progress(i, r):
-        print(f"graded {r.student_id}/{r.assignment_id}/{r.notebook}: {r.score:g}/{r.max_score:g} "
-              f"({r.seconds:.1f} s)", file=sys.stderr)
-
-    results, failures = grade_all(jobs, secret, limits, max(1, args.jobs), progress=progress)
     out = Path(args.out)
+    progress = _Progress(len(jobs), args.quiet)
+    try:
+        results, failures = grade_all(jobs, secret, limits, max(1, args.jobs), progress=progress,
+                                      out=out, resume=not args.fresh)
+    finally:
+        progress.close()
     for r in results:
         report.write_results(r, out)
         if not args.quiet:
             print(report.table(r))
     csv_path = report.write_grades_csv(results, out / "grades.csv")
+    reused = f" ({progress.reused} unchanged since the last run, not regraded)" if progress.reused else ""
     print(f"graded {len(results)} notebook(s) of {len({r.student_id for r in results})} student(s) "
-          f"in {time.perf_counter() - t0:.1f} s; results in {out}/, class table in {csv_path}")
+          f"in {time.perf_counter() - t0:.1f} s{reused}; results in {out}/, class table in {csv_path}")
     if failures:
-        print(f"the grader failed on {failures} notebook(s); see 'grader error' in their results", file=sys.stderr)
+        print(f"the grader failed on {failures} notebook(s): 'grader error' in their results, tracebacks "
+              f"in {out / 'grader-errors.log'}", file=sys.stderr)
     return 1 if failures else 0
 
 

@@ -6,8 +6,13 @@ resource limits, sends it the notebook's code cells, and then forwards calls suc
 ``submission.function("attention_row")(q, K, V)`` as plain-data requests (``child/wire.py``).
 
 Every failure of student code becomes a ``StudentCodeError`` with a ``kind`` the feedback
-can name ("not implemented", "missing", "raised", "timeout", "crashed", "unsendable");
-nothing the student does can raise anything else in the grader.
+can name ("not implemented", "missing", "raised", "timeout", "crashed", "unsendable",
+"time budget", "too large"); nothing the student does can raise anything else in the grader.
+
+Each exchange has one deadline (the call's limit, never past what is left of the notebook's
+budget) that covers sending, waiting, the child's callbacks (products with weights the
+grader keeps, ``counted.py``) and decoding the answer within ``wire.Budget``. Error text from
+the child is escaped and capped (``safetext``) as it arrives.
 """
 import json
 import os
@@ -20,7 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from . import safetext
 from .child import wire
+from .counted import CountedWeights, WeightsRegistry
 from .limits import Limits, StudentCodeError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -133,14 +140,27 @@ class RemoteObject:
         return f"<{self._type} in the submission>"
 
 
-def _to_wire_args(value):
+def _to_wire_args(value, registry=None):
     if isinstance(value, RemoteObject):
         return {"__handle__": value._handle}
+    if isinstance(value, CountedWeights):
+        return registry.add(value)
     if isinstance(value, (list, tuple)):
-        return type(value)(_to_wire_args(v) for v in value)
+        return type(value)(_to_wire_args(v, registry) for v in value)
     if isinstance(value, dict):
-        return {k: _to_wire_args(v) for k, v in value.items()}
+        return {k: _to_wire_args(v, registry) for k, v in value.items()}
     return value
+
+
+def clean_error(err):
+    """The ``{"type", "message", "where"}`` a child reported, as capped, escaped text
+    (``None`` when it is not such a dict)."""
+    if not isinstance(err, dict) or not isinstance(err.get("type"), str):
+        return None
+    where = err.get("where")
+    return {"type": safetext.clean(err["type"], safetext.NAME_CHARS),
+            "message": safetext.clean(err.get("message") or "", safetext.MESSAGE_CHARS),
+            "where": safetext.clean(where, safetext.WHERE_CHARS) if where else None}
 
 
 class ChildSubmission:
@@ -244,9 +264,8 @@ class ChildSubmission:
             StudentCodeError: kind "crashed" when the notebook cannot be started.
         """
         if self.proc is None:
-            if self.dead_reason and self.restarts >= self.limits.max_restarts:
-                raise StudentCodeError("crashed", "notebook", self.dead_reason +
-                                       "; gave up after repeated restarts")
+            # (Restarts are budgeted per function, in _request: a function that keeps killing
+            # the process costs only its own checks.)
             if self.startup is not None:
                 self.restarts += 1
             try:
@@ -265,6 +284,10 @@ class ChildSubmission:
         return self.startup
 
     # -- one exchange ------------------------------------------------------------
+    def seconds_left(self):
+        """Seconds of the notebook's waiting budget (``Limits.notebook_seconds``) not yet used."""
+        return self.limits.notebook_seconds - self.seconds_used
+
     def _exchange(self, message, seconds):
         t0 = time.monotonic()
         try:
@@ -272,37 +295,99 @@ class ChildSubmission:
         finally:
             self.seconds_used += time.monotonic() - t0
 
+    def _send(self, text, deadline):
+        """Write ``text`` to the child without ever blocking past ``deadline``.
+
+        Returns ``None`` when written, else a ``_died``-style answer."""
+        try:
+            self._req.flush()  # the start-up line, written through the file object
+            fd = self._req.fileno()
+            os.set_blocking(fd, False)
+        except (OSError, ValueError):
+            return self._died("it exited")
+        view = memoryview(text.encode("utf-8"))
+        while view:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return self._died("it stopped reading its requests", timeout=True)
+            _, writable, _ = select.select([], [fd], [], left)
+            if not writable:
+                continue
+            try:
+                view = view[os.write(fd, view):]
+            except BlockingIOError:
+                continue
+            except OSError:
+                return self._died("it exited")
+        return None
+
     def _exchange_timed(self, message, seconds):
+        # One deadline covers the whole exchange: sending, the child's work, its callbacks
+        # and decoding the answer; it never reaches past the notebook's remaining budget.
+        now = time.monotonic()
+        budget_ends = now + max(0.0, self.seconds_left())
+        deadline = min(now + seconds + 2.0, budget_ends)  # the child's own alarm fires first
         # Each request carries a random id that its answer must echo: a line the student's
         # code writes into the channel itself is skipped, and cannot shift later answers.
         request_id = secrets.token_hex(8)
         try:
-            self._req.write(json.dumps(wire.to_wire(dict(message, id=request_id)), separators=(",", ":")) + "\n")
-            self._req.flush()
-        except (BrokenPipeError, OSError):
-            return self._died("it exited")
-        deadline = time.monotonic() + seconds + 2.0  # the child's own alarm fires first
+            text = json.dumps(wire.to_wire(dict(message, id=request_id)), separators=(",", ":")) + "\n"
+        except ValueError as exc:
+            raise StudentCodeError("unsendable", str(message.get("name") or message.get("op")),
+                                   f"arguments that cannot be sent ({exc})") from None
+        failed = self._send(text, deadline)
+        if failed:
+            return failed
+        lines = []
         while True:
-            while b"\n" not in self._buffer:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return self._died(f"no answer within {seconds:g} s", timeout=True)
-                ready, _, _ = select.select([self._resp], [], [], left)
-                if not ready:
-                    continue
-                chunk = os.read(self._resp, 1 << 20)
-                if not chunk:
-                    return self._died(self._exit_reason())
-                self._buffer += chunk
-                if len(self._buffer) > self.limits.response_bytes:
-                    return self._died(f"answer larger than {self.limits.response_bytes} bytes")
-            line, _, self._buffer = self._buffer.partition(b"\n")
+            while not lines:
+                while b"\n" not in self._buffer:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return self._too_late(deadline, budget_ends, seconds)
+                    ready, _, _ = select.select([self._resp], [], [], left)
+                    if not ready:
+                        continue
+                    chunk = os.read(self._resp, 1 << 20)
+                    if not chunk:
+                        return self._died(self._exit_reason())
+                    self._buffer += chunk
+                    if len(self._buffer) > self.limits.response_bytes:
+                        return dict(self._died(f"answer larger than {self.limits.response_bytes} bytes"),
+                                    too_large=True)
+                # All complete lines at once (one partition per line would be quadratic in a
+                # flood of short lines); what follows the last newline waits for more.
+                *lines, self._buffer = self._buffer.split(b"\n")
+                lines.reverse()
+            line = lines.pop()
+            if time.monotonic() > deadline:  # a flood of lines must not outlast the deadline
+                return self._too_late(deadline, budget_ends, seconds)
+            if request_id.encode() not in line:
+                continue  # not an answer to this request: something the student's code wrote
             try:
-                answer = wire.from_wire(json.loads(line.decode("utf-8", errors="replace")))
-            except (ValueError, RecursionError):
+                answer = wire.loads(line.decode("utf-8", errors="replace"),
+                                    wire.Budget(deadline=deadline), max_chars=self.limits.response_bytes)
+            except wire.WireError as exc:
+                # The line was read whole, but the child may still be answering: end it.
+                return dict(self._died(f"its answer was refused: {exc}"), too_large=True)
+            except MemoryError:
+                return dict(self._died("its answer does not fit in the grader's memory"), too_large=True)
+            except ValueError:
+                continue  # not JSON: something the student's code printed into the channel
+            if not (isinstance(answer, dict) and answer.get("id") == request_id):
                 continue
-            if isinstance(answer, dict) and answer.get("id") == request_id:
-                return answer
+            if "callback" in answer:  # the child asks for a product with weights we keep
+                reply = self._weights_registry().answer(answer["callback"])
+                failed = self._send(json.dumps(wire.to_wire(reply), separators=(",", ":")) + "\n", deadline)
+                if failed:
+                    return failed
+                continue
+            return answer
+
+    def _too_late(self, deadline, budget_ends, seconds):
+        if deadline >= budget_ends:
+            return dict(self._died("the notebook used up its grading time", timeout=True), budget=True)
+        return self._died(f"no answer within {seconds:g} s", timeout=True)
 
     def _exit_reason(self):
         try:
@@ -321,21 +406,44 @@ class ChildSubmission:
         self.close()
         return {"died": reason, "timeout": timeout}
 
+    def _weights_registry(self):
+        if getattr(self, "_weights", None) is None:
+            self._weights = WeightsRegistry()
+        return self._weights
+
     def _request(self, message, label):
         fn = message.get("name") or label
-        if self.seconds_used > self.limits.notebook_seconds:
-            raise StudentCodeError("timeout", label, f"not run: the notebook used up its {self.limits.notebook_seconds:g} s "
+        if self.seconds_left() <= 0:
+            raise StudentCodeError("time budget", label, f"the notebook used up its {self.limits.notebook_seconds:g} s "
                                    "of grading time")
+        crashes = getattr(self, "crashes", None)
+        if crashes is None:
+            crashes = self.crashes = {}
+        if crashes.get(fn, 0) >= self.limits.max_restarts:
+            raise StudentCodeError("crashed", label, f"{self.dead_reason or 'it died'}; {fn} was not run again "
+                                   f"after it crashed {crashes[fn]} times")
         # A function that hung once gets a short limit from then on: its other checks
         # still run (a hang may depend on the input), but it cannot cost minutes.
         seconds = self.limits.retry_seconds if fn in self.timed_out else self.limits.call_seconds
-        self.ensure_started()
-        message = dict(message, args=_to_wire_args(message.get("args", [])),
-                       kwargs=_to_wire_args(message.get("kwargs", {})), timeout=seconds)
+        try:
+            self.ensure_started()
+        except StudentCodeError:
+            crashes[fn] = crashes.get(fn, 0) + 1
+            raise
+        registry = self._weights_registry()
+        message = dict(message, args=_to_wire_args(message.get("args", []), registry),
+                       kwargs=_to_wire_args(message.get("kwargs", {}), registry), timeout=seconds)
         answer = self._exchange(message, seconds)
+        if "died" in answer and not answer.get("timeout"):
+            crashes[fn] = crashes.get(fn, 0) + 1
         return self._interpret(answer, fn, label, seconds)
 
     def _interpret(self, answer, fn, label, seconds):
+        if answer.get("budget"):
+            raise StudentCodeError("time budget", label, "stopped: the notebook used up its "
+                                   f"{self.limits.notebook_seconds:g} s of grading time")
+        if answer.get("too_large"):
+            raise StudentCodeError("too large", label, answer["died"])
         if "timeout" in answer and ("died" not in answer or answer["timeout"]):
             self.timed_out[fn] = True
             raise StudentCodeError("timeout", label, f"did not return within {seconds:g} s")
@@ -344,17 +452,24 @@ class ChildSubmission:
         if "missing" in answer:
             raise StudentCodeError("missing", label)
         if "error" in answer:
-            err = answer["error"]
+            err = clean_error(answer["error"])
+            if err is None:
+                self._died("it broke the answer format")
+                raise StudentCodeError("crashed", label, "it broke the answer format")
             if err["type"] == "NotImplementedError":
                 raise StudentCodeError("not implemented", label)
             if err["type"] == "UnsendableResult":
                 raise StudentCodeError("unsendable", label, "returned a value that cannot be sent back "
                                        f"as numbers, strings, lists, tuples or dicts ({err['message']})")
             detail = f"{err['type']}: {err['message']}" if err["message"] else err["type"]
-            raise StudentCodeError("raised", label, detail, err.get("where"))
+            raise StudentCodeError("raised", label, detail, err["where"])
+        if "ok" not in answer:
+            self._died("it broke the answer format")
+            raise StudentCodeError("crashed", label, "it broke the answer format")
         value = answer["ok"]
         if isinstance(value, dict) and "__handle__" in value and set(value) <= {"__handle__", "type"}:
-            value = RemoteObject(self, value["__handle__"], value.get("type", "object"), label)
+            value = RemoteObject(self, value["__handle__"], safetext.clean(value.get("type", "object"),
+                                                                           safetext.NAME_CHARS), label)
         if "args_after" in answer:
             return value, answer["args_after"]
         return value
@@ -384,3 +499,8 @@ class ChildSubmission:
     def probe(self, name, *args):
         """Build one of the child's helper objects (``child.PROBES``); returns a ``RemoteObject``."""
         return self._request({"op": "probe", "name": name, "args": args}, name)
+
+    def counted_weights(self, values):
+        """A weight matrix that stays in the grader (``counted.CountedWeights``): passed to the
+        student's code it arrives as a handle whose products the grader computes and counts."""
+        return CountedWeights(values)

@@ -6,14 +6,18 @@ code that crashes, hangs, floods its output or exhausts memory all end as a
 """
 import concurrent.futures as cf
 import multiprocessing
+import os
+import signal
 import time
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import plugin
+from . import plugin, safetext
 from .checking import CheckMeta
 from .plugin import CheckResult
 from .notebook_code import InvalidNotebook, read_code_cells
+from .problems import Problem
 from .sandbox import ChildSubmission, Limits, StudentCodeError
 
 
@@ -27,6 +31,8 @@ class NotebookResult:
         checks: list of ``plugin.CheckResult``.
         notes: messages about the whole notebook (cells that raised, a start-up failure).
         seconds: wall-clock time spent grading it.
+        problems: ``set`` of ``problems.Problem`` of the whole notebook (see ``all_problems``).
+        grader_log: tracebacks of grader errors, for the instructor's log (never shown to students).
     """
     student_id: str
     assignment_id: str
@@ -34,6 +40,16 @@ class NotebookResult:
     checks: list
     notes: list = field(default_factory=list)
     seconds: float = 0.0
+    problems: set = field(default_factory=set)
+    grader_log: list = field(default_factory=list)
+
+    @property
+    def all_problems(self):
+        """The notebook's problems and those of its checks (a ``set`` of ``Problem``)."""
+        found = set(self.problems)
+        for c in self.checks:
+            found |= set(c.problems)
+        return found
 
     @property
     def score(self):
@@ -45,10 +61,20 @@ class NotebookResult:
 
 
 class BrokenSubmission:
-    """Stands in for a submission that cannot run: every call fails with ``reason``."""
+    """Stands in for a submission that cannot run: every call fails with ``reason``
+    (implements ``submission.Submission``)."""
 
     def __init__(self, reason):
         self.reason = reason
+
+    def ensure_started(self):
+        return {"defined": [], "errors": []}
+
+    def close(self):
+        pass
+
+    def counted_weights(self, values):
+        self._fail("weights")
 
     def _fail(self, name):
         raise StudentCodeError("not run", name, self.reason)
@@ -66,6 +92,9 @@ class BrokenSubmission:
         self._fail(name)
 
 
+MAX_STARTUP_NOTES = 20
+
+
 def startup_notes(report):
     """Feedback lines for cells that raised or timed out while the notebook started."""
     notes = []
@@ -74,8 +103,12 @@ def startup_notes(report):
     for err in errors:
         if err["type"] == "NotImplementedError" or (unfinished and err["type"] == "NameError"):
             continue  # an unfinished stub (and what it left undefined); its checks say so
-        where = err.get("where") or f"cell {err.get('cell')}"
-        notes.append(f"{where}: {err['type']}: {err['message']}".rstrip(": "))
+        where = safetext.clean(err.get("where") or f"cell {err.get('cell')}", safetext.WHERE_CHARS)
+        kind = safetext.clean(err["type"], safetext.NAME_CHARS)
+        message = safetext.clean(err.get("message") or "", safetext.MESSAGE_CHARS)
+        notes.append(f"{where}: {kind}: {message}".rstrip(": "))
+    if len(notes) > MAX_STARTUP_NOTES:  # a notebook of 10,000 failing cells must not flood the report
+        notes[MAX_STARTUP_NOTES:] = [f"... and {len(notes) - MAX_STARTUP_NOTES} more cells that raised"]
     return notes
 
 
@@ -94,26 +127,35 @@ def grade_notebook(path, exercise, student_id, secret, limits=None):
         plugin.GraderError: only when the grader's own checks are broken.
     """
     t0 = time.perf_counter()
-    notes = []
+    limits = limits or Limits()
+    notes, problems = [], set()
     submission = None
     try:
         try:
             cells = read_code_cells(path)
-            submission = ChildSubmission(cells, limits or Limits())
+            submission = ChildSubmission(cells, limits)
             notes += startup_notes(submission.ensure_started())
             target = submission
         except InvalidNotebook as exc:
-            notes.append(str(exc))
-            target = BrokenSubmission(str(exc))
+            notes.append(safetext.clean(exc, safetext.MESSAGE_CHARS))
+            problems.add(Problem.INVALID_NOTEBOOK)
+            target = BrokenSubmission(safetext.clean(exc, safetext.MESSAGE_CHARS))
         except StudentCodeError as exc:
-            notes.append(f"your notebook could not be run: {exc.detail}")
-            target = BrokenSubmission(f"your notebook could not be run ({exc.detail})")
+            detail = safetext.clean(exc.detail, safetext.MESSAGE_CHARS)
+            notes.append(f"your notebook could not be run: {detail}")
+            problems.add(Problem.NOT_STARTED)
+            target = BrokenSubmission(f"your notebook could not be run ({detail})")
         checks = plugin.run_checks(exercise, target, student_id, secret)
+        # Hook for the sandbox: a submission that ran without confinement is flagged.
+        if not limits.confine or getattr(submission, "confined", None) is False:
+            problems.add(Problem.UNCONFINED)
     finally:
         if submission is not None:
             submission.close()
-    return NotebookResult(student_id, exercise.assignment, Path(path).name, checks, notes,
-                          time.perf_counter() - t0)
+    return NotebookResult(safetext.display_name(student_id), exercise.assignment,
+                          safetext.display_name(Path(path).name), checks, notes,
+                          time.perf_counter() - t0, problems,
+                          [c.grader_trace for c in checks if c.grader_trace])
 
 
 def check_metas(exercise):
@@ -154,72 +196,178 @@ def points_by_function(exercise):
 
 
 # -- a whole class ------------------------------------------------------------------
-def _zero_result(job, note):
+def _zero_result(job, note, problems=(), grader_log=()):
     checks = []
     if job.exercise is not None:
         checks = [CheckResult(m.function, m.name, 0.0, m.points, note) for m in check_metas(job.exercise)]
     assignment = job.exercise.assignment if job.exercise else (job.path.parent.name or "unknown")
-    return NotebookResult(job.student_id, assignment, job.path.name, checks, [note])
+    return NotebookResult(safetext.display_name(job.student_id), safetext.display_name(assignment),
+                          safetext.display_name(job.path.name), checks, [note], 0.0, set(problems),
+                          list(grader_log))
 
 
 def grade_job(job, secret, limits):
-    """Grade one ``discover.Job``; never raises. Returns ``(NotebookResult, grader_failed)``."""
+    """Grade one ``discover.Job``; never raises. Returns ``(NotebookResult, grader_failed)``.
+
+    A defect of the grader (an exception out of ``grade_notebook``, a check that fails on the
+    reference solution too) gives results flagged ``Problem.GRADER_ERROR`` with the traceback
+    in ``NotebookResult.grader_log``; ``grader_failed`` is then true.
+    """
     if job.exercise is None:
-        return _zero_result(job, job.problem), False
+        return _zero_result(job, safetext.clean(job.problem), [Problem.UNKNOWN_EXERCISE]), False
     try:
         result = grade_notebook(job.path, job.exercise, job.student_id, secret, limits)
         if job.ignored:
-            result.notes.append(f"graded {job.path.name}; not graded (same exercise): {', '.join(job.ignored)}")
-        return result, False
+            names = ", ".join(safetext.display_name(n) for n in job.ignored)
+            result.notes.append(f"graded {result.notebook}; not graded (same exercise): {names}")
+        return result, Problem.GRADER_ERROR in result.all_problems
+    except MemoryError:
+        return _zero_result(job, "grader error, ask your instructor to regrade: the grader ran out of "
+                                 f"memory grading this notebook (limit {limits.grader_memory_bytes} bytes)",
+                            [Problem.GRADER_ERROR, Problem.TOO_LARGE], [traceback.format_exc()]), True
     except Exception as exc:  # a defect of the grader: keep grading the class
-        return _zero_result(job, f"grader error, ask your instructor to regrade: "
-                                 f"{type(exc).__name__}: {exc}"), True
+        return _zero_result(job, "grader error, ask your instructor to regrade: "
+                                 + safetext.clean(f"{type(exc).__name__}: {exc}", safetext.MESSAGE_CHARS),
+                            [Problem.GRADER_ERROR], [traceback.format_exc()]), True
 
 
-def grade_all(jobs, secret, limits, workers, progress=None):
-    """Grade ``jobs`` on ``workers`` processes.
+# -- worker processes -----------------------------------------------------------------
+_started = None  # in a worker: the queue on which it announces each job it starts
 
+
+def _init_worker(started, memory_bytes):
+    """Pool initializer: its own address-space limit, and the queue for start notices."""
+    global _started
+    _started = started
+    if memory_bytes:
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _grade_in_worker(index, job, secret, limits):
+    _started.put((index, os.getpid()))
+    return grade_job(job, secret, limits)
+
+
+KILLED_WORKER_NOTE = ("your notebook could not be run: grading it killed the grader's worker process, "
+                      "twice")
+
+
+def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=True, on_pool=None):
+    """Grade ``jobs`` on a pool of ``workers`` processes, each with its own memory limit
+    (``Limits.grader_memory_bytes``).
+
+    A worker that dies (``BrokenProcessPool``: a submission that killed it, the memory
+    limit) breaks its pool. Its unfinished notebooks are graded again in a fresh pool of the
+    same size; the notebook whose worker died (or, when that cannot be told, every notebook
+    running when it broke) gets a strike, and a notebook with two strikes is graded alone:
+    if it breaks that pool too it scores 0 with a note saying so.
+
+    Args:
+        jobs: ``discover.Job`` list.
+        secret: course secret (``bytes``). limits: ``Limits``. workers: pool size (``int`` >= 1).
+        progress: called as ``progress(index, result, reused)`` after each notebook.
+        out: the output folder: grader errors are logged to ``out/grader-errors.log``, and with
+            ``resume`` each graded notebook is recorded in ``out/.resume/`` (see ``resume.py``)
+            so a run started again skips notebooks already graded with unchanged content.
+        on_pool: called as ``on_pool(size, indices, alone)`` for each pool started (``alone``: a
+            notebook with two strikes, isolated), for tests and logs.
     Returns:
         ``(results, failures)``: ``NotebookResult`` list in the order of ``jobs``, and the
         number of notebooks on which the grader itself failed.
     """
+    from . import resume as resume_store
     results = [None] * len(jobs)
     failures = 0
-    if workers <= 1 or len(jobs) <= 1:
-        for i, job in enumerate(jobs):
-            results[i], failed = grade_job(job, secret, limits)
-            failures += failed
+    store = resume_store.Store(out, secret, limits) if (out is not None and resume) else None
+    todo = []
+    for i, job in enumerate(jobs):
+        found = store.load(job) if store else None
+        if found is not None:
+            results[i] = found
             if progress:
-                progress(i, results[i])
-        return results, failures
+                progress(i, found, True)
+        else:
+            todo.append(i)
+
+    def finish(i, result, failed):
+        nonlocal failures
+        results[i] = result
+        failures += failed
+        if out is not None and result.grader_log:
+            log_grader_errors(out, result)
+        if store and not failed:
+            store.save(jobs[i], result)
+        if progress:
+            progress(i, result, False)
+
     # "spawn", not "forkserver": a forkserver listens on a unix socket that a submission
     # could connect to and have an unconfined process forked for it.
     context = multiprocessing.get_context("spawn")
 
-    def run_pool(indices, size):
-        """Grade ``indices`` on a pool of ``size``; returns those whose worker died."""
-        nonlocal failures
-        broken = []
-        with cf.ProcessPoolExecutor(max_workers=size, mp_context=context) as pool:
-            futures = {pool.submit(grade_job, jobs[i], secret, limits): i for i in indices}
+    def run_pool(indices, size, alone=False):
+        """Grade ``indices`` on a fresh pool; returns ``(unfinished, suspects)``: the notebooks
+        left ungraded when the pool broke, and those whose worker died rather than being
+        ended by the executor (all that were running, when that cannot be told)."""
+        if on_pool:
+            on_pool(size, list(indices), alone)
+        started = context.SimpleQueue()
+        done = set()
+        pool = cf.ProcessPoolExecutor(max_workers=size, mp_context=context, initializer=_init_worker,
+                                      initargs=(started, limits.grader_memory_bytes))
+        processes = {}
+        try:
+            futures = {pool.submit(_grade_in_worker, i, jobs[i], secret, limits): i for i in indices}
+            processes = getattr(pool, "_processes", None)  # the executor's own dict, kept live
+            if processes is None:
+                processes = {}
             for future in cf.as_completed(futures):
                 i = futures[future]
                 try:
-                    results[i], failed = future.result()
-                except Exception:  # the worker process died (BrokenProcessPool)
-                    broken.append(i)
-                    continue
-                failures += failed
-                if progress:
-                    progress(i, results[i])
-        return sorted(broken)
+                    result, failed = future.result()
+                except cf.process.BrokenProcessPool:
+                    continue  # the worker died: regraded below
+                done.add(i)
+                finish(i, result, failed)
+        finally:
+            exit_codes = {pid: p.exitcode for pid, p in list(processes.items())}
+            pool.shutdown(wait=True, cancel_futures=True)
+            exit_codes.update({pid: p.exitcode for pid, p in list(processes.items())})
+        running = {}
+        while not started.empty():
+            i, pid = started.get()
+            running[i] = pid
+        unfinished = [i for i in indices if i not in done]
+        running = {i: pid for i, pid in running.items() if i not in done}
+        # When a worker dies the executor ends the others with SIGTERM: the one that died
+        # some other way (SIGKILL, a segfault, the memory limit) ran the notebook to blame.
+        died = [i for i, pid in running.items() if exit_codes.get(pid) not in (None, 0, -signal.SIGTERM)]
+        return unfinished, died or list(running) or unfinished
 
-    # A dead worker takes its whole pool down: rerun what was left, each notebook in a
-    # pool of its own, so only the notebook that kills its worker loses its points.
-    for i in run_pool(range(len(jobs)), workers):
-        if run_pool([i], 1):
-            results[i] = _zero_result(jobs[i], "your notebook could not be run: grading it "
-                                               "killed the grader's worker process")
-            if progress:
-                progress(i, results[i])
+    strikes = {}
+    pending = todo
+    while pending:
+        alone = [i for i in pending if strikes.get(i, 0) >= 2]
+        together = [i for i in pending if strikes.get(i, 0) < 2]
+        pending = []
+        if together:
+            unfinished, suspects = run_pool(together, max(1, min(workers, len(together))))
+            for i in suspects:
+                strikes[i] = strikes.get(i, 0) + 1
+            pending += unfinished
+        for i in alone:
+            if run_pool([i], 1, alone=True)[0]:
+                finish(i, _zero_result(jobs[i], KILLED_WORKER_NOTE, [Problem.WORKER_KILLED, Problem.CRASH]), False)
     return results, failures
+
+
+def log_grader_errors(out, result):
+    """Append ``result``'s grader-error tracebacks to ``out/grader-errors.log`` (UTF-8)."""
+    path = Path(out) / "grader-errors.log"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8", errors="backslashreplace") as f:
+        for trace in result.grader_log:
+            f.write(f"=== {time.strftime('%Y-%m-%d %H:%M:%S')} {result.assignment_id} / {result.student_id} / "
+                    f"{result.notebook}\n{trace.rstrip()}\n\n")

@@ -14,9 +14,12 @@ class Limits:
         memory_bytes: address-space limit of the child (bytes).
         file_bytes: largest file the child may write (bytes).
         response_bytes: largest answer accepted from the child (bytes).
-        max_restarts: how often a crashed or hung child is restarted before giving up.
+        max_restarts: how often one function may crash the child before its calls are no longer
+            run (each function has its own count: a crashing function costs only its checks).
         confine: confine the child with Landlock where the kernel has it (see ``confinement``).
-        notebook_seconds: total waiting time one notebook may cost; calls after that fail (seconds).
+        notebook_seconds: total waiting time one notebook may cost, a deadline enforced during
+            every exchange (decoding answers included); calls after that fail (seconds).
+        grader_memory_bytes: address-space limit of each grading worker process (bytes).
     """
     call_seconds: float = 10.0
     retry_seconds: float = 1.0
@@ -28,6 +31,7 @@ class Limits:
     max_restarts: int = 10
     confine: bool = True
     notebook_seconds: float = 120.0
+    grader_memory_bytes: int = 4 * 1024 ** 3
 
 
 class StudentCodeError(Exception):
@@ -35,7 +39,9 @@ class StudentCodeError(Exception):
 
     Attributes:
         kind: one of "not implemented", "missing", "raised", "timeout", "crashed", "unsendable",
-            "not run" (the notebook could not be read or started at all).
+            "not run" (the notebook could not be read or started at all), "time budget" (the
+            notebook used up ``Limits.notebook_seconds``), "too large" (an answer the grader
+            refused to read).
         function: the student-facing name that was called.
         detail: exception type and message, or what went wrong.
         where: "cell N, line L" of the innermost student frame, when known.
@@ -56,6 +62,10 @@ class StudentCodeError(Exception):
         if self.kind == "crashed":
             return f"{f}: the Python process running your notebook died ({self.detail})"
         if self.kind == "unsendable":
+            return f"{f}: {self.detail}"
+        if self.kind == "time budget":
+            return f"{f}: {self.detail}"
+        if self.kind == "too large":
             return f"{f}: {self.detail}"
         if self.kind == "not run":
             return f"{f}: not graded, because {self.detail}"

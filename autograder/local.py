@@ -6,7 +6,8 @@
 import json
 
 from .child import wire
-from .child.probes import PROBES
+from .child.probes import PROBES, Weights
+from .counted import CountedWeights, WeightsRegistry
 from .limits import StudentCodeError
 
 
@@ -70,6 +71,20 @@ class LocalSubmission:
     def probe(self, name, *args):
         return LocalObject(self, PROBES[name](*args), name)
 
+    def counted_weights(self, values):
+        """As ``ChildSubmission.counted_weights``: the student's code gets a ``Weights``
+        handle whose products go through wire copies to the ``CountedWeights``."""
+        return CountedWeights(values)
+
+
+def _ask_local(registry):
+    def ask(request):
+        answer = registry.answer(_round_trip(request))
+        if "ok" not in answer:
+            raise ValueError(answer.get("error"))
+        return _round_trip(answer["ok"])
+    return ask
+
 
 def _round_trip(value):
     return wire.from_wire(json.loads(json.dumps(wire.to_wire(value))))
@@ -77,7 +92,14 @@ def _round_trip(value):
 
 def _args(args):
     """Fresh copies of the arguments, as a child process would receive them."""
-    return [a._obj if isinstance(a, LocalObject) else _round_trip(a) for a in args]
+    return [a._obj if isinstance(a, LocalObject) else _weights_handle(a) if isinstance(a, CountedWeights)
+            else _round_trip(a) for a in args]
+
+
+def _weights_handle(weights):
+    registry = WeightsRegistry()
+    wire_form = registry.add(weights)
+    return Weights(_ask_local(registry), [(wire_form["__weights__"], tuple(wire_form["shape"]))])
 
 
 class LocalObject:

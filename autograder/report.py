@@ -2,78 +2,87 @@
 
 ``results.json`` follows Gradescope's autograder format (score, max_score, tests with
 name, score, max_score, output, visibility), one per student and assignment, at
-``OUT/<assignment_id>/<student_id>/results.json``. ``grades.csv`` has one row per student
-and assignment: points per notebook, total, maximum, and a ``problems`` column that tells
-a crash or a hang apart from a wrong answer.
+``OUT/<assignment_id>/<student_id>/results.json``; ``output_format`` is ``"text"`` so that
+Gradescope shows feedback such as ``</w>`` literally instead of rendering it. ``grades.csv``
+has one row per student and assignment: points per notebook, total, maximum, and a
+``problems`` column built from the ``problems.Problem`` kinds recorded while grading.
+
+Every piece of text that can come from a submission goes through ``safetext.clean``: the
+console table has exactly one line per check (plus its header and notes, one line each),
+and no escape sequence or control character reaches a terminal or a file. Files are
+written as UTF-8 whatever the locale.
 """
 import csv
 import json
+import os
 from pathlib import Path
 
+from . import safetext
+from .problems import column
 
-def results_json(result, test_visibility=None, output_format=None):
+
+def _fs(name):
+    """A name as the file system wants it: the same bytes on disk in every locale."""
+    return os.fsdecode(str(name).encode("utf-8", "surrogateescape"))
+
+
+def results_json(result, test_visibility=None, output_format="text"):
     """Gradescope ``results.json`` content (a dict) for one ``grade.NotebookResult``.
+
+    Submission text (names, messages, notes) passes through ``safetext.clean``.
 
     Args:
         result: the ``grade.NotebookResult``.
         test_visibility: optional ``{test name: Gradescope visibility}`` ("hidden",
             "after_due_date", "after_published", "visible"); unlisted tests are "visible".
-        output_format: optional Gradescope format of outputs and test names ("text" shows
-            them literally, e.g. ``est</w>``); omitted when ``None``.
+        output_format: Gradescope format of outputs and test names ("text", the default,
+            shows them literally, e.g. ``est</w>``).
     """
+    def text(value):
+        return safetext.clean(value, safetext.OUTPUT_CHARS, newlines=True)
     tests = []
     for c in result.checks:
-        test = {"name": c.name, "score": c.score, "max_score": c.max_score,
-                "status": "passed" if c.score >= c.max_score else "failed",
-                "output": c.output or "passed", "visibility": (test_visibility or {}).get(c.name, "visible")}
-        if output_format:
-            test["output_format"] = test["name_format"] = output_format
-        tests.append(test)
-    output = "\n".join(result.notes)
+        tests.append({"name": text(c.name), "score": c.score, "max_score": c.max_score,
+                      "status": "passed" if c.score >= c.max_score else "failed",
+                      "output": text(c.output or "passed"), "output_format": output_format,
+                      "name_format": output_format,
+                      "visibility": (test_visibility or {}).get(c.name, "visible")})
+    output = "\n".join(text(n) for n in result.notes)
     data = {"score": result.score, "max_score": result.max_score,
             "execution_time": round(result.seconds, 3),
-            "output": output or f"{result.notebook}: graded", "visibility": "visible",
+            "output": output or f"{text(result.notebook)}: graded", "output_format": output_format,
+            "test_output_format": output_format, "test_name_format": output_format, "visibility": "visible",
             "stdout_visibility": "hidden", "tests": tests}
-    if output_format:
-        data["output_format"] = output_format
     return data
 
 
 def write_results(result, out_dir):
-    """Write ``OUT/<assignment_id>/<student_id>/results.json``; returns its ``Path``."""
-    path = Path(out_dir) / result.assignment_id / result.student_id / "results.json"
+    """Write ``OUT/<assignment_id>/<student_id>/results.json`` (UTF-8); returns its ``Path``."""
+    path = Path(out_dir) / _fs(result.assignment_id) / _fs(result.student_id) / "results.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results_json(result), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 
 
 def problems(result):
-    """Short flags for the instructor: "invalid notebook", "timeout", "crashed", "startup errors"."""
-    flags = []
-    outputs = " ".join(c.output for c in result.checks)
-    if any("not a valid notebook" in n or "cannot read" in n for n in result.notes):
-        flags.append("invalid notebook")
-    if "did not return within" in outputs or "did not finish within" in " ".join(result.notes):
-        flags.append("timeout")
-    if "process running your notebook died" in outputs or "could not be run" in " ".join(result.notes):
-        flags.append("crashed")
-    if any(n.startswith("grader error") for n in result.notes):
-        flags.append("grader error")
-    return "; ".join(flags)
+    """The ``problems`` column of ``result``: its recorded ``Problem`` kinds, joined with "; "."""
+    return column(result.all_problems)
 
 
 def write_grades_csv(results, path):
-    """Write the class table: one row per (student, assignment), a column per notebook."""
-    notebooks = sorted({r.notebook for r in results})
+    """Write the class table (UTF-8): one row per (student, assignment), a column per notebook."""
+    notebooks = sorted({safetext.clean(r.notebook, safetext.ID_CHARS) for r in results})
     rows = {}
+    found = {}
     for r in results:
-        row = rows.setdefault((r.student_id, r.assignment_id),
-                              {"student_id": r.student_id, "assignment_id": r.assignment_id,
+        student, assignment = safetext.clean(r.student_id, safetext.ID_CHARS), safetext.clean(r.assignment_id)
+        row = rows.setdefault((student, assignment),
+                              {"student_id": student, "assignment_id": assignment,
                                "total": 0.0, "max_score": 0.0, "problems": ""})
-        row[r.notebook] = f"{r.score:g}"
+        row[safetext.clean(r.notebook, safetext.ID_CHARS)] = f"{r.score:g}"
         row["total"] += r.score
         row["max_score"] += r.max_score
-        row["problems"] = "; ".join(p for p in (row["problems"], problems(r)) if p)
+        found.setdefault((student, assignment), set()).update(r.all_problems)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as f:
@@ -82,21 +91,28 @@ def write_grades_csv(results, path):
         for key in sorted(rows):
             row = rows[key]
             row["total"], row["max_score"] = f"{row['total']:g}", f"{row['max_score']:g}"
+            row["problems"] = column(found[key])
             writer.writerow(row)
     return path
 
 
 def table(result, width=100):
-    """Plain-text table of one notebook's checks: test, points, max, message."""
-    lines = [f"== {result.student_id} / {result.assignment_id} / {result.notebook}: "
-             f"{result.score:g} of {result.max_score:g} points"]
+    """Plain-text table of one notebook's checks: test, points, max, message.
+
+    One line for the header, one per note and one per check: text from the submission is
+    escaped (``safetext.clean``), so it can neither break a line nor move the cursor.
+    """
+    def one_line(value, limit):
+        return safetext.clean(value, limit)
+    lines = [f"== {one_line(result.student_id, safetext.ID_CHARS)} / {one_line(result.assignment_id, 60)} / "
+             f"{one_line(result.notebook, safetext.ID_CHARS)}: {result.score:g} of {result.max_score:g} points"]
     for note in result.notes:
-        lines.append(f"   note: {note}")
-    name_w = min(max((len(c.name) for c in result.checks), default=10), 72)
+        lines.append(f"   note: {one_line(note.replace(chr(10), ' '), width)}")
+    names = [one_line(c.name, 72) for c in result.checks]
+    name_w = min(max((len(n) for n in names), default=10), 72)
     lines.append(f"   {'test':<{name_w}}  {'points':>6}  {'max':>4}  message")
-    for c in result.checks:
-        message = (c.output or "ok").replace("\n", " ")
-        if len(message) > width:
-            message = message[: width - 3] + "..."
-        lines.append(f"   {c.name[:name_w]:<{name_w}}  {c.score:>6g}  {c.max_score:>4g}  {message}")
+    for name, c in zip(names, result.checks):
+        # Our own feedback may span lines; text from the submission in it is escaped already.
+        message = one_line((c.output or "ok").replace("\n", " "), width)
+        lines.append(f"   {name[:name_w]:<{name_w}}  {c.score:>6g}  {c.max_score:>4g}  {message}")
     return "\n".join(lines)

@@ -24,7 +24,10 @@ def case_seed(secret, student_id, check_name):
         check_name: the check's name (``str``).
     """
     key = secret.encode() if isinstance(secret, str) else secret
-    digest = hmac.new(key, f"{student_id}/{check_name}".encode(), hashlib.sha256).digest()
+    # "surrogateescape": a student id read from a folder name under a non-UTF-8 locale holds
+    # its raw bytes as surrogates; this gives back those bytes, the same as under UTF-8.
+    text = f"{student_id}/{check_name}".encode("utf-8", "surrogateescape")
+    digest = hmac.new(key, text, hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big")
 
 
@@ -34,7 +37,8 @@ def load_secret(path=None, create=False):
     Order: the file ``path`` when given (it must exist: a mistyped name must not silently
     change every student's cases), else ``$COURSE_SECRET``, else ``.course_secret`` at the
     course root. With ``create=True`` a missing default file is created with 32 random
-    bytes (hex), which the caller should report: regrading needs the same secret.
+    bytes (hex) by ``new_secret``, which the caller should report: regrading needs the same
+    secret (the command line does so only with ``--new-secret``).
 
     Raises:
         FileNotFoundError: ``path`` is missing, or no secret is set and ``create`` is false.
@@ -43,12 +47,28 @@ def load_secret(path=None, create=False):
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"course secret file {path} does not exist")
-        return path.read_text().strip().encode()
+        return path.read_text(encoding="utf-8").strip().encode()
     if os.environ.get("COURSE_SECRET"):
         return os.environ["COURSE_SECRET"].encode()
     if not SECRET_FILE.exists():
         if not create:
             raise FileNotFoundError(f"no course secret: set $COURSE_SECRET or create {SECRET_FILE}")
-        SECRET_FILE.write_text(secrets.token_hex(32) + "\n")
-        SECRET_FILE.chmod(0o600)
-    return SECRET_FILE.read_text().strip().encode()
+        try:
+            new_secret(SECRET_FILE)
+        except FileExistsError:  # another process created it meanwhile: use that one
+            pass
+    return SECRET_FILE.read_text(encoding="utf-8").strip().encode()
+
+
+def new_secret(path=SECRET_FILE):
+    """Create ``path`` holding 32 random bytes (hex), readable by its owner only from the
+    start (``os.open`` with mode 0o600 and ``O_EXCL``: never world-readable, even briefly,
+    and never overwriting an existing secret). Returns ``path``.
+
+    Raises:
+        FileExistsError: ``path`` exists already.
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(secrets.token_hex(32) + "\n")
+    return Path(path)

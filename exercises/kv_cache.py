@@ -209,6 +209,13 @@ assert len(demo) == 2 and demo.keys.tolist() == [[1.0, 1.0], [1.0, 2.0]]
 #
 # No mask is needed here: the cache holds only the past and the present, never the future.
 # Step 2's order matters: on an empty cache, attending first would leave nothing to attend to.
+#
+# **How the grader counts.** To see that each step projects only the new token, the grader
+# may hand `decode_step` weight matrices that it keeps to itself: objects with a `shape` that
+# support matrix products (`x @ W_Q`, `np.dot(x, W_Q)`, `np.matmul`, `np.einsum`, `W_Q.T @ x`,
+# `np.concatenate([W_Q, W_K, W_V], axis=1)`) and count the token rows multiplied through them.
+# Multiply the weights; do not convert them (`np.asarray(W_Q)` or `W_Q[i]` copies the whole
+# matrix, which counts as projecting every one of its rows).
 
 # %% solution="decode_step"
 def decode_step(x_new, cache, W_Q, W_K, W_V):
@@ -218,8 +225,9 @@ def decode_step(x_new, cache, W_Q, W_K, W_V):
         x_new: the new token's vector, shape (d_model,), float.
         cache: a ``KVCache`` holding the keys and values of the earlier tokens; the new
             token's key and value are appended to it.
-        W_Q, W_K: query and key weights, shape (d_model, d_k).
-        W_V: value weights, shape (d_model, d_v).
+        W_Q, W_K: query and key weights, shape (d_model, d_k): arrays, or matrix objects
+            that support ``@`` (see "How the grader counts" above).
+        W_V: value weights, shape (d_model, d_v), likewise.
     Returns:
         ndarray of shape (d_v,), float64: the context vector of the new token, attending
         over every cached token, itself included. Only ``x_new`` is projected.

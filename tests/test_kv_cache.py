@@ -1,5 +1,5 @@
 """The kv_cache exercise: reference and stubs graded end to end, worked values, the counting
-probe (and the check's fallback when counting is bypassed), in the child and in-kernel, and
+weights (products computed and counted by the grader), in the child and in-kernel, and
 the solution notebook run by nbclient."""
 
 import numpy as np
@@ -66,46 +66,8 @@ def test_cache_stores_copies(ref):
     assert cache.keys.tolist() == [[1.0, 1.0]] and cache.values.tolist() == [[0.0, 0.0, 0.0]]
 
 
-# -- the counting probe ---------------------------------------------------------------------------------
-@pytest.fixture
-def counting():
-    from autograder.child.probes import PROBES
-    return PROBES["counting_matrix"]
-
-
-def test_counting_matrix_counts_token_rows(counting):
-    W = counting(np.arange(6.0).reshape(3, 2))
-    x, X = np.ones(3), np.arange(12.0).reshape(4, 3)
-    plain = x @ W.view(np.ndarray)
-    assert np.array_equal(x @ W, plain) and type(x @ W) is np.ndarray
-    assert W.rows_projected == 1
-    x @ W                                   # the same token again in the same step: still one row
-    np.dot(x, W)
-    assert W.rows_per_step == [1]
-    W.new_step()
-    X @ W                                   # four tokens at once
-    assert W.rows_per_step == [1, 4]
-    W.new_step()
-    W.T @ (x + 1)                           # column convention: the token is x + 1
-    np.matmul(x + 2, W)
-    np.array([(x + 3) @ W[:, j] for j in range(2)])   # one column at a time: one token
-    (x + 4) @ W.astype(float)               # a copy that keeps the subclass (and the tally)
-    assert W.rows_per_step == [1, 4, 4]
-    q = (x + 4) @ W                         # a token already counted in this step
-    q @ np.ones(2)                          # results are plain arrays: nothing more counts
-    (W * 2.0).sum()
-    assert W.rows_projected == 9
-
-
-def test_copies_that_drop_the_subclass_are_not_counted(counting):
-    """The documented limit: such products leave the count at 0 (the check then falls back)."""
-    W = counting(np.eye(3))
-    x = np.ones(3)
-    x @ np.asarray(W, dtype=float)
-    x @ np.array(W)
-    x.dot(W)
-    np.einsum("i,ij->j", x, W)
-    assert W.rows_projected == 0
+# -- the counted weights (products computed and counted by the grader; tests/test_efficiency.py
+#    covers every style and both fakes) ---------------------------------------------------------------
 
 
 RECOMPUTING = '''
@@ -134,13 +96,19 @@ def test_recomputing_only_keys_and_values_is_caught(hand_in):
     result = hand_in(KV_CACHE, {"decode_step": RECOMPUTING})
     failed = {c.name: c.output for c in result.checks if c.score < c.max_score}
     assert COUNT_CHECK in failed
-    assert "W_Q 6, W_K 21, W_V 21" in failed[COUNT_CHECK], failed[COUNT_CHECK]
+    assert "W_Q 6, W_K 21, W_V 21" in failed[COUNT_CHECK], failed[COUNT_CHECK]   # 1+2+...+6 = 21
     assert "recompute the prefix" in failed[COUNT_CHECK]
 
 
-def test_uncountable_but_cached_decode_gets_the_benefit_of_the_doubt(hand_in):
+def test_copying_the_weights_out_is_counted_as_reading_every_row(hand_in):
+    """Copies of the weights are no longer invisible: the grader hands out its values only
+    as a read of all d_model = 32 rows, per step (6 steps: 192), so even cached code that
+    copies them loses the efficiency points, with a message saying how to multiply instead."""
     result = hand_in(KV_CACHE, {"decode_step": UNCOUNTABLE_BUT_CACHED})
-    assert [(c.name, c.output) for c in result.checks if c.score < c.max_score] == []
+    failed = {c.name: c.output for c in result.checks if c.score < c.max_score}
+    assert list(failed) == [COUNT_CHECK]
+    assert "W_Q 192, W_K 192, W_V 192" in failed[COUNT_CHECK], failed[COUNT_CHECK]
+    assert "read whole weight matrices out" in failed[COUNT_CHECK]
 
 
 def _namespace_with(ref, code):

@@ -6,11 +6,10 @@ size for 12 layers of width 768). Randomized cases are compared with the referen
 (solutions/kv_cache.py). Each known mistake is a small wrong variant below, so the feedback
 can name it when a student's value matches.
 
-Efficiency is checked by count, not by clock: the weights handed to ``decode_step`` are
-``CountingMatrix`` probes (autograder/child/probes.py), which record the token rows multiplied
-through them in each step. When the student's code multiplied copies the probes cannot see
-(``np.asarray(W)`` ...), the check falls back to a behavioural test instead (see
-``check_decode_counts``).
+Efficiency is checked by count, not by clock: the weights handed to ``decode_step`` stay in
+the grader (``autograder/counted.py``); the student's code gets handles whose products are
+sent back, computed and counted by the grader, per decode step. Reading a matrix out counts
+as projecting all of its rows, which costs more than recomputing the prefix saves.
 """
 import numpy as np
 
@@ -191,69 +190,48 @@ def check_decode_random(decode_step, KVCache, rng):
                          mistakes=_decode_mistakes(x, X[:t] @ Ws[1], X[:t] @ Ws[2], Ws))
 
 
-def _reads_the_cache(decode_step, KVCache, rng):
-    """Does ``decode_step`` attend over rows that only the cache knows?
-
-    The cache is filled by ``append`` with three key and value rows that belong to no token
-    the student's code has seen, so the only way to the right context is to read them.
-    Returns ``(passed, feedback)``.
-    """
-    d_model, d_k, d_v = 5, 3, 4
-    Ws = _random_weights(rng, d_model, d_k, d_v)
-    K_old, V_old, x_new = rng.normal(size=(3, d_k)), rng.normal(size=(3, d_v)), rng.normal(size=d_model)
-    cache = KVCache()
-    for k, v in zip(K_old, V_old):
-        cache.append(k, v)
-    q, k, v = (x_new @ W for W in Ws)
-    want = _attend(q, np.vstack([K_old, k]), np.vstack([V_old, v]))
-    result = decode_step(x_new, cache, *Ws)
-    try:
-        got = np.asarray(result, dtype=float)
-    except (TypeError, ValueError):
-        got = None
-    if got is not None and got.shape == want.shape and np.allclose(got, want, atol=1e-9, rtol=1e-9):
-        return True, ""
-    shown = np.round(got, 6).tolist() if got is not None else repr(result)
-    return False, (f"with three key and value rows placed in the cache by append, decode_step returned "
-                   f"{shown} instead of {np.round(want, 6).tolist()}: it did not attend over the rows "
-                   "already in the cache")
+# n decode steps with weights of width d_model: honest caching projects n token rows through
+# each matrix, recomputing the prefix n(n+1)/2 = 21, and reading a matrix out (np.asarray(W),
+# or basis vector by basis vector) d_model = 32 > 21: no way around the count is cheaper.
+COUNT_STEPS, COUNT_D_MODEL, COUNT_D_K, COUNT_D_V = 6, 32, 4, 5
 
 
 @check("decode_step", "each step projects only the new token (rows counted through W_Q, W_K, W_V)", points=2)
 def check_decode_counts(decode_step, KVCache, submission, rng):
-    n = 6
-    d_model, d_k, d_v = 5, 3, 4
-    Ws = _random_weights(rng, d_model, d_k, d_v)
+    n, d_model = COUNT_STEPS, COUNT_D_MODEL
+    Ws = _random_weights(rng, d_model, COUNT_D_K, COUNT_D_V)
     X = rng.normal(size=(n + 1, d_model))
     cache = KVCache()
     cache.append(X[0] @ Ws[1], X[0] @ Ws[2])  # token 0 is already cached: no step starts empty
-    counters = [submission.probe("counting_matrix", W) for W in Ws]
+    # The weights stay in the grader: the student's code gets handles whose products the
+    # grader computes and counts (autograder/counted.py), out of the submission's reach.
+    counters = [submission.counted_weights(W) for W in Ws]
     for x in X[1:]:
         for counter in counters:
             counter.new_step()
         decode_step(x, cache, *counters)
     names = ("W_Q", "W_K", "W_V")
-    totals = {name: int(c.rows_projected) for name, c in zip(names, counters)}
-    seen = {name: total for name, total in totals.items() if total > 0}
-    over = {name: total for name, total in seen.items() if total > n}
+    totals = {name: c.rows_projected for name, c in zip(names, counters)}
+    over = {name: total for name, total in totals.items() if total > n}
     if over:
         name = max(over, key=over.get)
-        per_step = counters[names.index(name)].rows_per_step[1:]
+        counter = counters[names.index(name)]
+        per_step = counter.rows_per_step[1:]
         counts = ", ".join(f"{name_} {total}" for name_, total in totals.items())
+        read = (f" Your code also read whole weight matrices out (np.asarray(W), x.dot(W), W[i], W * c ...), "
+                f"which counts as projecting all {d_model} of their rows; multiply them with @, np.dot or "
+                "np.einsum instead." if any(c.read_out for c in counters) else "")
         fail(f"token rows your decode_step projected over {n} decode steps: {counts} (through {name}, "
              f"step by step: {per_step}). With a cache each step projects only its new token, {n} rows "
              f"per matrix in all; 1 + 2 + ... + {n} = {n * (n + 1) // 2} is what you get when you "
              "recompute the prefix (the projections of every earlier token) at every step. Read the "
-             "earlier keys and values from the cache instead.")
-    if not seen:
-        # The probes saw no product at all: the code multiplied copies of the weights (made by
-        # np.asarray(W), np.array(W), x.dot(W), np.einsum ...), which cannot be counted. Give the
-        # benefit of the doubt to a decode_step that demonstrably reads earlier rows from the cache.
-        passed, feedback = _reads_the_cache(decode_step, KVCache, rng)
-        if not passed:
-            fail("the rows your decode_step projects could not be counted (it multiplies copies of the "
-                 f"weight matrices), and {feedback}. A decode step that recomputes the prefix instead of "
-                 "reading the cache does n(n+1)/2 projections over n steps instead of n.")
+             f"earlier keys and values from the cache instead.{read}")
+    # Few rows are only a saving when the new token is projected at all (skipping is not caching).
+    for name, counter in zip(names, counters):
+        steps = counter.rows_per_step[1:]
+        if 0 in steps:
+            fail(f"in decode step {steps.index(0) + 1} of {n} your decode_step multiplied no token row by "
+                 f"{name}: each step must project its new token (one query, one key and one value row)")
 
 
 # -- causal_self_attention ------------------------------------------------------------------------------

@@ -4,14 +4,17 @@ Protocol: one JSON request per line on the request pipe, one JSON answer per lin
 answer pipe (``wire`` encoding). The first request is ``{"op": "init", "cells": [...],
 "cell_timeout": s, ...}``; its answer lists the names the notebook defined and the errors
 its cells raised. Later requests call functions (``call``), build objects (``new``,
-``probe``), read attributes (``getattr``), call methods (``method``) and ``len``.
+``probe``), read attributes (``getattr``), call methods (``method``) and ``len``. While
+answering, the child may ask the grader something (``ask_grader``: a line
+``{"callback": ..., "id": <the request's id>}``, answered on the request pipe), e.g. a
+product with weights only the grader holds (``probes.Weights``).
 """
 import json
 import time
 
 from .cells import run_cells
 from .errors import error_of
-from .probes import PROBES
+from .probes import PROBES, Weights
 from .timing import GraderTimeout, alarm
 from .wire import dumps, from_wire
 
@@ -46,6 +49,8 @@ class Child:
     def resolve(self, value):
         if isinstance(value, dict) and "__handle__" in value:
             return self.handles[value["__handle__"]]
+        if isinstance(value, dict) and "__weights__" in value:  # a matrix the grader keeps
+            return Weights(self.ask_grader, [(value["__weights__"], tuple(value["shape"]))])
         if isinstance(value, list):
             return [self.resolve(v) for v in value]
         if isinstance(value, tuple):
@@ -110,13 +115,28 @@ class Child:
             answer = {"ok": self.new_handle(result)}
         return answer
 
+    # -- callbacks: a request to the grader in the middle of answering one ------------------
+    def ask_grader(self, request):
+        """Send ``request`` to the grader (e.g. a product with weights it keeps) and return
+        its answer; raises ValueError with the grader's message when it refuses."""
+        self.resp.write(dumps({"callback": request, "id": self.request_id}) + "\n")
+        self.resp.flush()
+        line = self.req.readline()
+        if not line:
+            raise EOFError("the grader closed the channel")
+        answer = from_wire(json.loads(line))
+        if not isinstance(answer, dict) or "ok" not in answer:
+            raise ValueError(str(answer.get("error") if isinstance(answer, dict) else answer))
+        return answer["ok"]
+
     def serve(self):
+        self.request_id = None
         for line in self.req:
             t0 = time.perf_counter()
             request_id = None
             try:
                 msg = from_wire(json.loads(line))
-                request_id = msg.get("id")
+                request_id = self.request_id = msg.get("id")
                 answer = self.handle(msg)
             except GraderTimeout:
                 answer = {"timeout": None}

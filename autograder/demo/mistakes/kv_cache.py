@@ -37,7 +37,7 @@ def decode_step(x_new, cache, W_Q, W_K, W_V):
 
     Mistake(E, "decode_step", "recomputes_prefix_uncountable", '''
 def decode_step(x_new, cache, W_Q, W_K, W_V):
-    # the same waste, with copies of the weights that no counter can see
+    # the same waste, with copies of the weights (reading a matrix out is counted too)
     W_Q, W_K, W_V = (np.asarray(W, dtype=float) for W in (W_Q, W_K, W_V))
     if not hasattr(cache, "inputs"):
         cache.inputs = []
@@ -51,7 +51,7 @@ def decode_step(x_new, cache, W_Q, W_K, W_V):
     return weights @ V
 ''', failing=('decode_step: "cat" with "the" already in the cache',
               "decode_step: each step projects only the new token (rows counted through W_Q, W_K, W_V)"),
-        feedback="did not attend over the rows already in the cache"),
+        feedback="read whole weight matrices out"),
 
     Mistake(E, "KVCache", "aliases_inputs", '''
 class KVCache:

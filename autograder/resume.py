@@ -1,0 +1,119 @@
+"""Resumable class runs: what has been graded, recorded under the output folder.
+
+Each graded notebook leaves ``OUT/.resume/<key>.json`` (written atomically as soon as it is
+graded), holding its result and a fingerprint of everything the result depends on: the
+notebook's bytes, the student and assignment ids, the exercise's checks and reference
+solution, the grader's own code, the limits, and the course secret (as an HMAC, never the
+secret itself). A run started again over the same ``--out`` reuses a record only when the
+fingerprint is unchanged, so an interrupted run finishes with the results an uninterrupted
+run gives. Results flagged "grader error" are never reused.
+"""
+import dataclasses
+import hashlib
+import hmac
+import json
+import os
+from pathlib import Path
+
+from .plugin import CheckResult
+from .problems import Problem
+
+FOLDER = ".resume"
+_GRADER_FILES = ("client.py", "local.py", "plugin.py", "checking.py", "counted.py", "grade.py", "safetext.py",
+                 "child/wire.py", "child/probes.py", "child/server.py", "child/cells.py", "notebook_code.py")
+_HERE = Path(__file__).resolve().parent
+
+
+def _grader_version():
+    digest = hashlib.sha256()
+    for name in _GRADER_FILES:
+        path = _HERE / name
+        if path.is_file():
+            digest.update(name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+class Store:
+    """The ``.resume`` records of one output folder.
+
+    Args:
+        out: the output folder (``str`` or ``Path``).
+        secret: the course secret (``bytes``).
+        limits: the ``Limits`` of this run (other limits, other results).
+    """
+
+    def __init__(self, out, secret, limits):
+        self.folder = Path(out) / FOLDER
+        self.key = hmac.new(secret, b"autograder resume", hashlib.sha256).hexdigest()
+        self.limits = repr(limits)
+        self.grader = _grader_version()
+        self._exercises = {}
+
+    def _exercise_version(self, exercise):
+        if exercise.name not in self._exercises:
+            digest = hashlib.sha256()
+            for path in (exercise.checks_file, exercise.solution_module):
+                digest.update(Path(path).read_bytes() if Path(path).is_file() else b"")
+            self._exercises[exercise.name] = digest.hexdigest()
+        return self._exercises[exercise.name]
+
+    def _paths(self, job):
+        name = os.fsencode(str(job.path.resolve()))
+        record = self.folder / (hashlib.sha256(name).hexdigest() + ".json")
+        return record
+
+    def fingerprint(self, job):
+        """Hex digest of what ``job``'s result depends on (``None`` when it cannot be read)."""
+        try:
+            content = job.path.read_bytes()
+        except OSError:
+            return None
+        parts = [self.key, self.grader, self.limits, self._exercise_version(job.exercise),
+                 hashlib.sha256(content).hexdigest(),
+                 *(os.fsencode(x).hex() for x in (job.student_id, job.path.name, *job.ignored))]
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+    def load(self, job):
+        """The recorded ``NotebookResult`` of ``job`` when its fingerprint is unchanged, else ``None``."""
+        if job.exercise is None:
+            return None
+        record = self._paths(job)
+        try:
+            data = json.loads(record.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if data.get("fingerprint") != self.fingerprint(job):
+            return None
+        try:
+            return _result_from(data["result"])
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def save(self, job, result):
+        """Record ``result`` as ``job``'s (atomically: a run killed mid-write leaves no half record)."""
+        if job.exercise is None or Problem.GRADER_ERROR in result.all_problems:
+            return
+        fingerprint = self.fingerprint(job)
+        if fingerprint is None:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        record = self._paths(job)
+        tmp = record.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps({"fingerprint": fingerprint, "result": _result_to(result)},
+                                  ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, record)
+
+
+def _result_to(result):
+    data = dataclasses.asdict(result)
+    data["problems"] = sorted(p.value for p in result.problems)
+    data["checks"] = [dict(dataclasses.asdict(c), problems=sorted(p.value for p in c.problems))
+                      for c in result.checks]
+    return data
+
+
+def _result_from(data):
+    from .grade import NotebookResult
+    checks = [CheckResult(**dict(c, problems=frozenset(Problem(p) for p in c["problems"])))
+              for c in data["checks"]]
+    return NotebookResult(**dict(data, checks=checks, problems={Problem(p) for p in data["problems"]}))
