@@ -15,8 +15,14 @@ class Limits:
         file_bytes: largest file the child may write (bytes).
         response_bytes: largest answer accepted from the child (bytes).
         max_restarts: how often a crashed or hung child is restarted before giving up.
-        confine: confine the child with Landlock where the kernel has it (see ``confinement``).
+        confine: run the child in the sandbox of ``confinement.py`` (bubblewrap, seccomp,
+            an unprivileged uid); False runs it unconfined (``--unconfined``), with the
+            resource limits only.
         notebook_seconds: total waiting time one notebook may cost; calls after that fail (seconds).
+        cpu_seconds: CPU time of the child process (RLIMIT_CPU; seconds).
+        open_files: open file descriptors of the child (RLIMIT_NOFILE).
+        processes: processes and threads in one sandbox (RLIMIT_NPROC, counted per sandbox).
+        scratch_bytes: size of the child's private writable ``/tmp`` (bytes).
     """
     call_seconds: float = 10.0
     retry_seconds: float = 1.0
@@ -28,6 +34,10 @@ class Limits:
     max_restarts: int = 10
     confine: bool = True
     notebook_seconds: float = 120.0
+    cpu_seconds: float = 300.0
+    open_files: int = 256
+    processes: int = 32
+    scratch_bytes: int = 64 * 1024 ** 2
 
 
 class StudentCodeError(Exception):

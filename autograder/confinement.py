@@ -1,0 +1,487 @@
+"""What a submission's child process can see and do: the whole confinement policy.
+
+Every child that runs student code is started by bubblewrap (``bwrap``, Debian package
+``bubblewrap``) with the argument list of ``bwrap_args`` and the seccomp allow-list of
+``ALLOWED_SYSCALLS``:
+
+* **Namespaces**: new user, PID, network, IPC, UTS, mount and (where the kernel has them)
+  cgroup namespaces. Its ``/proc`` shows only the sandbox's own processes; its network
+  namespace has no interface but a loopback that is down; ``--disable-userns`` stops it
+  from making namespaces of its own. ``--new-session`` and ``--die-with-parent``: killing
+  the sandbox's first process (its PID 1) ends every process in it.
+* **User**: an unprivileged uid with every capability dropped. When grading runs as root,
+  bubblewrap itself is started as a uid of its own from ``SANDBOX_UIDS`` (default
+  1500000000-1500000063; change with the environment variable ``AUTOGRADER_SANDBOX_UIDS``
+  = ``FIRST-LAST``), one per sandbox running at a time, that owns no file and no other
+  process on the machine: the child is nobody outside too, and each sandbox's
+  ``RLIMIT_NPROC`` counts only its own processes. When grading runs as an ordinary user,
+  bubblewrap runs as that user: outside the sandbox the child's processes belong to the
+  grading user, so it can read what that user can read *if* it were visible (it is not:
+  see below), and the host counts its processes with the user's (the sandbox's own limit
+  still counts only the sandbox's, since Linux 5.14 counts per user namespace).
+* **Files**: an empty root with, read-only, ``/usr`` (system libraries), the Python
+  installation (``sys.base_prefix``), the virtual environment (``sys.prefix``, its
+  packages), the child package (``autograder/child``), tiktoken's one cache file and
+  ``/etc/ld.so.cache``; a private ``/proc``; a ``/dev`` holding only ``null``, ``zero``
+  and ``urandom``; and a private writable ``/tmp`` (its working directory and ``HOME``)
+  capped at ``Limits.scratch_bytes``. Nothing else exists there: not the course folder,
+  not ``/etc/shadow``, not other students' notebooks, not ``/sys``. Paths under ``/root``
+  (0700) are handed to it through a private mount namespace of the grader's launcher,
+  so ``/root`` is never made readable on the machine.
+* **System calls**: a seccomp allow-list built with libseccomp (``pyseccomp``), by name,
+  so it holds on x86_64 and aarch64 alike. Anything not listed fails with EPERM; a call
+  of any other architecture (i386 ``int 0x80``, x32) kills the process. New processes
+  are refused (``clone`` only with ``CLONE_THREAD`` and no namespace flag; ``fork``,
+  ``vfork`` refused, ``clone3`` answers ENOSYS so glibc falls back to ``clone``), so
+  a submission is one process with threads; ``RLIMIT_NPROC`` bounds the threads.
+  No sockets at all, no ``prlimit64`` on another process, no ``setpriority``, no
+  ``ptrace``, ``mount``, ``unshare``, ``setns``, ``chroot``, ``bpf``, ``perf_event_open``,
+  ``keyctl``, ``io_uring``, ``userfaultfd``, ``kexec``, modules, ``reboot``, no
+  ``chown`` or ``setxattr``, ``ioctl`` only for the few terminal and descriptor
+  queries Python makes (so no ``FS_IOC_SETFLAGS``/``FS_IOC_FSSETXATTR``).
+  ``chmod`` and ``utime`` are allowed: outside ``/tmp`` every file is on a read-only mount.
+* **Limits** (``Limits``): address space, CPU seconds, file size, open files, number of
+  processes and threads, scratch size; set before bubblewrap starts and again by the
+  child on itself. Core dumps off.
+
+Inside, the child adds Landlock (``child/landlock.py``) as a second layer: read anything
+it can see, write only ``/tmp``, run no program, no TCP, no signals out.
+
+``check_available()`` says whether all of this can start here; the grader refuses to run
+student code when it cannot, unless told ``--unconfined``.
+"""
+import errno
+import fcntl
+import functools
+import os
+import platform
+import pwd
+import resource
+import shutil
+import site
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CHILD_PACKAGE = Path(__file__).resolve().parent / "child"
+SCRATCH = "/tmp"  # the child's working folder, HOME and TMPDIR, inside the sandbox
+
+# -- uids for sandboxes started by root -------------------------------------------------
+DEFAULT_SANDBOX_UIDS = (1_500_000_000, 1_500_000_063)
+
+
+def sandbox_uids():
+    """``(first, last)`` uids used for sandboxes when grading runs as root.
+
+    Read from ``$AUTOGRADER_SANDBOX_UIDS`` ("FIRST-LAST") or ``DEFAULT_SANDBOX_UIDS``.
+    Raises:
+        ValueError: a malformed range, or one that includes uid 0.
+    """
+    text = os.environ.get("AUTOGRADER_SANDBOX_UIDS")
+    if not text:
+        return DEFAULT_SANDBOX_UIDS
+    try:
+        first, last = (int(x) for x in text.split("-"))
+    except ValueError:
+        raise ValueError(f"AUTOGRADER_SANDBOX_UIDS={text!r}: expected FIRST-LAST, e.g. 1500000000-1500000063") from None
+    if not 0 < first <= last < 2 ** 32 - 1:
+        raise ValueError(f"AUTOGRADER_SANDBOX_UIDS={text!r}: not a range of unprivileged uids")
+    return first, last
+
+
+class _UidLease:
+    """A uid from ``sandbox_uids()`` that no other sandbox on this machine uses meanwhile
+    (an ``flock`` on a file in a root-only folder, released by ``release`` or at exit)."""
+
+    def __init__(self, timeout=60.0):
+        first, last = sandbox_uids()
+        folder = Path(tempfile.gettempdir()) / f"autograder-sandbox-uids-{os.geteuid()}"
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+        st = os.lstat(folder)
+        if not (os.path.isdir(folder) and not os.path.islink(folder) and st.st_uid == os.geteuid()
+                and st.st_mode & 0o077 == 0):
+            raise RuntimeError(f"{folder} is not a private folder of this user; remove it")
+        deadline = time.monotonic() + timeout
+        start = os.getpid() % (last - first + 1)
+        while True:
+            for i in range(last - first + 1):
+                uid = first + (start + i) % (last - first + 1)
+                if _uid_has_owner(uid):
+                    continue
+                fd = os.open(folder / str(uid), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    os.close(fd)
+                    continue
+                self.uid, self._fd = uid, fd
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"all sandbox uids {first}-{last} are busy; widen AUTOGRADER_SANDBOX_UIDS")
+            time.sleep(0.05)
+
+    def release(self):
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+@functools.lru_cache(maxsize=None)
+def _uid_has_owner(uid):
+    try:
+        pwd.getpwuid(uid)
+        return True
+    except KeyError:
+        return False
+
+
+# -- the files the child sees ------------------------------------------------------------
+def visible_paths():
+    """What the sandbox shows, read-only, each at its own path.
+
+    Returns:
+        list of ``(path, kind)``: kind "dir" or "file" (bound read-only), or "symlink"
+        (``path`` is a symbolic link on this machine, e.g. ``/lib -> usr/lib``; recreated).
+    """
+    import hashlib
+    from .tiktoken_cache import CL100K_URL, cache_dir
+    out = [("/usr", "dir")]
+    for top in ("/bin", "/lib", "/lib64", "/lib32", "/sbin"):
+        if os.path.islink(top):
+            out.append((top, "symlink"))
+        elif os.path.isdir(top):
+            out.append((top, "dir"))
+    shown = [p for p, kind in out if kind == "dir"]
+    dirs = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, *site.getsitepackages())}
+    dirs.add(str(CHILD_PACKAGE))
+
+    def inside(path, folders):
+        return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+    for d in sorted(dirs):
+        if os.path.isdir(d) and not inside(d, shown) and not inside(d, dirs - {d}):
+            out.append((d, "dir"))
+    tiktoken_file = cache_dir() / hashlib.sha1(CL100K_URL.encode()).hexdigest()
+    for f in ("/etc/ld.so.cache", str(tiktoken_file)):
+        if os.path.isfile(f):
+            out.append((os.path.realpath(f), "file"))
+    return out
+
+
+# -- the system calls it may make -----------------------------------------------------------
+ALLOWED_SYSCALLS = (
+    # files and descriptors (what it can reach is decided by the mount view)
+    "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev", "preadv2", "pwritev2",
+    "lseek", "close", "close_range", "open", "openat", "openat2", "creat", "stat", "fstat", "lstat",
+    "newfstatat", "statx", "statfs", "fstatfs", "access", "faccessat", "faccessat2", "readlink",
+    "readlinkat", "getdents", "getdents64", "getcwd", "chdir", "fchdir", "mkdir", "mkdirat", "rmdir",
+    "unlink", "unlinkat", "rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat",
+    "truncate", "ftruncate", "fsync", "fdatasync", "fallocate", "fadvise64", "readahead", "flock", "fcntl",
+    "dup", "dup2", "dup3", "pipe", "pipe2", "sendfile", "copy_file_range", "umask",
+    "chmod", "fchmod", "fchmodat", "fchmodat2", "utime", "utimes", "futimesat", "utimensat",
+    "getxattr", "lgetxattr", "fgetxattr", "listxattr", "llistxattr", "flistxattr",
+    "select", "pselect6", "poll", "ppoll", "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait",
+    "epoll_pwait", "epoll_pwait2", "eventfd", "eventfd2",
+    # memory
+    "brk", "mmap", "munmap", "mprotect", "mremap", "madvise", "msync", "mincore", "mbind",
+    "get_mempolicy", "set_mempolicy", "membarrier",
+    # signals and time (kill reaches only the sandbox's own processes: PID namespace)
+    "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending", "rt_sigtimedwait", "rt_sigsuspend",
+    "sigaltstack", "kill", "tkill", "tgkill", "pause", "nanosleep", "clock_nanosleep", "clock_gettime",
+    "clock_getres", "gettimeofday", "time", "getitimer", "setitimer", "alarm", "timer_create",
+    "timer_settime", "timer_gettime", "timer_getoverrun", "timer_delete", "timerfd_create",
+    "timerfd_settime", "timerfd_gettime",
+    # identity and its own limits (setrlimit cannot raise a hard limit without a capability)
+    "getpid", "getppid", "gettid", "getuid", "geteuid", "getgid", "getegid", "getresuid", "getresgid",
+    "getgroups", "getpgrp", "getpgid", "getsid", "getpriority", "getrlimit", "setrlimit", "getrusage",
+    "sysinfo", "times", "uname", "getrandom", "capget",
+    # threads and the process itself
+    "futex", "futex_waitv", "set_robust_list", "get_robust_list", "set_tid_address", "rseq", "sched_yield",
+    "sched_getaffinity", "sched_getparam", "sched_getscheduler", "sched_get_priority_max",
+    "sched_get_priority_min", "arch_prctl", "exit", "exit_group", "wait4", "waitid",
+    "execve",  # bubblewrap installs the filter just before it starts Python
+    "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self",  # can only restrict
+)
+# Allowed only with these arguments (see seccomp_filter): clone (threads), clone3 (ENOSYS),
+# prlimit64 (itself), ioctl (IOCTLS), prctl (PRCTLS). Everything else: EPERM.
+_CLONE_THREAD = 0x00010000
+_CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 \
+    | 0x40000000 | 0x00000080  # NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME
+IOCTLS = {"TCGETS": 0x5401, "TIOCGWINSZ": 0x5413, "FIONREAD": 0x541B, "FIONBIO": 0x5421,
+          "FIONCLEX": 0x5450, "FIOCLEX": 0x5451}
+PRCTLS = {"PR_GET_DUMPABLE": 3, "PR_SET_NAME": 15, "PR_GET_NAME": 16, "PR_GET_SECCOMP": 21,
+          "PR_SET_NO_NEW_PRIVS": 38, "PR_GET_NO_NEW_PRIVS": 39, "PR_SET_VMA": 0x53564D41}
+
+
+def seccomp_filter():
+    """The allow-list as a ``pyseccomp.SyscallFilter`` for this machine's architecture.
+
+    Default action ERRNO(EPERM); calls of any other architecture (i386, x32 on x86_64;
+    arm on aarch64) kill the process. Names this architecture lacks are skipped.
+    Raises:
+        ImportError/OSError: pyseccomp or the system's libseccomp is missing.
+    """
+    import pyseccomp as sc
+    f = sc.SyscallFilter(defaction=sc.ERRNO(errno.EPERM))
+    f.set_attr(sc.Attr.ACT_BADARCH, sc.KILL_PROCESS)
+
+    def add(action, name, *args):
+        try:
+            f.add_rule_exactly(action, name, *args)
+        except (ValueError, RuntimeError, OSError):  # not a system call on this architecture
+            pass
+    for name in ALLOWED_SYSCALLS:
+        add(sc.ALLOW, name)
+    add(sc.ALLOW, "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD | _CLONE_NAMESPACES, _CLONE_THREAD))
+    add(sc.ERRNO(errno.ENOSYS), "clone3")
+    add(sc.ALLOW, "prlimit64", sc.Arg(0, sc.EQ, 0))
+    for cmd in IOCTLS.values():
+        add(sc.ALLOW, "ioctl", sc.Arg(1, sc.EQ, cmd))
+    for option in PRCTLS.values():
+        add(sc.ALLOW, "prctl", sc.Arg(0, sc.EQ, option))
+    return f
+
+
+@functools.lru_cache(maxsize=1)
+def seccomp_bpf():
+    """The compiled filter (``bytes`` of ``struct sock_filter``), as bwrap's ``--seccomp`` reads it."""
+    f = seccomp_filter()
+    fd = os.memfd_create("seccomp", os.MFD_CLOEXEC)
+    with os.fdopen(fd, "w+b") as tmp:
+        f.export_bpf(tmp)
+        tmp.seek(0)
+        return tmp.read()
+
+
+# -- bubblewrap's arguments ------------------------------------------------------------
+def bwrap_args(shown, limits, seccomp_fd, info_fd):
+    """bubblewrap's argument list (everything before the command).
+
+    Args:
+        shown: ``[(source, path, kind)]``: ``source`` (where bwrap finds it) is shown
+            read-only at ``path``; kind "dir", "file" or "symlink" (``source`` is then the
+            link's target).
+        limits: ``Limits`` (``scratch_bytes``).
+        seccomp_fd, info_fd: descriptors bwrap reads the filter from and writes
+            ``{"child-pid": N}`` to.
+    """
+    args = ["bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--disable-userns", "--hostname", "sandbox",
+            "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--size", str(int(limits.scratch_bytes)), "--tmpfs", SCRATCH]
+    for source, path, kind in shown:
+        if kind == "symlink":
+            args += ["--symlink", source, path]
+        else:
+            args += ["--ro-bind", source, path]
+    args += ["--proc", "/proc", "--dir", "/dev"]
+    for dev in ("null", "zero", "urandom"):
+        args += ["--dev-bind", f"/dev/{dev}", f"/dev/{dev}"]
+    args += ["--remount-ro", "/", "--chdir", SCRATCH,
+             "--info-fd", str(info_fd), "--seccomp", str(seccomp_fd), "--"]
+    return args
+
+
+def child_env():
+    """The child's whole environment, built from nothing (two BLAS settings of this
+    machine are kept: they fix OpenBLAS on some CPUs)."""
+    from .tiktoken_cache import cache_dir
+    env = {
+        "PATH": f"{sys.prefix}/bin:/usr/bin:/bin",
+        "HOME": SCRATCH, "TMPDIR": SCRATCH,
+        "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8",
+        "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{SCRATCH}/.mpl",
+        "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+        "TIKTOKEN_CACHE_DIR": str(cache_dir()),
+    }
+    for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    return env
+
+
+def set_limits(limits, processes=True):
+    """Apply ``limits`` to this process (soft = hard, so they cannot be raised again)."""
+    pairs = [(resource.RLIMIT_AS, limits.memory_bytes), (resource.RLIMIT_FSIZE, limits.file_bytes),
+             (resource.RLIMIT_CORE, 0), (resource.RLIMIT_CPU, int(limits.cpu_seconds)),
+             (resource.RLIMIT_NOFILE, limits.open_files)]
+    if processes:
+        pairs.append((resource.RLIMIT_NPROC, limits.processes))
+    for which, value in pairs:
+        resource.setrlimit(which, (value, value))
+
+
+# -- starting one sandbox ---------------------------------------------------------------
+_STAGE = "/tmp"  # where root's private mount namespace shows bwrap what it binds
+
+
+class Sandbox:
+    """One running sandbox's launch data: build with ``Sandbox(limits)``, start the child
+    with ``subprocess.Popen(sandbox.command(argv), **sandbox.popen_kwargs(fds))``, and
+    ``close()`` after the process ended.
+
+    Raises:
+        RuntimeError: no free sandbox uid (grading as root).
+    """
+
+    def __init__(self, limits):
+        self.limits = limits
+        self.root = os.geteuid() == 0
+        self.lease = _UidLease() if self.root else None
+        self.uid = self.lease.uid if self.root else os.geteuid()
+        shown = visible_paths()
+        self._stage = []  # (real path, kind) mounted under _STAGE/N by the root launcher
+        self.shown = []
+        for path, kind in shown:
+            if kind == "symlink":
+                self.shown.append((os.readlink(path), path, kind))
+            elif self.root:
+                self.shown.append((f"{_STAGE}/{len(self._stage)}", path, kind))
+                self._stage.append((path, kind))
+            else:
+                self.shown.append((path, path, kind))
+        self._seccomp = os.memfd_create("seccomp", os.MFD_CLOEXEC)
+        os.write(self._seccomp, seccomp_bpf())
+        os.lseek(self._seccomp, 0, os.SEEK_SET)
+        self.info_r, self._info_w = os.pipe()
+        self.description = (f"bubblewrap+seccomp (uid {self.uid}" + (", own" if self.root else ", grader's")
+                            + " uid)")
+
+    def command(self, argv):
+        return bwrap_args(self.shown, self.limits, self._seccomp, self._info_w) + list(argv)
+
+    def popen_kwargs(self, pass_fds):
+        return {"env": child_env(), "pass_fds": (*pass_fds, self._seccomp, self._info_w),
+                "preexec_fn": self._launcher, "cwd": "/"}
+
+    def started(self):
+        """Call right after Popen: closes the launcher's copies of bwrap's descriptors."""
+        os.close(self._seccomp)
+        os.close(self._info_w)
+        self._seccomp = self._info_w = None
+
+    def _launcher(self):
+        # Runs in the forked launcher before bwrap starts. As root: a private mount
+        # namespace shows bwrap (which runs as the sandbox uid) the paths it must bind,
+        # /root's included, on a tmpfs of its own; the machine's mounts are untouched.
+        if self.root:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+
+            def check(ret, what):
+                if ret != 0:
+                    raise OSError(ctypes.get_errno(), what)
+            check(libc.unshare(0x00020000), "unshare(CLONE_NEWNS)")
+            check(libc.mount(b"none", b"/", None, 0x4000 | 0x40000, None), "make / private")
+            fds = [os.open(path, os.O_PATH | os.O_NOFOLLOW) for path, _ in self._stage]
+            check(libc.mount(b"sandbox-stage", _STAGE.encode(), b"tmpfs", 0x2 | 0x4 | 0x8,
+                             b"mode=0755,size=64k"), "stage tmpfs")
+            for i, ((path, kind), fd) in enumerate(zip(self._stage, fds)):
+                target = f"{_STAGE}/{i}"
+                if kind == "dir":
+                    os.mkdir(target)
+                else:
+                    os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
+                check(libc.mount(f"/proc/self/fd/{fd}".encode(), target.encode(), None, 0x1000 | 0x4000, None),
+                      f"bind {path}")
+                os.close(fd)
+            set_limits(self.limits)  # RLIMIT_NPROC counts this uid's processes: this sandbox only
+            os.setgroups([])
+            os.setresgid(self.uid, self.uid, self.uid)
+            os.setresuid(self.uid, self.uid, self.uid)
+        else:
+            set_limits(self.limits, processes=False)  # the child sets RLIMIT_NPROC inside
+
+    def child_pid(self, timeout=5.0):
+        """The pid (outside) of the sandbox's PID 1, from bwrap's ``--info-fd``; None if unknown."""
+        import json
+        import select
+        data = b""
+        deadline = time.monotonic() + timeout
+        while self.info_r is not None and time.monotonic() < deadline:
+            ready, _, _ = select.select([self.info_r], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                break
+            chunk = os.read(self.info_r, 4096)
+            if not chunk:
+                break
+            data += chunk
+            try:
+                return int(json.loads(data)["child-pid"])
+            except (ValueError, KeyError, TypeError):
+                continue
+        return None
+
+    def close(self):
+        for fd in (self._seccomp, self._info_w, self.info_r):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._seccomp = self._info_w = self.info_r = None
+        if self.lease is not None:
+            self.lease.release()
+            self.lease = None
+
+
+# -- is it available? ------------------------------------------------------------------
+_PROBE = ("import os, numpy, tiktoken, matplotlib; "
+          "tiktoken.get_encoding('cl100k_base'); "
+          "print(os.getuid(), sorted(p for p in os.listdir('/proc') if p.isdigit()))")
+
+
+@functools.lru_cache(maxsize=1)
+def check_available():
+    """Can a sandbox start here? Starts one that imports numpy, tiktoken and matplotlib.
+
+    Returns:
+        ``None`` when it can, else a ``str`` saying what is missing and how to fix it.
+    """
+    import subprocess
+    from .limits import Limits
+    if platform.system() != "Linux":
+        return f"the sandbox needs Linux (bubblewrap, namespaces, seccomp); this is {platform.system()}"
+    if shutil.which("bwrap") is None:
+        return ("bubblewrap is not installed: run `sudo apt-get install bubblewrap` "
+                "(or `bash scripts/setup.sh` as root)")
+    try:
+        seccomp_bpf()
+    except (ImportError, OSError, AttributeError) as exc:
+        return (f"libseccomp is not usable ({type(exc).__name__}: {exc}): install `libseccomp2` "
+                "(`sudo apt-get install libseccomp2`) and the pinned `pyseccomp` (requirements.txt)")
+    try:
+        sandbox = Sandbox(Limits())
+    except (RuntimeError, ValueError, OSError) as exc:
+        return f"cannot prepare a sandbox: {exc}"
+    try:
+        try:
+            proc = subprocess.Popen(sandbox.command([sys.executable, "-I", "-c", _PROBE]),
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                    **sandbox.popen_kwargs(()))
+        except (OSError, subprocess.SubprocessError) as exc:
+            return f"cannot start bubblewrap: {exc}"
+        sandbox.started()
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            return "a test sandbox did not finish within 60 s"
+    finally:
+        sandbox.close()
+    if proc.returncode != 0:
+        text = err.decode(errors="replace").strip()
+        hint = ""
+        if "namespace" in text or "Operation not permitted" in text:
+            hint = (" -- user namespaces look disabled: enable them (`sysctl -w kernel.unprivileged_userns_clone=1`"
+                    " or `sysctl -w user.max_user_namespaces=15000`; on Ubuntu 24.04+ also "
+                    "`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` or an AppArmor profile for bwrap)")
+        elif "Permission denied" in text or "Error" in text:
+            hint = (f" -- uid {sandbox.uid} must be able to read the Python installation, the venv and the "
+                    "project's autograder/child and .cache/tiktoken (e.g. `chmod -R o+rX .venv autograder .cache`)")
+        return f"a test sandbox failed (exit {proc.returncode}): {text[-600:]}{hint}"
+    return None
