@@ -6,7 +6,8 @@ the hidden checks with pytest (``plugin.py``). A submission that crashes, hangs 
 not a notebook costs only its own points: its results.json is written all the same.
 
 Exit status: 0 when every notebook was graded (whatever the scores), 1 when the grader
-itself failed on some notebook (a defect to report), 2 on bad usage.
+itself failed on some notebook (a defect to report), 2 on bad usage, 3 when the sandbox
+for student code cannot start here (nothing was run; ``--unconfined`` overrides).
 """
 import argparse
 import os
@@ -34,6 +35,9 @@ def main(argv=None):
     g.add_argument("--call-timeout", type=float, default=Limits.call_seconds,
                    help="seconds one call into student code may take (default: %(default)s)")
     g.add_argument("--quiet", action="store_true", help="print only the class summary, not every table")
+    g.add_argument("--unconfined", action="store_true",
+                   help="run student code WITHOUT the sandbox (only where bubblewrap cannot run; "
+                        "recorded in every results.json and grades.csv)")
     args = parser.parse_args(argv)
 
     try:
@@ -53,7 +57,17 @@ def main(argv=None):
     if not existed:
         print(f"created a new course secret in {SECRET_FILE}; keep it to regrade with the same cases",
               file=sys.stderr)
-    limits = Limits(call_seconds=args.call_timeout)
+    limits = Limits(call_seconds=args.call_timeout, confine=not args.unconfined)
+    if not args.unconfined:  # fail closed: no student code runs outside the sandbox unless asked
+        from .confinement import check_available
+        reason = check_available()
+        if reason:
+            print(f"cannot grade: the sandbox for student code is not available here: {reason}\n"
+                  "Fix that, or grade with --unconfined (student code then runs as this user, "
+                  "with resource limits only; see README).", file=sys.stderr)
+            return 3
+    else:
+        print("warning: --unconfined: student code runs without the sandbox", file=sys.stderr)
     t0 = time.perf_counter()
 
     def progress(i, r):

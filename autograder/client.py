@@ -232,7 +232,10 @@ class ChildSubmission:
                                          preexec_fn=_limit_child(self.limits), **common)
             self.confinement = "unconfined"
             return None
-        self.sandbox = sandboxing.Sandbox(self.limits)
+        try:
+            self.sandbox = sandboxing.Sandbox(self.limits)
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise SandboxUnavailable(f"the sandbox could not start: {exc}") from None
         try:
             self.proc = subprocess.Popen(self.sandbox.command(argv), **self.sandbox.popen_kwargs(fds), **common)
         except (OSError, subprocess.SubprocessError) as exc:

@@ -268,7 +268,7 @@ def bwrap_args(shown, limits, seccomp_fd, info_fd):
         seccomp_fd, info_fd: descriptors bwrap reads the filter from and writes
             ``{"child-pid": N}`` to.
     """
-    args = ["bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+    args = [shutil.which("bwrap") or "bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--disable-userns", "--hostname", "sandbox",
             "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--size", str(int(limits.scratch_bytes)), "--tmpfs", SCRATCH]
@@ -324,11 +324,13 @@ class Sandbox:
     ``close()`` after the process ended.
 
     Raises:
-        RuntimeError: no free sandbox uid (grading as root).
+        RuntimeError: no bwrap on PATH, or no free sandbox uid (grading as root).
     """
 
     def __init__(self, limits):
         self.limits = limits
+        if shutil.which("bwrap") is None:
+            raise RuntimeError("bubblewrap (bwrap) is not installed or not on PATH")
         self.root = os.geteuid() == 0
         self.lease = _UidLease() if self.root else None
         self.uid = self.lease.uid if self.root else os.geteuid()

@@ -27,6 +27,8 @@ class NotebookResult:
         checks: list of ``plugin.CheckResult``.
         notes: messages about the whole notebook (cells that raised, a start-up failure).
         seconds: wall-clock time spent grading it.
+        confinement: how its code ran, e.g. "bubblewrap+seccomp (uid 1500000003, own uid)",
+            "unconfined", or "not run" (``confinement.py``).
     """
     student_id: str
     assignment_id: str
@@ -34,6 +36,7 @@ class NotebookResult:
     checks: list
     notes: list = field(default_factory=list)
     seconds: float = 0.0
+    confinement: str = "not run"
 
     @property
     def score(self):
@@ -113,7 +116,8 @@ def grade_notebook(path, exercise, student_id, secret, limits=None):
         if submission is not None:
             submission.close()
     return NotebookResult(student_id, exercise.assignment, Path(path).name, checks, notes,
-                          time.perf_counter() - t0)
+                          time.perf_counter() - t0,
+                          submission.confinement if submission is not None else "not run")
 
 
 def check_metas(exercise):

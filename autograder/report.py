@@ -19,7 +19,8 @@ def results_json(result):
     return {"score": result.score, "max_score": result.max_score,
             "execution_time": round(result.seconds, 3),
             "output": output or f"{result.notebook}: graded", "visibility": "visible",
-            "stdout_visibility": "hidden", "tests": tests}
+            "stdout_visibility": "hidden", "tests": tests,
+            "extra_data": {"confinement": result.confinement}}
 
 
 def write_results(result, out_dir):
@@ -52,15 +53,18 @@ def write_grades_csv(results, path):
     for r in results:
         row = rows.setdefault((r.student_id, r.assignment_id),
                               {"student_id": r.student_id, "assignment_id": r.assignment_id,
-                               "total": 0.0, "max_score": 0.0, "problems": ""})
+                               "total": 0.0, "max_score": 0.0, "problems": "", "confinement": ""})
         row[r.notebook] = f"{r.score:g}"
         row["total"] += r.score
         row["max_score"] += r.max_score
         row["problems"] = "; ".join(p for p in (row["problems"], problems(r)) if p)
+        if r.confinement not in row["confinement"].split("; "):
+            row["confinement"] = "; ".join(c for c in (row["confinement"], r.confinement) if c)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, ["student_id", "assignment_id", *notebooks, "total", "max_score", "problems"])
+        writer = csv.DictWriter(f, ["student_id", "assignment_id", *notebooks, "total", "max_score", "problems",
+                                    "confinement"])
         writer.writeheader()
         for key in sorted(rows):
             row = rows[key]
