@@ -217,7 +217,8 @@ def attempt(name):
 
 
 def test_a_submission_is_one_process_and_leaves_nothing_running():
-    """fork is refused where the seccomp filter runs; elsewhere what it leaves is ended."""
+    """fork is refused by the sandbox's seccomp allow-list (threads work); unconfined,
+    what it leaves running is ended when its grading ends."""
     code = ("import os, threading, time\n"
             "def spawn():\n"
             "    box = []\n"
@@ -236,10 +237,10 @@ def test_a_submission_is_one_process_and_leaves_nothing_running():
             "        os._exit(0)\n"
             "    return [int(os.read(r, 20)), len(box)]\n")
     with ChildSubmission([(1, code)], FAST) as sub:
+        assert sub.function("spawn")() == ["refused", 1]  # threads still work
+    with ChildSubmission([(1, code)], Limits(call_seconds=2.0, confine=False)) as sub:
         pid, threads_ran = sub.function("spawn")()
-        assert threads_ran == 1  # threads still work
-    if pid == "refused":
-        return
+        assert threads_ran == 1
     time.sleep(0.2)
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -277,10 +278,8 @@ def test_a_notebook_has_a_total_time_budget():
 
 
 def test_system_calls_that_reach_other_processes_are_refused():
-    """seccomp (x86_64): no prlimit or priority change on the grader, no device nodes, no namespaces."""
-    import platform
-    if platform.machine() != "x86_64":
-        pytest.skip("the seccomp filter is written for x86_64")
+    """seccomp allow-list (by name: any architecture): no prlimit or priority change on
+    the grader, no device nodes, no namespaces, no sockets, no immutable flag."""
     code = '''
 import ctypes, os, resource
 def attempt(name):
