@@ -65,6 +65,7 @@ import time
 from pathlib import Path
 
 CHILD_PACKAGE = Path(__file__).resolve().parent / "child"
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SCRATCH = "/tmp"  # the child's working folder, HOME and TMPDIR, inside the sandbox
 
 # -- uids for sandboxes started by root -------------------------------------------------
@@ -140,12 +141,33 @@ def _uid_has_owner(uid):
 
 
 # -- the files the child sees ------------------------------------------------------------
+def grader_locations():
+    """Files of the grader that must never be visible, even inside a shown folder (a
+    non-editable install puts ``solutions`` and ``autograder`` into the venv's packages):
+    the reference solutions, the grader package, the course secret."""
+    import importlib.util
+    from .seeds import SECRET_FILE
+    locations = {str(PROJECT_ROOT / "solutions"), str(PROJECT_ROOT / "autograder"), str(SECRET_FILE)}
+    for name in ("solutions", "autograder"):
+        try:
+            spec = importlib.util.find_spec(name)  # finds, does not import
+        except (ImportError, ValueError):
+            continue
+        locations.update(spec.submodule_search_locations or [] if spec else [])
+    return sorted({os.path.realpath(p) for p in locations if os.path.exists(p)})
+
+
+def _inside(path, folders):
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
 def visible_paths():
-    """What the sandbox shows, read-only, each at its own path.
+    """What the sandbox shows, read-only, each at its own path, in mount order.
 
     Returns:
-        list of ``(path, kind)``: kind "dir" or "file" (bound read-only), or "symlink"
-        (``path`` is a symbolic link on this machine, e.g. ``/lib -> usr/lib``; recreated).
+        list of ``(path, kind)``: kind "dir" or "file" (bound read-only), "symlink"
+        (``path`` is a symbolic link on this machine, e.g. ``/lib -> usr/lib``; recreated),
+        or "hide" (a grader location inside a shown folder, covered by an empty one).
     """
     import hashlib
     from .tiktoken_cache import CL100K_URL, cache_dir
@@ -155,15 +177,16 @@ def visible_paths():
             out.append((top, "symlink"))
         elif os.path.isdir(top):
             out.append((top, "dir"))
-    shown = [p for p, kind in out if kind == "dir"]
     dirs = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, *site.getsitepackages())}
-    dirs.add(str(CHILD_PACKAGE))
-
-    def inside(path, folders):
-        return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
     for d in sorted(dirs):
-        if os.path.isdir(d) and not inside(d, shown) and not inside(d, dirs - {d}):
+        if os.path.isdir(d) and not _inside(d, [p for p, k in out if k == "dir"]) and not _inside(d, dirs - {d}):
             out.append((d, "dir"))
+    shown = [p for p, k in out if k == "dir"]
+    hidden = [p for p in grader_locations() if _inside(p, shown)]
+    out += [(p, "hide") for p in hidden]
+    child = str(CHILD_PACKAGE)
+    if not _inside(child, shown) or _inside(child, hidden):
+        out.append((child, "dir"))
     tiktoken_file = cache_dir() / hashlib.sha1(CL100K_URL.encode()).hexdigest()
     for f in ("/etc/ld.so.cache", str(tiktoken_file)):
         if os.path.isfile(f):
@@ -262,8 +285,9 @@ def bwrap_args(shown, limits, seccomp_fd, info_fd):
 
     Args:
         shown: ``[(source, path, kind)]``: ``source`` (where bwrap finds it) is shown
-            read-only at ``path``; kind "dir", "file" or "symlink" (``source`` is then the
-            link's target).
+            read-only at ``path``; kind "dir", "file", "symlink" (``source`` is then the
+            link's target) or "hide" (``path`` is covered: an empty read-only folder, or
+            ``/dev/null`` for a file; ``source`` is "dir" or "file").
         limits: ``Limits`` (``scratch_bytes``).
         seccomp_fd, info_fd: descriptors bwrap reads the filter from and writes
             ``{"child-pid": N}`` to.
@@ -272,14 +296,22 @@ def bwrap_args(shown, limits, seccomp_fd, info_fd):
             "--unshare-cgroup-try", "--disable-userns", "--hostname", "sandbox",
             "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--size", str(int(limits.scratch_bytes)), "--tmpfs", SCRATCH]
+    covered = []
     for source, path, kind in shown:
         if kind == "symlink":
             args += ["--symlink", source, path]
+        elif kind == "hide" and source == "dir":
+            args += ["--perms", "0555", "--tmpfs", path]
+            covered.append(path)
+        elif kind == "hide":
+            args += ["--ro-bind", "/dev/null", path]
         else:
             args += ["--ro-bind", source, path]
     args += ["--proc", "/proc", "--dir", "/dev"]
     for dev in ("null", "zero", "urandom"):
         args += ["--dev-bind", f"/dev/{dev}", f"/dev/{dev}"]
+    for path in covered:
+        args += ["--remount-ro", path]
     args += ["--remount-ro", "/", "--chdir", SCRATCH,
              "--info-fd", str(info_fd), "--seccomp", str(seccomp_fd), "--"]
     return args
@@ -340,6 +372,8 @@ class Sandbox:
         for path, kind in shown:
             if kind == "symlink":
                 self.shown.append((os.readlink(path), path, kind))
+            elif kind == "hide":
+                self.shown.append(("dir" if os.path.isdir(path) else "file", path, kind))
             elif self.root:
                 self.shown.append((f"{_STAGE}/{len(self._stage)}", path, kind))
                 self._stage.append((path, kind))

@@ -381,6 +381,30 @@ def test_filling_scratch_past_its_cap_fails(tmp_path):
     class_run(tmp_path, ["fill()"], setup, limits)
 
 
+def test_grader_files_inside_a_shown_folder_are_covered(tmp_path, monkeypatch):
+    """A non-editable install puts ``solutions`` into the venv's packages, which the child
+    sees: such grader locations are covered by an empty folder (or /dev/null for a file)."""
+    site_dir = tmp_path / "site-packages"
+    (site_dir / "solutions").mkdir(parents=True)
+    (site_dir / "solutions" / "attention.py").write_text("ANSWER = 42\n")
+    (site_dir / "public.py").write_text("x = 1\n")
+    (site_dir / ".course_secret").write_text("secret\n")
+    monkeypatch.setattr(confinement.site, "getsitepackages", lambda: [str(site_dir)])
+    real = confinement.grader_locations
+    monkeypatch.setattr(confinement, "grader_locations",
+                        lambda: real() + [str(site_dir / "solutions"), str(site_dir / ".course_secret")])
+    assert (str(site_dir / "solutions"), "hide") in confinement.visible_paths()
+    base = str(site_dir)
+    attacks = [f"open({base!r} + '/public.py').read()", f"os.listdir({base!r} + '/solutions')",
+               f"open({base!r} + '/solutions/attention.py').read()", f"open({base!r} + '/.course_secret').read()",
+               f"open({base!r} + '/solutions/new.py', 'w')"]
+    outcomes = attack_outcomes(tmp_path, attacks)
+    assert outcomes[:2] == ["allowed: 'x = 1\\n'", "allowed: []"], outcomes
+    assert outcomes[2].startswith("FileNotFoundError"), outcomes
+    assert outcomes[3].startswith("PermissionError") or outcomes[3] == "allowed: ''", outcomes
+    assert outcomes[4].startswith(("OSError EROFS", "PermissionError")), outcomes
+
+
 # -- reading the grader's secrets --------------------------------------------------------------
 def test_the_graders_environment_shadow_and_devices_are_unreadable(tmp_path, monkeypatch):
     monkeypatch.setenv("GRADER_TOKEN", "s3cret-token-of-the-instructor")
@@ -445,7 +469,8 @@ def test_read_submission_refuses_links_fifos_and_oversized_files(tmp_path):
 
 # -- the policy's pieces ------------------------------------------------------------------------
 def test_bwrap_arguments_unshare_everything_and_show_only_what_is_listed():
-    args = confinement.bwrap_args([("/stage/0", "/opt/py", "dir"), ("usr/lib", "/lib", "symlink")],
+    args = confinement.bwrap_args([("/stage/0", "/opt/py", "dir"), ("usr/lib", "/lib", "symlink"),
+                                   ("dir", "/opt/py/solutions", "hide"), ("file", "/opt/py/secret", "hide")],
                                   Limits(scratch_bytes=12345), 7, 8)
     for flag in ("--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                  "--disable-userns", "--die-with-parent", "--new-session"):
@@ -454,9 +479,12 @@ def test_bwrap_arguments_unshare_everything_and_show_only_what_is_listed():
     assert args[args.index("--size") + 1:args.index("--size") + 4] == ["12345", "--tmpfs", "/tmp"]
     assert args[args.index("--seccomp") + 1] == "7" and args[args.index("--info-fd") + 1] == "8"
     assert ["--ro-bind", "/stage/0", "/opt/py"] == args[args.index("/stage/0") - 1:args.index("/stage/0") + 2]
-    assert args[args.index("--remount-ro") + 1] == "/" and args[-1] == "--"
+    assert args[len(args) - 1 - args[::-1].index("--remount-ro") + 1] == "/" and args[-1] == "--"
     binds = [args[i + 2] for i, a in enumerate(args) if a in ("--bind", "--dev-bind", "--ro-bind")]
-    assert sorted(binds) == ["/dev/null", "/dev/urandom", "/dev/zero", "/opt/py"]
+    assert sorted(binds) == ["/dev/null", "/dev/urandom", "/dev/zero", "/opt/py", "/opt/py/secret"]
+    assert args[args.index("/opt/py/secret") - 1] == "/dev/null"  # a hidden file reads as /dev/null
+    i = args.index("/opt/py/solutions")
+    assert args[i - 1] == "--tmpfs" and ["--remount-ro", "/opt/py/solutions"] == args[args.index("--remount-ro"):][:2]
 
 
 def test_the_allow_list_leaves_out_what_reaches_outside():
