@@ -499,7 +499,11 @@ def check_available():
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                                     **sandbox.popen_kwargs(()))
         except (OSError, subprocess.SubprocessError) as exc:
-            return f"cannot start bubblewrap: {exc}"
+            hint = ""
+            if sandbox.root and isinstance(exc, subprocess.SubprocessError):
+                hint = (" -- as root, the launcher needs CAP_SYS_ADMIN for a private mount namespace "
+                        "(in a container without it, grade as an ordinary user instead)")
+            return f"cannot start bubblewrap: {exc}{hint}"
         sandbox.started()
         try:
             out, err = proc.communicate(timeout=60)
