@@ -6,7 +6,7 @@ Every child that runs student code is started by bubblewrap (``bwrap``, Debian p
 
 * **Namespaces**: new user, PID, network, IPC, UTS, mount and (where the kernel has them)
   cgroup namespaces. Its ``/proc`` shows only the sandbox's own processes; its network
-  namespace has no interface but a loopback that is down; ``--disable-userns`` stops it
+  namespace has nothing but its own loopback interface; ``--disable-userns`` stops it
   from making namespaces of its own. ``--new-session`` and ``--die-with-parent``: killing
   the sandbox's first process (its PID 1) ends every process in it.
 * **User**: an unprivileged uid with every capability dropped. When grading runs as root,
@@ -25,7 +25,10 @@ Every child that runs student code is started by bubblewrap (``bwrap``, Debian p
   ``/etc/ld.so.cache``; a private ``/proc``; a ``/dev`` holding only ``null``, ``zero``
   and ``urandom``; and a private writable ``/tmp`` (its working directory and ``HOME``)
   capped at ``Limits.scratch_bytes``. Nothing else exists there: not the course folder,
-  not ``/etc/shadow``, not other students' notebooks, not ``/sys``. Paths under ``/root``
+  not ``/etc/shadow``, not other students' notebooks, not ``/sys`` (the folders above what
+  is shown exist only as empty mount points). Grader files that lie inside a shown folder
+  (``grader_locations``: ``solutions``, ``autograder``, the course secret, e.g. after a
+  non-editable install into the venv) are covered by an empty folder. Paths under ``/root``
   (0700) are handed to it through a private mount namespace of the grader's launcher,
   so ``/root`` is never made readable on the machine.
 * **System calls**: a seccomp allow-list built with libseccomp (``pyseccomp``), by name,
@@ -41,8 +44,10 @@ Every child that runs student code is started by bubblewrap (``bwrap``, Debian p
   queries Python makes (so no ``FS_IOC_SETFLAGS``/``FS_IOC_FSSETXATTR``).
   ``chmod`` and ``utime`` are allowed: outside ``/tmp`` every file is on a read-only mount.
 * **Limits** (``Limits``): address space, CPU seconds, file size, open files, number of
-  processes and threads, scratch size; set before bubblewrap starts and again by the
-  child on itself. Core dumps off.
+  processes and threads, scratch size; set by the launcher before bubblewrap starts, so
+  everything in the sandbox inherits them (as soft = hard: they cannot be raised again);
+  the child sets ``RLIMIT_NPROC`` once more on itself, where it counts only the sandbox's
+  own tasks. Core dumps off.
 
 Inside, the child adds Landlock (``child/landlock.py``) as a second layer: read anything
 it can see, write only ``/tmp``, run no program, no TCP, no signals out.
