@@ -7,8 +7,10 @@ Every child that runs student code is started by bubblewrap (``bwrap``, Debian p
 * **Namespaces**: new user, PID, network, IPC, UTS, mount and (where the kernel has them)
   cgroup namespaces. Its ``/proc`` shows only the sandbox's own processes; its network
   namespace has nothing but its own loopback interface; ``--disable-userns`` stops it
-  from making namespaces of its own. ``--new-session`` and ``--die-with-parent``: killing
-  the sandbox's first process (its PID 1) ends every process in it.
+  from making namespaces of its own. ``--new-session``, ``--die-with-parent`` and
+  ``--as-pid-1``: the child itself is the sandbox's PID 1 (it cannot fork, so it needs no
+  reaper, and bwrap reaps it: bwrap's own reaper was left a zombie for the machine's init,
+  which used up the sandbox uid's RLIMIT_NPROC); killing it ends every process in the sandbox.
 * **User**: an unprivileged uid with every capability dropped. When grading runs as root,
   bubblewrap itself is started as a uid of its own from ``SANDBOX_UIDS`` (default
   1500000000-1500000063; change with the environment variable ``AUTOGRADER_SANDBOX_UIDS``
@@ -298,7 +300,7 @@ def bwrap_args(shown, limits, seccomp_fd, info_fd):
             ``{"child-pid": N}`` to.
     """
     args = [shutil.which("bwrap") or "bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-            "--unshare-cgroup-try", "--disable-userns", "--hostname", "sandbox",
+            "--unshare-cgroup-try", "--disable-userns", "--as-pid-1", "--hostname", "sandbox",
             "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--size", str(int(limits.scratch_bytes)), "--tmpfs", SCRATCH]
     covered = []

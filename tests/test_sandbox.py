@@ -195,7 +195,7 @@ def attempt(name):
         "secret": lambda: open({str(PROJECT_ROOT / ".course_secret")!r}).read(),
         "course": lambda: sorted(os.listdir({str(PROJECT_ROOT)!r})),
         "root": lambda: open("/grader-escape-test", "w").write("x"),
-        "signal": lambda: os.kill(os.getppid(), 0),
+        "signal": lambda: os.kill({os.getpid()}, 0),  # the grader: not in its PID namespace
         "network": lambda: socket.create_connection(("127.0.0.1", 9), timeout=1),
         "program": lambda: subprocess.run(["/bin/true"]).returncode,
         "cwd": lambda: open("scratch.txt", "w").write("fine"),
@@ -211,7 +211,8 @@ def attempt(name):
         assert probe("secret")[0] == "FileNotFoundError"
         assert probe("course") == ["allowed", [".cache", ".venv", "autograder"]]
         assert probe("root")[0] in ("OSError", "PermissionError")  # read-only file system
-        for name in ("signal", "network", "program"):
+        assert probe("signal")[0] in ("ProcessLookupError", "PermissionError")
+        for name in ("network", "program"):
             assert probe(name)[0] == "PermissionError", name
         assert probe("cwd") == ["allowed", 4]
 
@@ -283,7 +284,7 @@ def test_system_calls_that_reach_other_processes_are_refused():
     code = '''
 import ctypes, os, resource
 def attempt(name):
-    parent = os.getppid()
+    parent = GRADER
     actions = {
         "prlimit_parent": lambda: resource.prlimit(parent, resource.RLIMIT_CORE, resource.getrlimit(resource.RLIMIT_CORE)),
         "prlimit_self": lambda: resource.prlimit(0, resource.RLIMIT_CORE, resource.getrlimit(resource.RLIMIT_CORE)),
@@ -299,6 +300,7 @@ def attempt(name):
     except Exception as exc:
         return type(exc).__name__
 '''
+    code = f"GRADER = {os.getpid()}\n" + code
     with ChildSubmission([(1, code)], FAST) as sub:
         probe = sub.function("attempt")
         assert probe("prlimit_self") == "allowed"
