@@ -118,7 +118,7 @@ class _UidLease:
         while True:
             for i in range(last - first + 1):
                 uid = first + (start + i) % (last - first + 1)
-                if _uid_has_owner(uid):
+                if _uid_has_owner(uid) or _uid_has_processes(uid):
                     continue
                 fd = os.open(folder / str(uid), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
                 try:
@@ -136,6 +136,18 @@ class _UidLease:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+def _uid_has_processes(uid):
+    """True when a process (a zombie included) runs as ``uid``: that uid is not reused yet."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 @functools.lru_cache(maxsize=None)
