@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from . import confinement as sandboxing
+from .launch import Sandbox
 from .child import wire
 from .limits import Limits, StudentCodeError
 
@@ -145,7 +146,7 @@ class ChildSubmission:
         self.dead_reason = None
         self.definitions_only = False  # set when top-level assignments crashed the process
         self.seconds_used = 0.0  # wall-clock seconds spent waiting for this submission
-        self.sandbox = None  # confinement.Sandbox of the running child
+        self.sandbox = None  # launch.Sandbox of the running child
         self._pidfd = None  # the sandbox's PID 1: killing it ends every process in the sandbox
         self.confinement = "not started"  # how the child was confined (recorded in the reports)
 
@@ -233,7 +234,7 @@ class ChildSubmission:
             self.confinement = "unconfined"
             return None
         try:
-            self.sandbox = sandboxing.Sandbox(self.limits)
+            self.sandbox = Sandbox(self.limits)
         except (RuntimeError, ValueError, OSError) as exc:
             raise SandboxUnavailable(f"the sandbox could not start: {exc}") from None
         try:

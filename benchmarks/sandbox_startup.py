@@ -17,6 +17,7 @@ import subprocess
 import time
 
 from autograder import confinement
+from autograder.launch import Sandbox
 from autograder.sandbox import ChildSubmission, Limits
 
 CODE = "import numpy as np\ndef f(x):\n    return float(np.sum(x))\n"
@@ -37,7 +38,7 @@ def bare_true():
 
 def boxed_true():
     t0 = time.perf_counter()
-    sandbox = confinement.Sandbox(Limits())
+    sandbox = Sandbox(Limits())
     try:
         proc = subprocess.Popen(sandbox.command(["/bin/true"]), **sandbox.popen_kwargs(()))
         sandbox.started()

@@ -27,6 +27,7 @@ from autograder.demo.fill import filled_notebook
 from autograder.discover import discover
 from autograder.exercises import EXERCISES, PROJECT_ROOT
 from autograder.grade import grade_all
+from autograder.launch import Sandbox
 from autograder.notebook_code import read_code_cells
 from autograder.sandbox import ChildSubmission, Limits, StudentCodeError
 from conftest import SECRET
@@ -171,7 +172,7 @@ def test_many_sandboxes_in_a_row_leave_no_process_behind():
     exhausted the sandbox uid's RLIMIT_NPROC after ~30 notebooks: the child is PID 1 now."""
     import subprocess
     for _ in range(3 * Limits().processes):
-        sandbox = confinement.Sandbox(Limits())
+        sandbox = Sandbox(Limits())
         try:
             proc = subprocess.Popen(sandbox.command(["/bin/true"]), stderr=subprocess.PIPE,
                                     **sandbox.popen_kwargs(()))
