@@ -27,7 +27,8 @@ class NotebookResult:
         checks: list of ``plugin.CheckResult``.
         notes: messages about the whole notebook (cells that raised, a start-up failure).
         seconds: wall-clock time spent grading it.
-        confinement: how its code ran, e.g. "bubblewrap+seccomp (uid 1500000003, own uid)",
+        confinement: how its code ran, e.g. "bubblewrap+seccomp (uid 1500000003: a sandbox
+            uid of its own)",
             "unconfined", or "not run" (``confinement.py``).
     """
     student_id: str

@@ -116,8 +116,8 @@ class Sandbox:
         os.write(self._seccomp, seccomp_bpf())
         os.lseek(self._seccomp, 0, os.SEEK_SET)
         self.info_r, self._info_w = os.pipe()
-        self.description = (f"bubblewrap+seccomp (uid {self.uid}" + (", own" if self.root else ", grader's")
-                            + " uid)")
+        self.description = (f"bubblewrap+seccomp (uid {self.uid}: "
+                            + ("a sandbox uid of its own)" if self.root else "the grading user's)"))
 
     def command(self, argv):
         return bwrap_args(self.shown, self.limits, self._seccomp, self._info_w) + list(argv)
