@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 
 # Student code runs in a bubblewrap sandbox behind a libseccomp filter (autograder/confinement.py);
 # grading refuses to start without them. Install them where we can; otherwise say how.
-if ! command -v bwrap >/dev/null 2>&1 || ! ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2'; then
+have_libseccomp() { { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -c 'libseccomp\.so\.2' >/dev/null; }
+if ! command -v bwrap >/dev/null 2>&1 || ! have_libseccomp; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get install -y -q bubblewrap libseccomp2 >/dev/null 2>&1 \
       || { apt-get update -q >/dev/null && apt-get install -y -q bubblewrap libseccomp2 >/dev/null; }
