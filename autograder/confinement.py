@@ -194,8 +194,9 @@ PRCTLS = {"PR_GET_DUMPABLE": 3, "PR_SET_NAME": 15, "PR_GET_NAME": 16, "PR_GET_SE
           "PR_SET_NO_NEW_PRIVS": 38, "PR_GET_NO_NEW_PRIVS": 39, "PR_SET_VMA": 0x53564D41}
 
 
-def seccomp_filter():
-    """The allow-list as a ``pyseccomp.SyscallFilter`` for this machine's architecture.
+def seccomp_filter(arch=None):
+    """The allow-list as a ``pyseccomp.SyscallFilter`` for this machine's architecture
+    (or for ``arch``, a ``pyseccomp.Arch`` name such as "AARCH64", to inspect it).
 
     Default action ERRNO(EPERM); calls of any other architecture (i386, x32 on x86_64;
     arm on aarch64) kill the process. Names this architecture lacks are skipped.
@@ -204,6 +205,9 @@ def seccomp_filter():
     """
     import pyseccomp as sc
     f = sc.SyscallFilter(defaction=sc.ERRNO(errno.EPERM))
+    if arch is not None:
+        f.add_arch(getattr(sc.Arch, arch))
+        f.remove_arch(sc.Arch.NATIVE)
     f.set_attr(sc.Attr.ACT_BADARCH, sc.KILL_PROCESS)
 
     def add(action, name, *args):

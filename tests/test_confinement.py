@@ -531,6 +531,22 @@ def test_the_allow_list_leaves_out_what_reaches_outside():
     assert re.search(r'syscall "clone3".*\n.*\n\s*action ERRNO\(38\);', text)  # ENOSYS
 
 
+def test_the_allow_list_builds_for_aarch64_by_name():
+    """Names, not numbers: the same list compiles for aarch64 (where open, stat, fork ...
+    do not exist and are skipped) with the same default and bad-architecture actions."""
+    import re
+    import tempfile
+    with tempfile.TemporaryFile("w+") as f:
+        confinement.seccomp_filter("AARCH64").export_pfc(f)
+        f.seek(0)
+        text = f.read()
+    assert "# filter for arch aarch64" in text and "x86_64" not in text
+    assert "# invalid architecture action\naction KILL_PROCESS;" in text
+    named = set(re.findall(r'filter for syscall "(\w+)"', text))
+    assert {"openat", "read", "mmap", "futex", "clone", "prlimit64", "ioctl"} <= named
+    assert not {"open", "stat", "arch_prctl", "socket", "fork"} & named
+
+
 def test_sandbox_uid_range_comes_from_the_environment(monkeypatch):
     monkeypatch.setenv("AUTOGRADER_SANDBOX_UIDS", "70000-70009")
     assert confinement.sandbox_uids() == (70000, 70009)
