@@ -14,7 +14,8 @@ cannot be encoded is shown as escapes, files are UTF-8.
 
 Exit status: 0 when every notebook was graded (whatever the scores), 1 when the grader
 itself failed on some notebook (see OUT/grader-errors.log), 2 on bad usage, 3 when a
-preflight check failed (nothing was graded).
+preflight check failed (nothing was graded: tiktoken's cache, the course secret, or the
+sandbox for student code cannot start here; ``--unconfined`` overrides the last).
 """
 import argparse
 import os
@@ -115,6 +116,9 @@ def main(argv=None):
     g.add_argument("--call-timeout", type=float, default=Limits.call_seconds,
                    help="seconds one call into student code may take (default: %(default)s)")
     g.add_argument("--quiet", action="store_true", help="print only the class summary, not every table")
+    g.add_argument("--unconfined", action="store_true",
+                   help="run student code WITHOUT the sandbox (only where bubblewrap cannot run; "
+                        "recorded in every results.json and grades.csv)")
     # -- gradescope: build an autograder zip (autograder/gradescope.py) --
     from . import gradescope
     gradescope.add_build_arguments(sub.add_parser("gradescope", help="build ASSIGNMENT's Gradescope autograder zip"))
@@ -132,13 +136,15 @@ def main(argv=None):
     if args.student is not None and (not args.student or "/" in args.student or "\\" in args.student
                                      or args.student in (".", "..")):
         parser.error(f"--student {args.student!r}: a student id cannot be a path")
-    limits = Limits(call_seconds=args.call_timeout)
+    limits = Limits(call_seconds=args.call_timeout, confine=not args.unconfined)
     try:
         secret = _secret(args, parser)
         preflight.run(jobs, confined=limits.confine)
     except preflight.PreflightError as exc:
         print(f"cannot grade: {exc}", file=sys.stderr)
         return PREFLIGHT_FAILED
+    if args.unconfined:
+        print("warning: --unconfined: student code runs without the sandbox", file=sys.stderr)
     t0 = time.perf_counter()
     out = Path(args.out)
     progress = _Progress(len(jobs), args.quiet)

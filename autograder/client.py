@@ -1,8 +1,9 @@
 """Run a submission's code in a child process and call its functions from the grader.
 
 ``ChildSubmission`` starts the child package (``autograder/child``) in a fresh interpreter
-(``python -I``) with an empty temporary working directory, a minimal environment and
-resource limits, sends it the notebook's code cells, and then forwards calls such as
+(``python -I``) inside a bubblewrap sandbox (``confinement.py``: namespaces, an
+unprivileged uid, a seccomp allow-list, a private scratch folder, resource limits),
+sends it the notebook's code cells, and then forwards calls such as
 ``submission.function("attention_row")(q, K, V)`` as plain-data requests (``child/wire.py``).
 
 Every failure of student code becomes a ``StudentCodeError`` with a ``kind`` the feedback
@@ -19,13 +20,16 @@ import os
 import secrets
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from . import confinement as sandboxing
 from . import safetext
+from .launch import Sandbox
 from .child import wire
 from .counted import CountedWeights, WeightsRegistry
 from .limits import Limits, StudentCodeError
@@ -44,34 +48,15 @@ def child_command():
 
 
 def child_env(workdir):
-    """Minimal environment for the child: no PYTHONPATH, single-threaded BLAS, Agg plots."""
-    from .tiktoken_cache import cache_dir
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(workdir), "TMPDIR": str(workdir),
-        "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8",
-        "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(Path(workdir) / ".mpl"),
-        "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-        "TIKTOKEN_CACHE_DIR": str(cache_dir()),
-    }
-    for key in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # keep this machine's BLAS fixes
-        if key in os.environ:
-            env[key] = os.environ[key]
+    """Environment of an unconfined child (``--unconfined``): like the sandbox's
+    (``confinement.child_env``), with ``workdir`` as its home and temporary folder."""
+    env = sandboxing.child_env()
+    env.update({"HOME": str(workdir), "TMPDIR": str(workdir), "MPLCONFIGDIR": str(Path(workdir) / ".mpl")})
     return env
 
 
-def confinement(workdir):
-    """Paths the child may read (the Python installation, system libraries, tiktoken's
-    cache) and write (its own working folder); everything else, the course folder
-    included, is out of its reach where the kernel supports Landlock (see child/landlock.py)."""
-    import site
-    from .tiktoken_cache import cache_dir
-    python = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}
-    read = {*site.getsitepackages(), "/usr", "/lib", "/lib64", "/etc", "/dev", "/proc", "/sys", str(cache_dir())}
-
-    def existing(paths):
-        return sorted(p for p in paths if p and os.path.exists(p))
-    return {"read": existing(read), "exec": existing(python), "write": [str(workdir)]}
+class SandboxUnavailable(RuntimeError):
+    """The sandbox could not start; no student code ran (``str(exc)`` says why)."""
 
 
 def _children():
@@ -105,11 +90,8 @@ def _become_subreaper():
 
 def _limit_child(limits):
     def apply():
-        import resource
         os.setsid()  # own process group, so a kill takes any grandchildren too
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        sandboxing.set_limits(limits, processes=False)
     return apply
 
 
@@ -184,6 +166,9 @@ class ChildSubmission:
         self.dead_reason = None
         self.definitions_only = False  # set when top-level assignments crashed the process
         self.seconds_used = 0.0  # wall-clock seconds spent waiting for this submission
+        self.sandbox = None  # launch.Sandbox of the running child
+        self._pidfd = None  # the sandbox's PID 1: killing it ends every process in the sandbox
+        self.confinement = "not started"  # how the child was confined (recorded in the reports)
 
     # -- life cycle ------------------------------------------------------------
     def __enter__(self):
@@ -194,57 +179,116 @@ class ChildSubmission:
 
     def close(self):
         if self.proc is not None:
-            try:
-                os.killpg(self.proc.pid, 9)
-            except (ProcessLookupError, PermissionError):
-                pass
-            self.proc.wait()
-            # Anything the submission left running (a new session, a double fork) has been
-            # reparented to us, the subreaper: end it, and reap it.
-            for _ in range(200):
-                strays = _children() - self._children_before
-                if not strays:
-                    break
-                for pid in strays:  # stop them all first, so none can fork again meanwhile
-                    try:
-                        os.kill(pid, 19)  # SIGSTOP
-                    except (ProcessLookupError, PermissionError):
-                        pass
-                for pid in strays:
-                    try:
-                        os.kill(pid, 9)
-                        os.waitpid(pid, 0)
-                    except (ProcessLookupError, ChildProcessError, PermissionError):
-                        pass
+            if self.sandbox is not None:
+                self._end_sandbox()
+            else:
+                self._end_unconfined()
             try:
                 self._req.close()
             except OSError:
                 pass
             os.close(self._resp)
             self.proc = None
+        if self.sandbox is not None:
+            self.sandbox.close()
+            self.sandbox = None
         if self.workdir is not None:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None
 
+    def _end_sandbox(self):
+        # SIGKILL to the sandbox's PID 1 makes the kernel kill every process in its PID
+        # namespace; its pidfd turns readable only once they are all gone.
+        if self._pidfd is not None:
+            try:
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+                select.select([self._pidfd], [], [], 10.0)
+            except OSError:
+                pass
+            os.close(self._pidfd)
+            self._pidfd = None
+        try:
+            self.proc.wait(timeout=5.0)  # bwrap exits once its sandbox has ended
+        except subprocess.TimeoutExpired:
+            self.proc.kill()  # --die-with-parent takes the sandbox with it
+            self.proc.wait()
+
+    def _end_unconfined(self):
+        try:
+            os.killpg(self.proc.pid, 9)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+        # Anything the submission left running (a new session, a double fork) has been
+        # reparented to us, the subreaper: end it, and reap it (best effort: unconfined).
+        for _ in range(200):
+            strays = _children() - self._children_before
+            if not strays:
+                break
+            for pid in strays:  # stop them all first, so none can fork again meanwhile
+                try:
+                    os.kill(pid, 19)  # SIGSTOP
+                except (ProcessLookupError, PermissionError):
+                    pass
+            for pid in strays:
+                try:
+                    os.kill(pid, 9)
+                    os.waitpid(pid, 0)
+                except (ProcessLookupError, ChildProcessError, PermissionError):
+                    pass
+
+    def _launch(self, argv, fds):
+        """Start ``argv`` with descriptors ``fds``: in a sandbox, or unconfined when
+        ``limits.confine`` is False. Returns the setup line's ``confine`` entry.
+
+        Raises:
+            SandboxUnavailable: bubblewrap could not be started.
+        """
+        common = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+        if not self.limits.confine:
+            _become_subreaper()
+            self._children_before = _children()
+            self.workdir = tempfile.mkdtemp(prefix="submission-")
+            self.proc = subprocess.Popen(argv, cwd=self.workdir, env=child_env(self.workdir), pass_fds=fds,
+                                         preexec_fn=_limit_child(self.limits), **common)
+            self.confinement = "unconfined"
+            return None
+        try:
+            self.sandbox = Sandbox(self.limits)
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise SandboxUnavailable(f"the sandbox could not start: {exc}") from None
+        try:
+            self.proc = subprocess.Popen(self.sandbox.command(argv), **self.sandbox.popen_kwargs(fds), **common)
+        except (OSError, subprocess.SubprocessError) as exc:
+            self.sandbox.close()
+            self.sandbox = None
+            raise SandboxUnavailable(f"the sandbox could not start ({exc}); see "
+                                     "`confinement.check_available()`") from None
+        self.sandbox.started()
+        pid = self.sandbox.child_pid()
+        try:
+            self._pidfd = os.pidfd_open(pid) if pid else None
+        except OSError:  # it has already ended
+            self._pidfd = None
+        self.confinement = self.sandbox.description
+        return {"scratch": sandboxing.SCRATCH, "processes": self.limits.processes}
+
     def _start(self, definitions_only=False):
         self.close()
-        _become_subreaper()
-        self._children_before = _children()
-        self.workdir = tempfile.mkdtemp(prefix="submission-")
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
-        self.proc = subprocess.Popen(
-            [*child_command(), str(req_r), str(resp_w)],
-            cwd=self.workdir, env=child_env(self.workdir), stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(req_r, resp_w),
-            preexec_fn=_limit_child(self.limits))
+        try:
+            confine = self._launch([*child_command(), str(req_r), str(resp_w)], (req_r, resp_w))
+        except BaseException:
+            for fd in (req_r, req_w, resp_r, resp_w):
+                os.close(fd)
+            raise
         os.close(req_r)
         os.close(resp_w)
         self._req = os.fdopen(req_w, "w", encoding="utf-8")
         self._resp = resp_r
         self._buffer = b""
-        self._req.write(json.dumps({"project_root": str(PROJECT_ROOT),
-                                    "confine": confinement(self.workdir) if self.limits.confine else None}) + "\n")
+        self._req.write(json.dumps({"project_root": str(PROJECT_ROOT), "confine": confine}) + "\n")
         answer = self._exchange({"op": "init", "cells": self.cells, "definitions_only": definitions_only,
                                  "cell_timeout": self.limits.cell_seconds},
                                 self.limits.startup_seconds)
@@ -394,8 +438,9 @@ class ChildSubmission:
             code = self.proc.wait(timeout=5) if self.proc else None
         except subprocess.TimeoutExpired:  # it closed the channel but lives on
             return "it closed its answer channel"
+        if code is not None and self.sandbox is not None and 128 < code < 160:
+            code = 128 - code  # bwrap reports a child killed by signal N as status 128 + N
         if code is not None and code < 0:
-            import signal
             name = signal.Signals(-code).name
             hint = " (out of memory?)" if name in ("SIGKILL", "SIGSEGV", "SIGABRT") else ""
             return f"killed by {name}{hint}"

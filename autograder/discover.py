@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .exercises import EXERCISES
+from .submission_files import UnreadableSubmission, is_real_dir, read_submission
 
 
 @dataclass(frozen=True)
@@ -35,16 +36,17 @@ def _exercise_for(path, assignment_hint=None):
         if name in stem:
             return EXERCISES[name]
     try:  # nbgrader grade ids survive renaming the file
-        cells = json.loads(path.read_text(encoding="utf-8", errors="replace")).get("cells", [])
+        cells = json.loads(read_submission(path).decode("utf-8", errors="replace")).get("cells", [])
         ids = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in cells}
-    except (ValueError, AttributeError, OSError, RecursionError, TypeError):
+    except (ValueError, AttributeError, OSError, RecursionError, TypeError, UnreadableSubmission):
         return None
     matches = [e for e in EXERCISES.values() if f"test_{e.functions[0]}" in ids]
     return matches[0] if len(matches) == 1 else None
 
 
 def _notebooks(folder):
-    return sorted(p for p in folder.glob("*.ipynb") if p.is_file())
+    # [sandbox hook] links and FIFOs are listed (grading says why they score 0), never followed
+    return sorted(p for p in folder.glob("*.ipynb") if p.is_symlink() or not p.is_dir())
 
 
 def discover(path, student=None, assignment=None):
@@ -77,12 +79,12 @@ def discover(path, student=None, assignment=None):
         for nb in _notebooks(path):
             add(nb, student or path.parent.name, path.name)
     else:
-        for sub in sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        for sub in sorted(p for p in path.iterdir() if is_real_dir(p) and not p.name.startswith(".")):
             if _notebooks(sub):  # PATH is one student's folder: <assignment>/*.ipynb
                 for nb in _notebooks(sub):
                     add(nb, student or path.name, sub.name)
             else:  # PATH is submitted/: <student>/<assignment>/*.ipynb
-                for assignment_dir in sorted(p for p in sub.iterdir() if p.is_dir()):
+                for assignment_dir in sorted(p for p in sub.iterdir() if is_real_dir(p)):
                     for nb in _notebooks(assignment_dir):
                         add(nb, sub.name, assignment_dir.name)
     return _one_per_exercise(jobs)

@@ -33,6 +33,9 @@ class NotebookResult:
         seconds: wall-clock time spent grading it.
         problems: ``set`` of ``problems.Problem`` of the whole notebook (see ``all_problems``).
         grader_log: tracebacks of grader errors, for the instructor's log (never shown to students).
+        confinement: how its code ran, e.g. "bubblewrap+seccomp (uid 1500000003: a sandbox
+            uid of its own)",
+            "unconfined", or "not run" (``confinement.py``).
     """
     student_id: str
     assignment_id: str
@@ -42,6 +45,7 @@ class NotebookResult:
     seconds: float = 0.0
     problems: set = field(default_factory=set)
     grader_log: list = field(default_factory=list)
+    confinement: str = "not run"
 
     @property
     def all_problems(self):
@@ -146,8 +150,8 @@ def grade_notebook(path, exercise, student_id, secret, limits=None):
             problems.add(Problem.NOT_STARTED)
             target = BrokenSubmission(f"your notebook could not be run ({detail})")
         checks = plugin.run_checks(exercise, target, student_id, secret)
-        # Hook for the sandbox: a submission that ran without confinement is flagged.
-        if not limits.confine or getattr(submission, "confined", None) is False:
+        # A submission that ran without confinement (--unconfined) is flagged.
+        if not limits.confine or getattr(submission, "confinement", "") == "unconfined":
             problems.add(Problem.UNCONFINED)
     finally:
         if submission is not None:
@@ -155,7 +159,8 @@ def grade_notebook(path, exercise, student_id, secret, limits=None):
     return NotebookResult(safetext.display_name(student_id), exercise.assignment,
                           safetext.display_name(Path(path).name), checks, notes,
                           time.perf_counter() - t0, problems,
-                          [c.grader_trace for c in checks if c.grader_trace])
+                          [c.grader_trace for c in checks if c.grader_trace],
+                          submission.confinement if submission is not None else "not run")
 
 
 def check_metas(exercise):

@@ -16,10 +16,16 @@ class Limits:
         response_bytes: largest answer accepted from the child (bytes).
         max_restarts: how often one function may crash the child before its calls are no longer
             run (each function has its own count: a crashing function costs only its checks).
-        confine: confine the child with Landlock where the kernel has it (see ``confinement``).
+        confine: run the child in the sandbox of ``confinement.py`` (bubblewrap, seccomp,
+            an unprivileged uid); False runs it unconfined (``--unconfined``), with the
+            resource limits only.
         notebook_seconds: total waiting time one notebook may cost, a deadline enforced during
             every exchange (decoding answers included); calls after that fail (seconds).
         grader_memory_bytes: address-space limit of each grading worker process (bytes).
+        cpu_seconds: CPU time of the child process (RLIMIT_CPU; seconds).
+        open_files: open file descriptors of the child (RLIMIT_NOFILE).
+        processes: processes and threads in one sandbox (RLIMIT_NPROC, counted per sandbox).
+        scratch_bytes: size of the child's private writable ``/tmp`` (bytes).
     """
     call_seconds: float = 10.0
     retry_seconds: float = 1.0
@@ -32,6 +38,10 @@ class Limits:
     confine: bool = True
     notebook_seconds: float = 120.0
     grader_memory_bytes: int = 4 * 1024 ** 3
+    cpu_seconds: float = 300.0
+    open_files: int = 256
+    processes: int = 32
+    scratch_bytes: int = 64 * 1024 ** 2
 
 
 class StudentCodeError(Exception):

@@ -7,6 +7,8 @@ this module gets it or says precisely why it cannot.
 import json
 from pathlib import Path
 
+from .submission_files import UnreadableSubmission, code_size_problem, read_submission
+
 MAX_NOTEBOOK_BYTES = 50 * 1024 ** 2  # a notebook bloated by printed output beyond this is refused
 
 
@@ -30,14 +32,15 @@ def read_code_cells(path):
         InvalidNotebook: unreadable, too large, not JSON, or not a notebook.
     """
     path = Path(path)
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise InvalidNotebook(f"cannot read {path.name}: {exc.strerror}") from None
+    try:  # [sandbox hook] a regular file, never through a symbolic link
+        raw = read_submission(path)
+    except UnreadableSubmission as exc:
+        raise InvalidNotebook(str(exc)) from None
+    size = len(raw)
     if size > MAX_NOTEBOOK_BYTES:
         raise InvalidNotebook(f"{path.name} is {size / 1024 ** 2:.0f} MB; clear the outputs and hand it in again")
     try:
-        data = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+        data = json.loads(raw.decode("utf-8", errors="replace"))
     except RecursionError:
         raise InvalidNotebook(f"{path.name} is not a valid notebook (nested too deeply)") from None
     except ValueError as exc:
@@ -54,6 +57,8 @@ def read_code_cells(path):
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
             index = len(code) + 1
             code.append((index, "" if _is_test_cell(cell) else _text(cell.get("source", ""))))
+    if problem := code_size_problem(code, path.name):  # [sandbox hook] a cap on code, not outputs
+        raise InvalidNotebook(problem)
     return code
 
 

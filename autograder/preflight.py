@@ -43,14 +43,10 @@ def check_tiktoken_cache(directory=None):
 def check_sandbox():
     """Raise ``PreflightError`` when the sandbox module reports that confinement is unavailable.
 
-    Hook: ``autograder.confinement.check_available()`` comes with the sandbox work (issue 8);
-    it may raise, or return a text describing what is missing. Until that module exists,
-    nothing is checked here.
+    ``autograder.confinement.check_available()`` returns a text describing what is
+    missing, or None when bubblewrap and seccomp can start a sandbox here.
     """
-    try:
-        from .confinement import check_available
-    except ImportError:
-        return  # HOOK: no confinement module yet in this branch
+    from .confinement import check_available
     try:
         problem = check_available()
     except Exception as exc:
@@ -58,8 +54,9 @@ def check_sandbox():
     if problem is False:
         problem = "confinement.check_available() reported it unavailable"
     if isinstance(problem, str) and problem:
-        raise PreflightError(f"the sandbox is not available: {problem}; fix it, or grade with "
-                             "--unconfined only inside a container that holds nothing else")
+        raise PreflightError(f"the sandbox for student code is not available: {problem}; fix "
+                             "that, or grade with --unconfined (student code then runs as this "
+                             "user, with resource limits only; see README)")
 
 
 # Exercises whose checks call tiktoken's cl100k_base (see check_tokens.py).

@@ -52,7 +52,8 @@ def results_json(result, test_visibility=None, output_format="text"):
             "execution_time": round(result.seconds, 3),
             "output": output or f"{text(result.notebook)}: graded", "output_format": output_format,
             "test_output_format": output_format, "test_name_format": output_format, "visibility": "visible",
-            "stdout_visibility": "hidden", "tests": tests}
+            "stdout_visibility": "hidden", "tests": tests,
+            "extra_data": {"confinement": result.confinement}}
     return data
 
 
@@ -78,15 +79,18 @@ def write_grades_csv(results, path):
         student, assignment = safetext.clean(r.student_id, safetext.ID_CHARS), safetext.clean(r.assignment_id)
         row = rows.setdefault((student, assignment),
                               {"student_id": student, "assignment_id": assignment,
-                               "total": 0.0, "max_score": 0.0, "problems": ""})
+                               "total": 0.0, "max_score": 0.0, "problems": "", "confinement": ""})
         row[safetext.clean(r.notebook, safetext.ID_CHARS)] = f"{r.score:g}"
         row["total"] += r.score
         row["max_score"] += r.max_score
         found.setdefault((student, assignment), set()).update(r.all_problems)
+        if r.confinement not in row["confinement"].split("; "):
+            row["confinement"] = "; ".join(c for c in (row["confinement"], r.confinement) if c)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, ["student_id", "assignment_id", *notebooks, "total", "max_score", "problems"])
+        writer = csv.DictWriter(f, ["student_id", "assignment_id", *notebooks, "total", "max_score", "problems",
+                                    "confinement"])
         writer.writeheader()
         for key in sorted(rows):
             row = rows[key]

@@ -7,6 +7,6 @@
 
 This module only re-exports them, so checks and callers import from one place.
 """
-from .client import ChildSubmission, RemoteObject, child_env, confinement  # noqa: F401
+from .client import ChildSubmission, RemoteObject, SandboxUnavailable, child_env  # noqa: F401
 from .limits import Limits, StudentCodeError  # noqa: F401
 from .local import LocalObject, LocalSubmission  # noqa: F401

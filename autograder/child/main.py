@@ -6,8 +6,11 @@ removed again once the package is imported): isolated mode, an empty working dir
 a minimal environment and resource limits. It never imports the grader: it cannot see
 hidden values or reference solutions, and it answers only with plain data (``wire``).
 
-A first line on REQ_FD (no answer) gives the project root to hide and the confinement to
-apply; then ``server.Child`` answers requests until the grader closes the pipe.
+It runs inside the grader's bubblewrap sandbox (``autograder/confinement.py``). A first
+line on REQ_FD (no answer) gives the project root to hide and, when confined, the scratch
+folder and the number of processes allowed; the child then closes every other inherited
+descriptor, limits its own processes (RLIMIT_NPROC counts this sandbox only) and adds
+Landlock; then ``server.Child`` answers requests until the grader closes the pipe.
 """
 import io
 import json
@@ -16,7 +19,7 @@ import signal
 import sys
 
 from . import server, timing
-from .landlock import landlock, seccomp_filter
+from .landlock import landlock
 
 # Names whose import a submission must not be helped by (requirement 2 of issue #2).
 BLOCKED_PACKAGES = ("autograder", "solutions")
@@ -70,6 +73,22 @@ def _hide_grader(project_root):
     sys.meta_path.insert(0, _Blocker())
 
 
+def _confine(confine, keep):
+    """Second layer, inside the sandbox: only the two pipes stay open, at most
+    ``processes`` tasks (threads included), Landlock (read what the sandbox shows, write
+    only the scratch folder, run nothing)."""
+    import resource
+    for fd in map(int, os.listdir("/proc/self/fd")):
+        if fd > 2 and fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    n = int(confine["processes"])
+    resource.setrlimit(resource.RLIMIT_NPROC, (n, n))
+    landlock(["/"], [], [confine["scratch"], "/dev/null"])
+
+
 def main():
     req = os.fdopen(int(sys.argv[1]), "r", encoding="utf-8")
     resp = os.fdopen(int(sys.argv[2]), "w", encoding="utf-8")
@@ -78,12 +97,12 @@ def main():
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized file write fails, not the process
     sys.path[:] = [p for p in sys.path if p != os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
-    setup = json.loads(req.readline())  # {"project_root": ..., "confine": {"read": [...], "write": [...]}}
+    setup = json.loads(req.readline())  # {"project_root": ..., "confine": {"scratch": ..., "processes": N}}
     _hide_grader(setup.get("project_root"))
-    if setup.get("confine"):
-        landlock(setup["confine"]["read"], setup["confine"]["exec"], setup["confine"]["write"])
-        seccomp_filter()
-    del setup
+    confine = setup.get("confine")
+    if confine:
+        _confine(confine, (req.fileno(), resp.fileno()))
+    del setup, confine
     sys.stdout = _CappedStream()
     sys.stderr = _CappedStream()
     sys.stdin = io.StringIO("")

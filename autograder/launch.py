@@ -1,0 +1,197 @@
+"""Starting one sandbox: the mechanics behind the policy of ``confinement.py``.
+
+``Sandbox(limits)`` leases a uid (grading as root), prepares the descriptors bubblewrap
+reads (the seccomp filter, ``--info-fd``) and the launcher that runs between ``fork`` and
+``exec``: as root it gives bwrap a private mount namespace in which the paths to show
+(``/root/.pyenv/...`` included) are reachable, sets the resource limits and drops to the
+sandbox uid. ``client.ChildSubmission`` uses it; so does ``confinement.check_available``.
+"""
+import fcntl
+import functools
+import os
+import pwd
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from .confinement import (bwrap_args, child_env, sandbox_uids, seccomp_bpf, set_limits,
+                          visible_paths)
+
+
+class _UidLease:
+    """A uid from ``sandbox_uids()`` that no other sandbox on this machine uses meanwhile
+    (an ``flock`` on a file in a root-only folder, released by ``release`` or at exit)."""
+
+    def __init__(self, timeout=60.0):
+        first, last = sandbox_uids()
+        folder = Path(tempfile.gettempdir()) / f"autograder-sandbox-uids-{os.geteuid()}"
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+        st = os.lstat(folder)
+        if not (os.path.isdir(folder) and not os.path.islink(folder) and st.st_uid == os.geteuid()
+                and st.st_mode & 0o077 == 0):
+            raise RuntimeError(f"{folder} is not a private folder of this user; remove it")
+        deadline = time.monotonic() + timeout
+        start = os.getpid() % (last - first + 1)
+        while True:
+            for i in range(last - first + 1):
+                uid = first + (start + i) % (last - first + 1)
+                if _uid_has_owner(uid) or _uid_has_processes(uid):
+                    continue
+                fd = os.open(folder / str(uid), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    os.close(fd)
+                    continue
+                self.uid, self._fd = uid, fd
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"all sandbox uids {first}-{last} are busy; widen AUTOGRADER_SANDBOX_UIDS")
+            time.sleep(0.05)
+
+    def release(self):
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _uid_has_processes(uid):
+    """True when a process (a zombie included) runs as ``uid``: that uid is not reused yet."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+@functools.lru_cache(maxsize=None)
+def _uid_has_owner(uid):
+    try:
+        pwd.getpwuid(uid)
+        return True
+    except KeyError:
+        return False
+
+
+_STAGE = "/tmp"  # where root's private mount namespace shows bwrap what it binds
+
+
+class Sandbox:
+    """One running sandbox's launch data: build with ``Sandbox(limits)``, start the child
+    with ``subprocess.Popen(sandbox.command(argv), **sandbox.popen_kwargs(fds))``, and
+    ``close()`` after the process ended.
+
+    Raises:
+        RuntimeError: no bwrap on PATH, or no free sandbox uid (grading as root).
+    """
+
+    def __init__(self, limits):
+        self.limits = limits
+        if shutil.which("bwrap") is None:
+            raise RuntimeError("bubblewrap (bwrap) is not installed or not on PATH")
+        self.root = os.geteuid() == 0
+        self.lease = _UidLease() if self.root else None
+        self.uid = self.lease.uid if self.root else os.geteuid()
+        shown = visible_paths()
+        self._stage = []  # (real path, kind) mounted under _STAGE/N by the root launcher
+        self.shown = []
+        for path, kind in shown:
+            if kind == "symlink":
+                self.shown.append((os.readlink(path), path, kind))
+            elif kind == "hide":
+                self.shown.append(("dir" if os.path.isdir(path) else "file", path, kind))
+            elif self.root:
+                self.shown.append((f"{_STAGE}/{len(self._stage)}", path, kind))
+                self._stage.append((path, kind))
+            else:
+                self.shown.append((path, path, kind))
+        self._seccomp = os.memfd_create("seccomp", os.MFD_CLOEXEC)
+        os.write(self._seccomp, seccomp_bpf())
+        os.lseek(self._seccomp, 0, os.SEEK_SET)
+        self.info_r, self._info_w = os.pipe()
+        self.description = (f"bubblewrap+seccomp (uid {self.uid}: "
+                            + ("a sandbox uid of its own)" if self.root else "the grading user's)"))
+
+    def command(self, argv):
+        return bwrap_args(self.shown, self.limits, self._seccomp, self._info_w) + list(argv)
+
+    def popen_kwargs(self, pass_fds):
+        return {"env": child_env(), "pass_fds": (*pass_fds, self._seccomp, self._info_w),
+                "preexec_fn": self._launcher, "cwd": "/"}
+
+    def started(self):
+        """Call right after Popen: closes the launcher's copies of bwrap's descriptors."""
+        os.close(self._seccomp)
+        os.close(self._info_w)
+        self._seccomp = self._info_w = None
+
+    def _launcher(self):
+        # Runs in the forked launcher before bwrap starts. As root: a private mount
+        # namespace shows bwrap (which runs as the sandbox uid) the paths it must bind,
+        # /root's included, on a tmpfs of its own; the machine's mounts are untouched.
+        if self.root:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+
+            def check(ret, what):
+                if ret != 0:
+                    raise OSError(ctypes.get_errno(), what)
+            check(libc.unshare(0x00020000), "unshare(CLONE_NEWNS)")
+            check(libc.mount(b"none", b"/", None, 0x4000 | 0x40000, None), "make / private")
+            fds = [os.open(path, os.O_PATH | os.O_NOFOLLOW) for path, _ in self._stage]
+            check(libc.mount(b"sandbox-stage", _STAGE.encode(), b"tmpfs", 0x2 | 0x4 | 0x8,
+                             b"mode=0755,size=64k"), "stage tmpfs")
+            for i, ((path, kind), fd) in enumerate(zip(self._stage, fds)):
+                target = f"{_STAGE}/{i}"
+                if kind == "dir":
+                    os.mkdir(target)
+                else:
+                    os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
+                check(libc.mount(f"/proc/self/fd/{fd}".encode(), target.encode(), None, 0x1000 | 0x4000, None),
+                      f"bind {path}")
+                os.close(fd)
+            set_limits(self.limits)  # RLIMIT_NPROC counts this uid's processes: this sandbox only
+            os.setgroups([])
+            os.setresgid(self.uid, self.uid, self.uid)
+            os.setresuid(self.uid, self.uid, self.uid)
+        else:
+            set_limits(self.limits, processes=False)  # the child sets RLIMIT_NPROC inside
+
+    def child_pid(self, timeout=5.0):
+        """The pid (outside) of the sandbox's PID 1, from bwrap's ``--info-fd``; None if unknown."""
+        import json
+        import select
+        data = b""
+        deadline = time.monotonic() + timeout
+        while self.info_r is not None and time.monotonic() < deadline:
+            ready, _, _ = select.select([self.info_r], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                break
+            chunk = os.read(self.info_r, 4096)
+            if not chunk:
+                break
+            data += chunk
+            try:
+                return int(json.loads(data)["child-pid"])
+            except (ValueError, KeyError, TypeError):
+                continue
+        return None
+
+    def close(self):
+        for fd in (self._seccomp, self._info_w, self.info_r):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._seccomp = self._info_w = self.info_r = None
+        if self.lease is not None:
+            self.lease.release()
+            self.lease = None
