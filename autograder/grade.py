@@ -33,9 +33,9 @@ class NotebookResult:
         seconds: wall-clock time spent grading it.
         problems: ``set`` of ``problems.Problem`` of the whole notebook (see ``all_problems``).
         grader_log: tracebacks of grader errors, for the instructor's log (never shown to students).
-        confinement: how its code ran, e.g. "bubblewrap+seccomp (uid 1500000003: a sandbox
-            uid of its own)",
-            "unconfined", or "not run" (``confinement.py``).
+        confinement: how its code ran: "bubblewrap+seccomp (a sandbox uid of its own)",
+            "bubblewrap+seccomp (the grading user's uid)", "unconfined", or "not run"
+            (``launch.py``).
     """
     student_id: str
     assignment_id: str

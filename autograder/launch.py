@@ -116,8 +116,10 @@ class Sandbox:
         os.write(self._seccomp, seccomp_bpf())
         os.lseek(self._seccomp, 0, os.SEEK_SET)
         self.info_r, self._info_w = os.pipe()
-        self.description = (f"bubblewrap+seccomp (uid {self.uid}: "
-                            + ("a sandbox uid of its own)" if self.root else "the grading user's)"))
+        # Recorded in results.json and grades.csv: stable across runs (no uid number), so
+        # a regrade or a resumed run gives byte-identical reports.
+        self.description = ("bubblewrap+seccomp (" + ("a sandbox uid of its own)" if self.root
+                                                      else "the grading user's uid)"))
 
     def command(self, argv):
         return bwrap_args(self.shown, self.limits, self._seccomp, self._info_w) + list(argv)
