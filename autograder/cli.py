@@ -6,7 +6,8 @@ the hidden checks with pytest (``plugin.py``). A submission that crashes, hangs 
 not a notebook costs only its own points: its results.json is written all the same.
 
 Exit status: 0 when every notebook was graded (whatever the scores), 1 when the grader
-itself failed on some notebook (a defect to report), 2 on bad usage.
+itself failed on some notebook (a defect to report) or a grade could not be recorded in
+nbgrader's gradebook (``gradebook.py``), 2 on bad usage.
 """
 import argparse
 import concurrent.futures as cf
@@ -16,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import report
+from . import gradebook, report
 from .discover import discover
 from .grade import NotebookResult, check_metas, grade_notebook
 from .plugin import CheckResult
@@ -108,6 +109,7 @@ def main(argv=None):
     g.add_argument("--call-timeout", type=float, default=Limits.call_seconds,
                    help="seconds one call into student code may take (default: %(default)s)")
     g.add_argument("--quiet", action="store_true", help="print only the class summary, not every table")
+    g.add_argument("--gradebook", default="auto", metavar="URL", help=gradebook.OPTION_HELP)  # nbgrader (gradebook.py)
     args = parser.parse_args(argv)
 
     try:
@@ -143,9 +145,10 @@ def main(argv=None):
     csv_path = report.write_grades_csv(results, out / "grades.csv")
     print(f"graded {len(results)} notebook(s) of {len({r.student_id for r in results})} student(s) "
           f"in {time.perf_counter() - t0:.1f} s; results in {out}/, class table in {csv_path}")
+    recorded = gradebook.record_for_cli(args.gradebook, args.path, jobs, results)  # nbgrader (gradebook.py)
     if failures:
         print(f"the grader failed on {failures} notebook(s); see 'grader error' in their results", file=sys.stderr)
-    return 1 if failures else 0
+    return 1 if failures or not recorded else 0
 
 
 if __name__ == "__main__":
