@@ -302,3 +302,24 @@ def test_an_edited_test_cell_is_still_reported_and_restored(term, tmp_path, capl
     assert len(changed) == 1 and "test_softmax" in changed[0]
     shown = next(c for c in out.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_softmax")
     assert re.fullmatch(r"# The hidden checks of softmax run here.*", shown.source)
+
+
+def test_validate_tells_the_truth_on_every_exercise(tmp_path):
+    """With the shipped student config, nbgrader's Validator fails every untouched release
+    and passes every reference notebook (attention is covered by the term above)."""
+    from nbgrader.validator import Validator
+    from traitlets.config.loader import PyFileConfigLoader
+    config = PyFileConfigLoader("nbgrader_config.py", str(PROJECT_ROOT / "student")).load_config()
+    for exercise in EXERCISES.values():
+        if exercise.name == NAME:
+            continue
+        for kind, nb in [("reference", filled_notebook(exercise)),
+                         ("release", nbformat.read(exercise.release_notebook, as_version=4))]:
+            path = tmp_path / kind / exercise.notebook
+            path.parent.mkdir(exist_ok=True)
+            nbformat.write(nb, path)
+            failed = Validator(config=config).validate(str(path)).get("failed", [])
+            if kind == "reference":
+                assert failed == [], (exercise.name, [f["raw_error"][-300:] for f in failed])
+            else:
+                assert any("NotImplementedError" in f["raw_error"] for f in failed), exercise.name
