@@ -379,10 +379,22 @@ def record_for_cli(option, path, jobs, results):
         print(f"gradebook: no gradebook at {db_file}: run `nbgrader generate_assignment <name>` in "
               f"{course.root} first (or pass --gradebook none); grades not recorded", file=sys.stderr)
         return False
-    recorded, problems = record(course, zip(jobs, results))
+    graded, problems = list(zip(jobs, results)), []
+    if option == "auto":  # ids as nbgrader's layout gives them, not a lone notebook's file name
+        submitted = Path(course.format_path(course.submitted_directory, ".", ".")).resolve()
+        laid_out = []
+        for j, r in graded:
+            if j.path.resolve().parent == submitted / r.student_id / r.assignment_id:
+                laid_out.append((j, r))
+            else:
+                problems.append(f"{r.student_id}/{r.assignment_id}: {j.path} is not in {submitted}/<student>/"
+                                "<assignment>/ of that student and assignment (pass --student): not recorded")
+        graded = laid_out
+    recorded, more = record(course, graded)
+    problems += more
     for problem in problems:
         print(f"gradebook: {problem}", file=sys.stderr)
     print(f"recorded {recorded} notebook(s) in the gradebook {course.db_url}; feedback notebooks in "
           f"{course.format_path(course.autograded_directory, '.', '.').rstrip('/.')}/ "
           "(next: nbgrader generate_feedback)")
-    return recorded == len(results) and not problems
+    return not problems

@@ -323,3 +323,21 @@ def test_validate_tells_the_truth_on_every_exercise(tmp_path):
                 assert failed == [], (exercise.name, [f["raw_error"][-300:] for f in failed])
             else:
                 assert any("NotImplementedError" in f["raw_error"] for f in failed), exercise.name
+
+
+def test_cli_records_only_what_nbgrader_lays_out(term, tmp_path, capsys):
+    from nbgrader.api import Gradebook, MissingEntry
+    from autograder.discover import Job
+    course = _copy_course(term, tmp_path)
+    lone = Job(Path(course.root) / "submitted" / "alice" / NAME / ATTENTION.notebook, NAME, ATTENTION)
+    result = _result(NAME, {})  # a lone notebook without --student: its file name as student id
+    assert gradebook.record_for_cli("auto", str(lone.path), [lone], [result]) is False
+    assert "pass --student" in capsys.readouterr().err
+    with Gradebook(course.db_url, course.course_id) as gb, pytest.raises(MissingEntry):
+        gb.find_student(NAME)
+    # Outside a course directory nothing is recorded, and that is no error.
+    outside = tmp_path / "elsewhere" / "submitted" / "alice" / NAME
+    outside.mkdir(parents=True)
+    job = Job(outside / ATTENTION.notebook, "alice", ATTENTION)
+    assert gradebook.record_for_cli("auto", str(outside.parent.parent), [job], [_result("alice", {})]) is True
+    assert gradebook.record_for_cli("none", str(lone.path), [lone], [result]) is True
