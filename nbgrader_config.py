@@ -41,6 +41,6 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "autograder.gradebook.OverwriteReleasedCells",
+    "autograder.nbgrader_cells.OverwriteReleasedCells",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]

@@ -22,9 +22,8 @@ So ``nbgrader export``, formgrader and nbgrader's feedback show the points of
 ``graded/grades.csv``; ``nbgrader autograde`` is optional (run it before the grader if at
 all: its in-kernel scores are replaced by these).
 
-The module also holds ``OverwriteReleasedCells``, nbgrader's ``OverwriteCells`` without its
-"checksum has changed" warning for hidden-test cells exactly as released (the course's
-``nbgrader_config.py`` puts it in ``nbgrader autograde``'s sanitizing step too).
+nbgrader is imported on first use only (it takes seconds): ``python -m autograder grade``
+outside a course directory does not pay for it.
 """
 import contextlib
 import logging
@@ -54,61 +53,6 @@ def _nbgrader():
     """nbgrader's modules, imported on first use (they take about a second)."""
     from nbgrader import api, preprocessors, utils
     return api, preprocessors, utils
-
-
-def released_source(source, parent=None):
-    """The text a hidden-test cell has in the student release: ``source`` without its
-    ``### BEGIN/END HIDDEN TESTS`` region (nbgrader's ``ClearHiddenTests``, with the course's
-    delimiters when ``parent`` carries its config). ``None`` when the region is malformed."""
-    from nbgrader.preprocessors import ClearHiddenTests
-    cell = nbformat.v4.new_code_cell(source)
-    try:
-        ClearHiddenTests(parent=parent, enforce_metadata=False)._remove_hidden_test_region(cell)
-    except RuntimeError:
-        return None
-    return cell.source
-
-
-def _overwrite_released_cells_class():
-    from nbgrader.api import MissingEntry
-    from nbgrader.preprocessors import OverwriteCells
-    from nbgrader import utils
-
-    class OverwriteReleasedCells(OverwriteCells):
-        """nbgrader's ``OverwriteCells``, quiet on hidden-test cells left as released.
-
-        nbgrader saves a test cell's checksum with its hidden tests, then strips them from
-        the release, so ``OverwriteCells`` reports "Attribute 'checksum' ... has changed"
-        for every hidden-test cell of every honest submission. Here a locked cell whose
-        text is exactly the released text gets the gradebook's text back first, silently;
-        any other change is still reported and undone by ``OverwriteCells``.
-        """
-
-        def preprocess_cell(self, cell, resources, cell_index):
-            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if grade_id is not None and utils.is_locked(cell):
-                try:
-                    source_cell = self.gradebook.find_source_cell(grade_id, self.notebook_id, self.assignment_id)
-                except MissingEntry:
-                    pass  # OverwriteCells reports it
-                else:
-                    if source_cell.locked and cell.source == released_source(source_cell.source, self):
-                        cell.source = source_cell.source
-            return super().preprocess_cell(cell, resources, cell_index)
-
-    OverwriteReleasedCells.__module__ = __name__
-    OverwriteReleasedCells.__qualname__ = "OverwriteReleasedCells"
-    return OverwriteReleasedCells
-
-
-def __getattr__(name):
-    # Built on first use so that importing this module does not import nbgrader;
-    # nbgrader_config.py names it as "autograder.gradebook.OverwriteReleasedCells".
-    if name == "OverwriteReleasedCells":
-        cls = _overwrite_released_cells_class()
-        globals()[name] = cls
-        return cls
-    raise AttributeError(name)
 
 
 def load_course(root, db_url=None):
@@ -250,6 +194,7 @@ def feedback_notebook(course, result, path):
     """
     from .exercises import find
     from .html_report import render_html
+    from .nbgrader_cells import OverwriteReleasedCells, released_source
     from .report import table
     _, preprocessors, utils = _nbgrader()
     aid, sid = result.assignment_id, result.student_id
@@ -259,7 +204,7 @@ def feedback_notebook(course, result, path):
     try:
         nb = nbformat.read(path, as_version=4)
         for pp in (preprocessors.ClearOutput, preprocessors.DeduplicateIds, preprocessors.OverwriteKernelspec,
-                   __getattr__("OverwriteReleasedCells"), preprocessors.CheckCellMetadata):
+                   OverwriteReleasedCells, preprocessors.CheckCellMetadata):
             nb, resources = pp(parent=course, log=student_log).preprocess(nb, resources)
     except Exception as exc:  # anything a hostile notebook does to nbformat or nbgrader
         student_log.warning("feedback shows the report only: %s: %s", type(exc).__name__, exc)
