@@ -33,8 +33,6 @@ import tempfile
 import warnings as warnings_module
 from pathlib import Path
 
-import nbformat
-
 CONFIG_FILE = "nbgrader_config.py"
 SUBMISSION_FILES = ("timestamp.txt", "submission_secret.txt")
 REPORT_CELL_SOURCE = "# The grader's report on this notebook (python -m autograder grade: the grade of record)"
@@ -50,9 +48,10 @@ class RecordError(Exception):
 
 
 def _nbgrader():
-    """nbgrader's modules, imported on first use (they take about a second)."""
+    """nbgrader's modules (and nbformat), imported on first use: they take seconds."""
+    import nbformat
     from nbgrader import api, preprocessors, utils
-    return api, preprocessors, utils
+    return nbformat, api, preprocessors, utils
 
 
 def load_course(root, db_url=None):
@@ -116,7 +115,7 @@ def record_scores(course, result, submission_dir):
     Raises:
         RecordError: the assignment or notebook is not in the gradebook.
     """
-    api, preprocessors, _ = _nbgrader()
+    nbformat, api, preprocessors, _ = _nbgrader()
     from .exercises import find
     aid, sid = result.assignment_id, result.student_id
     notebook_id = Path(find(aid).notebook).stem
@@ -196,7 +195,7 @@ def feedback_notebook(course, result, path):
     from .html_report import render_html
     from .nbgrader_cells import OverwriteReleasedCells, released_source
     from .report import table
-    _, preprocessors, utils = _nbgrader()
+    nbformat, _, preprocessors, utils = _nbgrader()
     aid, sid = result.assignment_id, result.student_id
     notebook_id = Path(find(aid).notebook).stem
     resources = {"nbgrader": {"notebook": notebook_id, "assignment": aid, "student": sid, "db_url": course.db_url}}
@@ -248,6 +247,7 @@ def write_feedback_notebook(course, result, path):
     """Write ``autograded/<student>/<assignment>/<notebook>.ipynb`` and copy the submission's
     ``timestamp.txt`` and ``submission_secret.txt`` beside it. Returns the notebook's ``Path``."""
     from .exercises import find
+    nbformat = _nbgrader()[0]
     nb = feedback_notebook(course, result, path)
     dest = Path(course.format_path(course.autograded_directory, result.student_id, result.assignment_id))
     target = dest / find(result.assignment_id).notebook
