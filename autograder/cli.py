@@ -13,9 +13,10 @@ started again over the same ``--out`` skips notebooks already graded with unchan
 cannot be encoded is shown as escapes, files are UTF-8.
 
 Exit status: 0 when every notebook was graded (whatever the scores), 1 when the grader
-itself failed on some notebook (see OUT/grader-errors.log), 2 on bad usage, 3 when a
-preflight check failed (nothing was graded: tiktoken's cache, the course secret, or the
-sandbox for student code cannot start here; ``--unconfined`` overrides the last).
+itself failed on some notebook (see OUT/grader-errors.log) or a grade could not be recorded
+in nbgrader's gradebook (``gradebook.py``), 2 on bad usage, 3 when a preflight check failed
+(nothing was graded: tiktoken's cache, the course secret, or the sandbox for student code
+cannot start here; ``--unconfined`` overrides the last).
 """
 import argparse
 import os
@@ -23,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import preflight, report
+from . import gradebook, preflight, report
 from .discover import discover
 from .grade import grade_all
 from .sandbox import Limits
@@ -116,6 +117,7 @@ def main(argv=None):
     g.add_argument("--call-timeout", type=float, default=Limits.call_seconds,
                    help="seconds one call into student code may take (default: %(default)s)")
     g.add_argument("--quiet", action="store_true", help="print only the class summary, not every table")
+    g.add_argument("--gradebook", default="auto", metavar="URL", help=gradebook.OPTION_HELP)  # nbgrader (gradebook.py)
     g.add_argument("--unconfined", action="store_true",
                    help="run student code WITHOUT the sandbox (only where bubblewrap cannot run; "
                         "recorded in every results.json and grades.csv)")
@@ -164,7 +166,8 @@ def main(argv=None):
     if failures:
         print(f"the grader failed on {failures} notebook(s): 'grader error' in their results, tracebacks "
               f"in {out / 'grader-errors.log'}", file=sys.stderr)
-    return 1 if failures else 0
+    recorded = gradebook.record_for_cli(args.gradebook, args.path, jobs, results)  # nbgrader (gradebook.py)
+    return 1 if failures or not recorded else 0
 
 
 if __name__ == "__main__":

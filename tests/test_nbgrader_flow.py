@@ -1,14 +1,23 @@
-"""A whole term on a temporary course, with nbgrader's own command line.
+"""A whole term with nbgrader's own command line, exactly as README's "A term, step by step".
 
-generate_assignment -> release_assignment -> (students) fetch_assignment, submit ->
-collect -> python -m autograder grade -> nbgrader autograde -> generate_feedback -> export.
-Checks that nbgrader's release equals the committed one, that ``nbgrader autograde`` (the
-hidden test cells) and ``python -m autograder grade`` give the same points per function,
-and that feedback and the exported grades exist.
+The course is a fresh copy of this repository's files (what a clone holds); the exchange is
+a temporary folder (``$NBGRADER_EXCHANGE``); two students, alice (reference solutions) and
+bob (forgets the sqrt(d_k) scaling), work on the same machine, each with a HOME of their
+own and the shipped student config. Every command below is a line of README (checked by
+``test_readme_lists_the_commands_this_test_runs``); the one-machine flags README mentions
+(``--student``, ``--ExchangeCollect.check_owner=False``) are added where it says.
+
+Checks: nbgrader's release equals the committed one; validate fails on the untouched release
+and passes on a correct notebook; collect keeps timestamps; the in-kernel ``nbgrader
+autograde`` agrees with the autograder and prints no checksum warning; the grade of record
+lands in the gradebook, so ``nbgrader export`` equals ``graded/grades.csv``; each student
+fetches only their own feedback, which carries the grader's per-check messages.
 """
 import csv
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -17,110 +26,318 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder import gradebook
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
 from autograder.exercises import EXERCISES, PROJECT_ROOT
+from autograder.grade import NotebookResult, check_metas
+from autograder.plugin import CheckResult
 
-ATTENTION = EXERCISES["attention"]
+NAME = "attention"
+ATTENTION = EXERCISES[NAME]
 BIN = Path(sys.executable).parent
+DUEDATE = "2026-01-15 17:00:00 UTC"  # in the past: both submissions are late
+
+# README's commands, in the order the term runs them (<name>, <course>, <duedate> filled in).
+INSTRUCTOR_START = [
+    'nbgrader db assignment add <name> --duedate="<duedate>"',
+    "nbgrader generate_assignment <name>",
+    "nbgrader release_assignment <name>",
+]
+STUDENT_SETUP = "mkdir -p ~/.jupyter && cp <course>/student/nbgrader_config.py ~/.jupyter/"
+FETCH = "nbgrader fetch_assignment <name>"
+VALIDATE = "nbgrader validate <name>/<name>.ipynb"
+SUBMIT = "nbgrader submit <name>"
+COLLECT = "nbgrader collect <name>"
+AUTOGRADE = "nbgrader autograde <name>"
+GRADE = "python -m autograder grade submitted/"
+INSTRUCTOR_FEEDBACK = ["nbgrader generate_feedback <name>", "nbgrader release_feedback <name>"]
+FETCH_FEEDBACK = "nbgrader fetch_feedback <name>"
+EXPORT = "nbgrader export"
+ONE_MACHINE_FLAGS = {SUBMIT: "--student=<student>", COLLECT: "--ExchangeCollect.check_owner=False"}
+ALL_COMMANDS = [*INSTRUCTOR_START, STUDENT_SETUP, FETCH, VALIDATE, SUBMIT, COLLECT, AUTOGRADE, GRADE,
+                *INSTRUCTOR_FEEDBACK, FETCH_FEEDBACK, EXPORT]
 
 
-def _run(args, cwd, env):
-    proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, f"{' '.join(map(str, args))}\n{proc.stdout}\n{proc.stderr}"
-    return proc
+def _fresh_copy(dest):
+    """Copy the files a clone of this repository holds (tracked or new, not ignored)."""
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           cwd=PROJECT_ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    for rel in filter(None, files):
+        src = PROJECT_ROOT / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+
+
+class Term:
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.course = tmp / "course"
+        self.exchange = tmp / "exchange"
+        self.base_env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "NBGRADER"))}
+        self.base_env.update(PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}", COURSE_SECRET="term-secret",
+                             NBGRADER_EXCHANGE=str(self.exchange))
+        self.logs = {}
+
+    def run(self, template, cwd, home, student=None, key=None):
+        """Run one README command with bash in ``cwd`` with ``HOME=home``; returns stdout+stderr."""
+        line = template
+        if template in ONE_MACHINE_FLAGS:
+            line += " " + ONE_MACHINE_FLAGS[template]
+        line = (line.replace("<name>", NAME).replace("<duedate>", DUEDATE)
+                .replace("<course>", shlex.quote(str(self.course))).replace("<student>", student or ""))
+        proc = subprocess.run(["bash", "-c", line], cwd=cwd, env=dict(self.base_env, HOME=str(home)),
+                              capture_output=True, text=True, timeout=600)
+        output = proc.stdout + proc.stderr
+        assert proc.returncode == 0, f"{line} (in {cwd})\n{output}"
+        self.logs[key or (template, student)] = output
+        return output
+
+    def instructor(self, template):
+        return self.run(template, self.course, self.tmp / "instructor")
+
+    def student(self, template, who):
+        return self.run(template, self.tmp / "students" / who, self.tmp / "students" / who, student=who)
+
+
+def _gradebook_points(course, student):
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{course}/gradebook.db", "lm-reads-text") as gb:
+        nb = gb.find_submission_notebook(NAME, NAME, student)
+        return {g.name.removeprefix("test_"): g.score for g in nb.grades}
 
 
 @pytest.fixture(scope="module")
 def term(tmp_path_factory):
-    """Run the term once; return its folders and the two gradebooks' scores."""
-    tmp = tmp_path_factory.mktemp("term")
-    course, exchange = tmp / "course", tmp / "exchange"
-    shutil.copytree(PROJECT_ROOT / "source" / "attention", course / "source" / "attention")
-    exchange.mkdir()
-    (course / "nbgrader_config.py").write_text(
-        "c = get_config()\n"
-        f"c.CourseDirectory.root = {str(course)!r}\n"
-        "c.CourseDirectory.course_id = 'term-test'\n"
-        f"c.Exchange.root = {str(exchange)!r}\n"
-        "c.ExchangeCollect.check_owner = False\n"
-        "c.Execute.timeout = 60\n"
-        "c.OverwriteCells.add_missing_cells = True\n")
-    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}", COURSE_SECRET="term-secret",
-               HOME=str(tmp), JUPYTER_DATA_DIR=str(tmp / "jupyter-data"))
-    nbgrader = [str(BIN / "nbgrader")]
-    _run(nbgrader + ["generate_assignment", "attention"], course, env)
-    _run(nbgrader + ["release_assignment", "attention"], course, env)
+    """Run the whole term once; returns the ``Term`` with its logs and the scores in between."""
+    t = Term(tmp_path_factory.mktemp("term"))
+    _fresh_copy(t.course)
+    t.exchange.mkdir()
+    (t.tmp / "instructor").mkdir()
+    for command in INSTRUCTOR_START:
+        t.instructor(command)
 
     mistake = next(m for m in all_mistakes() if m.id == "attention-no_sqrt_scaling")
-    hand_ins = {"alice": filled_notebook(ATTENTION),
-                "bob": filled_notebook(ATTENTION, {mistake.function: mistake.code}),
-                "carol": filled_notebook(ATTENTION, stubs=ATTENTION.functions)}
-    for student, nb in hand_ins.items():
-        home = tmp / "students" / student
-        home.mkdir(parents=True)
-        (home / "nbgrader_config.py").write_text(
-            "c = get_config()\nc.CourseDirectory.course_id = 'term-test'\n"
-            f"c.Exchange.root = {str(exchange)!r}\n")
-        _run(nbgrader + ["fetch_assignment", "attention"], home, env)
-        nbformat.write(nb, home / "attention" / "attention.ipynb")
-        _run(nbgrader + ["submit", "attention", f"--student={student}"], home, env)
+    work = {"alice": filled_notebook(ATTENTION), "bob": filled_notebook(ATTENTION, {mistake.function: mistake.code})}
+    for who, nb in work.items():
+        (t.tmp / "students" / who).mkdir(parents=True)
+        t.student(STUDENT_SETUP, who)
+        t.student(FETCH, who)
+        if who == "bob":  # validates the untouched release first
+            t.run(VALIDATE, t.tmp / "students" / who, t.tmp / "students" / who, who, key="validate untouched")
+        nbformat.write(nb, t.tmp / "students" / who / NAME / ATTENTION.notebook)
+        t.student(VALIDATE, who)
+        t.student(SUBMIT, who)
 
-    _run(nbgrader + ["collect", "attention"], course, env)
-    graded = tmp / "graded"
-    _run([sys.executable, "-m", "autograder", "grade", str(course / "submitted"), "--out", str(graded),
-          "--quiet"], PROJECT_ROOT, env)
-    _run(nbgrader + ["autograde", "attention"], course, env)
-    _run(nbgrader + ["generate_feedback", "attention"], course, env)
-    _run(nbgrader + ["export"], course, env)
-    return {"course": course, "graded": graded, "students": list(hand_ins)}
+    t.instructor(COLLECT)
+    t.instructor(AUTOGRADE)
+    t.in_kernel = {who: _gradebook_points(t.course, who) for who in work}
+    t.instructor(GRADE)
+    for command in INSTRUCTOR_FEEDBACK:
+        t.instructor(command)
+    for who in work:
+        t.student(FETCH_FEEDBACK, who)
+    t.instructor(EXPORT)
+    t.students = list(work)
+    return t
+
+
+def _csv(path, key):
+    with open(path, newline="") as f:
+        return {r[key]: r for r in csv.DictReader(f)}
+
+
+def _readme_term_section():
+    text = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("## A term, step by step")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end > 0 else None]
+
+
+def test_readme_lists_the_commands_this_test_runs():
+    section = _readme_term_section()
+    for command in ALL_COMMANDS + list(ONE_MACHINE_FLAGS.values()):
+        assert command in section, command
 
 
 def test_release_made_by_nbgrader_equals_the_committed_release(term):
-    made = nbformat.read(term["course"] / "release" / "attention" / "attention.ipynb", as_version=4)
+    made = nbformat.read(term.course / "assignments" / NAME / ATTENTION.notebook, as_version=4)
     committed = nbformat.read(ATTENTION.release_notebook, as_version=4)
     assert [c.source for c in made.cells] == [c.source for c in committed.cells]
     assert [c.metadata.get("nbgrader") for c in made.cells] == [c.metadata.get("nbgrader") for c in committed.cells]
+    assert "Skipping existing assignment" not in term.logs[(INSTRUCTOR_START[1], None)]
 
 
-def _nbgrader_points(course, student):
+def test_validate_fails_on_the_untouched_release_and_passes_a_correct_notebook(term):
+    untouched = term.logs["validate untouched"]
+    assert "VALIDATION FAILED" in untouched and "NotImplementedError" in untouched
+    assert "Success! Your notebook passes all the tests." in term.logs[(VALIDATE, "alice")]
+
+
+def test_in_kernel_autograde_agrees_and_is_quiet_on_honest_work(term):
+    assert "has changed" not in term.logs[(AUTOGRADE, None)]
+    for who in term.students:
+        ours = json.loads((term.course / "graded" / NAME / who / "results.json").read_text())
+        per_function = {}
+        for t in ours["tests"]:
+            fn = t["name"].split(":")[0]
+            per_function[fn] = per_function.get(fn, 0.0) + t["score"]
+        assert term.in_kernel[who] == pytest.approx(per_function), who
+        assert _gradebook_points(term.course, who) == pytest.approx(per_function), who
+    # bob forgot the sqrt(d_k) scaling: attention_row keeps 1 of its 5 points (its raw scores).
+    assert _gradebook_points(term.course, "bob")["attention_row"] == 1.0
+
+
+def test_export_equals_the_autograders_class_table(term):
+    ours = _csv(term.course / "graded" / "grades.csv", "student_id")
+    exported = _csv(term.course / "gradebook.csv", "student_id")  # where nbgrader_config.py sends it
+    assert {s: float(r["total"]) for s, r in ours.items()} == {"alice": 19.0, "bob": 15.0}
+    assert {s: float(r["score"]) for s, r in exported.items()} == {s: float(r["total"]) for s, r in ours.items()}
+    assert {float(r["max_score"]) for r in exported.values()} == {19.0}
+    assert not (term.course / "grades.csv").exists()
+    for who, row in exported.items():  # collect kept timestamp.txt: the submission time is known
+        submitted = (term.course / "submitted" / who / NAME / "timestamp.txt").read_text().strip()
+        assert row["timestamp"] and submitted.startswith(row["timestamp"])
+        assert row["duedate"].startswith("2026-01-15 17:00:00")
+
+
+def test_term_outputs_are_ignored_by_git(term):
+    ignored = subprocess.run(["git", "check-ignore", "gradebook.csv", "gradebook.db", "graded/grades.csv",
+                              "submitted/x", "autograded/x", "feedback/x"],
+                             cwd=PROJECT_ROOT, capture_output=True, text=True).stdout.split()
+    assert len(ignored) == 6, ignored
+
+
+def test_each_student_fetches_only_their_own_feedback(term):
+    fetched = {}
+    for who in term.students:
+        files = sorted((term.tmp / "students" / who / NAME / "feedback").rglob("*.html"))
+        assert [f.name for f in files] == [ATTENTION.notebook.replace(".ipynb", ".html")], who
+        fetched[who] = files[0].read_text(encoding="utf-8")
+        released = (term.course / "feedback" / who / NAME / "attention.html").read_text(encoding="utf-8")
+        assert fetched[who] == released
+    assert fetched["alice"] != fetched["bob"]
+    assert "Score: 19.0 / 19.0" in fetched["alice"] and "Score: 15.0 / 19.0" in fetched["bob"]
+    # The grader's report and per-check messages, not the hidden code.
+    assert "autograder-report" in fetched["bob"]
+    assert "forget to divide the scores by sqrt(d_k)" in fetched["bob"]
+    assert "FAIL  0/1  attention_row: weights for" in fetched["bob"]
+    assert "BEGIN HIDDEN TESTS" not in fetched["bob"] and "autograder.incell" not in fetched["bob"]
+
+
+# In-process checks on a copy of the finished course (no nbgrader command line).
+
+def _copy_course(term, tmp_path):
+    course = tmp_path / "course"
+    shutil.copytree(term.course, course, ignore=shutil.ignore_patterns("tests", "docs", "benchmarks"))
+    return gradebook.load_course(course)
+
+
+def _result(student, points):
+    """A NotebookResult giving each check of ``points``' functions that fraction of its points."""
+    checks = [CheckResult(m.function, m.name, m.points * points.get(m.function, 1.0), m.points,
+                          "" if points.get(m.function, 1.0) == 1.0 else "wrong")
+              for m in check_metas(ATTENTION)]
+    return NotebookResult(student, NAME, ATTENTION.notebook, checks)
+
+
+def _job(course, student):
+    from autograder.discover import Job
+    return Job(Path(course.root) / "submitted" / student / NAME / ATTENTION.notebook, student, ATTENTION)
+
+
+def test_a_manual_override_survives_regrading(term, tmp_path):
     from nbgrader.api import Gradebook
-    with Gradebook(f"sqlite:///{course}/gradebook.db", "term-test") as gb:
-        nb = gb.find_submission_notebook("attention", "attention", student)
-        return {g.name.removeprefix("test_"): g.score for g in nb.grades if g.name.startswith("test_")}
+    course = _copy_course(term, tmp_path)
+    with Gradebook(course.db_url, course.course_id) as gb:
+        grade = gb.find_grade("test_attention_row", NAME, NAME, "bob")
+        grade.manual_score = 4.0  # what formgrader writes
+        gb.db.commit()
+    recorded, problems = gradebook.record(course, [(_job(course, "bob"), _result("bob", {"softmax": 0.0}))])
+    assert (recorded, problems) == (1, [])
+    with Gradebook(course.db_url, course.course_id) as gb:
+        nb = gb.find_submission_notebook(NAME, NAME, "bob")
+        grades = {g.name: g for g in nb.grades}
+        assert grades["test_attention_row"].auto_score == 5.0 and grades["test_attention_row"].score == 4.0
+        assert grades["test_attention_row"].needs_manual_grade
+        assert grades["test_softmax"].score == 0.0 and not grades["test_softmax"].needs_manual_grade
+        assert nb.score == 19.0 - 3.0 - 1.0
 
 
-def _our_points(graded, student):
-    data = json.loads((graded / "attention" / student / "results.json").read_text())
-    points = {}
-    for t in data["tests"]:
-        fn = t["name"].split(":")[0]
-        points[fn] = points.get(fn, 0.0) + t["score"]
-    return points, data
+def test_late_penalties_come_from_the_course_config(term, tmp_path):
+    from nbgrader.api import Gradebook
+    course = _copy_course(term, tmp_path)
+    course.config.LateSubmissionPlugin.penalty_method = "zero"  # "no credit after the deadline"
+    assert gradebook.record(course, [(_job(course, "alice"), _result("alice", {}))]) == (1, [])
+    with Gradebook(course.db_url, course.course_id) as gb:
+        nb = gb.find_submission_notebook(NAME, NAME, "alice")
+        assert nb.score == 19.0 and nb.late_submission_penalty == 19.0
+        assert gb.find_submission(NAME, "alice").total_seconds_late > 0
 
 
-def test_nbgrader_autograde_agrees_with_the_autograder(term):
-    expected_totals = {"alice": 19.0, "carol": 0.0}
-    for student in term["students"]:
-        ours, data = _our_points(term["graded"], student)
-        theirs = _nbgrader_points(term["course"], student)
-        assert ours == pytest.approx(theirs), student
-        if student in expected_totals:
-            assert data["score"] == expected_totals[student]
-    # bob forgot the sqrt(d_k) scaling: attention_row loses 4 of its 5 points in both.
-    assert _our_points(term["graded"], "bob")[0]["attention_row"] == 1.0
+def test_an_unreadable_submission_is_recorded_with_a_report_only_feedback(term, tmp_path):
+    course = _copy_course(term, tmp_path)
+    job = _job(course, "bob")
+    job.path.write_text("{ not a notebook", encoding="utf-8")
+    result = _result("bob", {f: 0.0 for f in ATTENTION.functions})
+    result.notes.append("attention.ipynb is not a valid notebook")
+    assert gradebook.record(course, [(job, result)]) == (1, [])
+    assert _gradebook_points(course.root, "bob") == {f: 0.0 for f in ATTENTION.functions}
+    nb = nbformat.read(Path(course.root) / "autograded" / "bob" / NAME / ATTENTION.notebook, as_version=4)
+    assert [c.source for c in nb.cells] == [gradebook.REPORT_CELL_SOURCE]
+    assert "not a valid notebook" in nb.cells[0].outputs[0].data["text/html"]
 
 
-def test_feedback_and_export_exist(term):
-    feedback = term["course"] / "feedback" / "alice" / "attention" / "attention.html"
-    assert feedback.is_file()
-    with open(term["course"] / "grades.csv", newline="") as f:
-        rows = {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
-    assert rows == {"alice": 19.0, "bob": 15.0, "carol": 0.0}
+def test_an_edited_test_cell_is_still_reported_and_restored(term, tmp_path, caplog):
+    course = _copy_course(term, tmp_path)
+    job = _job(course, "alice")
+    nb = nbformat.read(job.path, as_version=4)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_softmax")
+    cell.source = "pass  # the student edited a locked cell"
+    nbformat.write(nb, job.path)
+    with caplog.at_level("WARNING", logger="autograder.gradebook"):
+        out = gradebook.feedback_notebook(course, _result("alice", {}), job.path)
+    changed = [r.getMessage() for r in caplog.records if "has changed" in r.getMessage()]
+    assert len(changed) == 1 and "test_softmax" in changed[0]
+    shown = next(c for c in out.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_softmax")
+    assert re.fullmatch(r"# The hidden checks of softmax run here.*", shown.source)
 
 
-def test_results_and_class_table_are_written(term):
-    with open(term["graded"] / "grades.csv", newline="") as f:
-        rows = {r["student_id"]: r for r in csv.DictReader(f)}
-    assert {s: float(r["total"]) for s, r in rows.items()} == {"alice": 19.0, "bob": 15.0, "carol": 0.0}
-    assert all(r["max_score"] == "19" for r in rows.values())
+def test_validate_tells_the_truth_on_every_exercise(tmp_path):
+    """With the shipped student config, nbgrader's Validator fails every untouched release
+    and passes every reference notebook (attention is covered by the term above)."""
+    from nbgrader.validator import Validator
+    from traitlets.config.loader import PyFileConfigLoader
+    config = PyFileConfigLoader("nbgrader_config.py", str(PROJECT_ROOT / "student")).load_config()
+    for exercise in EXERCISES.values():
+        if exercise.name == NAME:
+            continue
+        for kind, nb in [("reference", filled_notebook(exercise)),
+                         ("release", nbformat.read(exercise.release_notebook, as_version=4))]:
+            path = tmp_path / kind / exercise.notebook
+            path.parent.mkdir(exist_ok=True)
+            nbformat.write(nb, path)
+            failed = Validator(config=config).validate(str(path)).get("failed", [])
+            if kind == "reference":
+                assert failed == [], (exercise.name, [f["raw_error"][-300:] for f in failed])
+            else:
+                assert any("NotImplementedError" in f["raw_error"] for f in failed), exercise.name
+
+
+def test_cli_records_only_what_nbgrader_lays_out(term, tmp_path, capsys):
+    from nbgrader.api import Gradebook, MissingEntry
+    from autograder.discover import Job
+    course = _copy_course(term, tmp_path)
+    lone = Job(Path(course.root) / "submitted" / "alice" / NAME / ATTENTION.notebook, NAME, ATTENTION)
+    result = _result(NAME, {})  # a lone notebook without --student: its file name as student id
+    assert gradebook.record_for_cli("auto", str(lone.path), [lone], [result]) is False
+    assert "pass --student" in capsys.readouterr().err
+    with Gradebook(course.db_url, course.course_id) as gb, pytest.raises(MissingEntry):
+        gb.find_student(NAME)
+    # Outside a course directory nothing is recorded, and that is no error.
+    outside = tmp_path / "elsewhere" / "submitted" / "alice" / NAME
+    outside.mkdir(parents=True)
+    job = Job(outside / ATTENTION.notebook, "alice", ATTENTION)
+    assert gradebook.record_for_cli("auto", str(outside.parent.parent), [job], [_result("alice", {})]) is True
+    assert gradebook.record_for_cli("none", str(lone.path), [lone], [result]) is True

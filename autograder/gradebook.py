@@ -1,0 +1,345 @@
+"""Put the grade of record into nbgrader's gradebook, and the feedback where nbgrader finds it.
+
+``python -m autograder grade submitted/`` run in an nbgrader course directory (or with
+``--gradebook URL``) calls ``record_for_cli`` after grading. For every graded notebook it
+
+1. writes the scores through nbgrader's own API (``nbgrader.api.Gradebook``): the student
+   and the submission (with the time in the submission's ``timestamp.txt``) are created if
+   needed, and each contract function's points become the ``auto_score`` of the grade cell
+   of its hidden test, ``test_<function>`` (see ``build.py``). ``manual_score`` is never
+   touched, so a grader's override in formgrader still wins, as in ``nbgrader autograde``.
+   Late penalties are then assigned by nbgrader's own ``AssignLatePenalties`` (the course's
+   ``LateSubmissionPlugin`` settings);
+2. writes ``autograded/<student>/<assignment>/<notebook>.ipynb``, which formgrader shows and
+   ``nbgrader generate_feedback`` turns into the HTML students fetch: the submission cleaned
+   by nbgrader's own sanitizing preprocessors (outputs cleared, kernelspec, locked and
+   deleted grade cells restored from the gradebook), a first cell holding the grader's
+   report (``html_report.render_html``) and, under each hidden-test cell, that function's
+   checks and messages. ``timestamp.txt`` and ``submission_secret.txt`` are copied beside it,
+   as ``nbgrader autograde`` does (``release_feedback`` needs both).
+
+So ``nbgrader export``, formgrader and nbgrader's feedback show the points of
+``graded/grades.csv``; ``nbgrader autograde`` is optional (run it before the grader if at
+all: its in-kernel scores are replaced by these).
+
+nbgrader is imported on first use only (it takes seconds): ``python -m autograder grade``
+outside a course directory does not pay for it.
+"""
+import contextlib
+import logging
+import os
+import sys
+import tempfile
+import warnings as warnings_module
+from pathlib import Path
+
+CONFIG_FILE = "nbgrader_config.py"
+SUBMISSION_FILES = ("timestamp.txt", "submission_secret.txt")
+REPORT_CELL_SOURCE = "# The grader's report on this notebook (python -m autograder grade: the grade of record)"
+OPTION_HELP = ("nbgrader gradebook to record the grades in: a database URL (sqlite:///path/gradebook.db), "
+               "'none', or 'auto' (default): the course's gradebook when PATH is in a course directory's "
+               "submitted/ folder (one with nbgrader_config.py)")
+
+log = logging.getLogger("autograder.gradebook")
+
+
+class RecordError(Exception):
+    """A grade could not be recorded (the gradebook lacks the assignment, or cannot be written)."""
+
+
+def _nbgrader():
+    """nbgrader's modules (and nbformat), imported on first use: they take seconds."""
+    import nbformat
+    from nbgrader import api, preprocessors, utils
+    return nbformat, api, preprocessors, utils
+
+
+def load_course(root, db_url=None):
+    """nbgrader's ``CourseDirectory`` configured from ``root/nbgrader_config.py``.
+
+    Args:
+        root: the course directory (``str`` or ``Path``).
+        db_url: gradebook URL overriding the config's (default: the config's, or
+            nbgrader's ``sqlite:///<root>/gradebook.db``).
+    Returns:
+        ``nbgrader.coursedir.CourseDirectory``; its ``config`` is the whole loaded config.
+    """
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
+    from traitlets.config.loader import ConfigFileNotFound, PyFileConfigLoader
+    root = Path(root).resolve()
+    try:
+        config = PyFileConfigLoader(CONFIG_FILE, str(root)).load_config()
+    except ConfigFileNotFound:
+        config = Config()
+    if "root" not in config.CourseDirectory:
+        config.CourseDirectory.root = str(root)
+    if db_url:
+        config.CourseDirectory.db_url = db_url
+    return CourseDirectory(config=config)
+
+
+def find_course(path):
+    """The course whose ``submitted/`` folder holds ``path``, or ``None``.
+
+    A course directory is a folder with ``nbgrader_config.py`` whose submitted directory
+    (nbgrader's default name, ``submitted``) is ``path`` or one of its parents.
+    """
+    path = Path(path).resolve()
+    for folder in [path, *path.parents]:
+        if folder.name == "submitted" and (folder.parent / CONFIG_FILE).is_file():
+            course = load_course(folder.parent)
+            if Path(course.format_path(course.submitted_directory, ".", ".")).resolve() == folder:
+                return course
+    return None
+
+
+def _per_function(result):
+    """``{function: (earned, available)}`` of a ``NotebookResult``'s checks."""
+    points = {}
+    for c in result.checks:
+        earned, available = points.get(c.function, (0.0, 0.0))
+        points[c.function] = (earned + c.score, available + c.max_score)
+    return points
+
+
+def record_scores(course, result, submission_dir):
+    """Write one notebook's scores into the gradebook (step 1 of the module docstring).
+
+    Args:
+        course: ``CourseDirectory`` (``db_url``, ``course_id``, late-penalty config).
+        result: ``grade.NotebookResult`` of a known exercise.
+        submission_dir: the folder the notebook came from (for its ``timestamp.txt``).
+    Returns:
+        list of warnings (``str``): functions without a grade cell, points that differ.
+    Raises:
+        RecordError: the assignment or notebook is not in the gradebook.
+    """
+    nbformat, api, preprocessors, _ = _nbgrader()
+    from .exercises import find
+    aid, sid = result.assignment_id, result.student_id
+    notebook_id = Path(find(aid).notebook).stem
+    warnings = []
+    with _quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
+        try:
+            gb.find_notebook(notebook_id, aid)
+        except api.MissingEntry:
+            raise RecordError(f"the gradebook has no notebook {notebook_id!r} in assignment {aid!r}: "
+                              f"run `nbgrader generate_assignment {aid}` in the course directory first") from None
+        gb.update_or_create_student(sid)
+        try:
+            timestamp = course.get_existing_timestamp(str(submission_dir))
+        except Exception as exc:  # nbgrader cannot parse it
+            timestamp = None
+            warnings.append(f"timestamp.txt not understood ({type(exc).__name__}: {exc}): no submission time")
+        gb.update_or_create_submission(aid, sid, **({"timestamp": timestamp} if timestamp else {}))
+        points = _per_function(result)
+        recorded = set()
+        for grade in gb.find_submission_notebook(notebook_id, aid, sid).grades:
+            function = grade.name.removeprefix("test_")
+            if not grade.name.startswith("test_") or function not in points:
+                continue  # a cell the autograder does not grade (e.g. a written answer)
+            earned, available = points[function]
+            if abs(grade.max_score - available) > 1e-9:
+                warnings.append(f"{grade.name} is worth {grade.max_score:g} in the gradebook but "
+                                f"{available:g} in the checks: regenerate the assignment")
+            grade.auto_score = earned
+            # As nbgrader's SaveAutoGrades: a grader's manual score stays, flagged for review.
+            grade.needs_manual_grade = grade.manual_score is not None
+            recorded.add(function)
+        gb.db.commit()
+    for function in sorted(set(points) - recorded):
+        warnings.append(f"no grade cell test_{function} in the gradebook: its points are not recorded there")
+    resources = {"nbgrader": {"notebook": notebook_id, "assignment": aid, "student": sid, "db_url": course.db_url}}
+    preprocessors.AssignLatePenalties(parent=course, log=_student_log(sid, aid)).preprocess(
+        nbformat.v4.new_notebook(), resources)
+    return warnings
+
+
+@contextlib.contextmanager
+def _quiet_sqlalchemy():
+    """Hide SQLAlchemy 2.1's "not in session" SAWarning, which nbgrader's add_submission
+    triggers on every new submission (harmless; ``nbgrader autograde`` prints it too)."""
+    from sqlalchemy.exc import SAWarning
+    with warnings_module.catch_warnings():
+        warnings_module.simplefilter("ignore", SAWarning)
+        yield
+
+
+def _student_log(student, assignment):
+    return logging.LoggerAdapter(log, {"where": f"{student}/{assignment}"})
+
+
+def _check_lines(checks):
+    lines = []
+    for c in checks:
+        lines.append(f"{'PASS' if c.score == c.max_score else 'FAIL'}  {c.score:g}/{c.max_score:g}  {c.name}")
+        if c.output:
+            lines.append("      " + c.output.replace("\n", "\n      "))
+    return lines
+
+
+def feedback_notebook(course, result, path):
+    """The notebook ``nbgrader generate_feedback`` renders for one graded submission.
+
+    Args:
+        course: ``CourseDirectory``.
+        result: its ``grade.NotebookResult``.
+        path: the submitted .ipynb file.
+    Returns:
+        ``nbformat.NotebookNode``: the sanitized submission with the grader's report on
+        top and each function's checks under its hidden-test cell. A submission that
+        cannot be read or sanitized gives a notebook holding the report alone.
+    """
+    from .exercises import find
+    from .html_report import render_html
+    from .nbgrader_cells import OverwriteReleasedCells, released_source
+    from .report import table
+    nbformat, _, preprocessors, utils = _nbgrader()
+    aid, sid = result.assignment_id, result.student_id
+    notebook_id = Path(find(aid).notebook).stem
+    resources = {"nbgrader": {"notebook": notebook_id, "assignment": aid, "student": sid, "db_url": course.db_url}}
+    student_log = _student_log(sid, aid)
+    try:
+        nb = nbformat.read(path, as_version=4)
+        for pp in (preprocessors.ClearOutput, preprocessors.DeduplicateIds, preprocessors.OverwriteKernelspec,
+                   OverwriteReleasedCells, preprocessors.CheckCellMetadata):
+            nb, resources = pp(parent=course, log=student_log).preprocess(nb, resources)
+    except Exception as exc:  # anything a hostile notebook does to nbformat or nbgrader
+        student_log.warning("feedback shows the report only: %s: %s", type(exc).__name__, exc)
+        nb = nbformat.v4.new_notebook()
+    by_function = {}
+    for c in result.checks:
+        by_function.setdefault(c.function, []).append(c)
+    for cell in nb.cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+        function = grade_id.removeprefix("test_")
+        if cell.cell_type == "code" and utils.is_grade(cell) and grade_id.startswith("test_") \
+                and function in by_function:
+            shown = released_source(cell.source, course)
+            cell.source = cell.source if shown is None else shown  # the hidden code is not for students
+            checks = by_function[function]
+            lines = _check_lines(checks) + [f"{function}: {sum(c.score for c in checks):g} of "
+                                            f"{sum(c.max_score for c in checks):g} points"]
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="\n".join(lines) + "\n")]
+    report_cell = nbformat.v4.new_code_cell(REPORT_CELL_SOURCE, metadata={"editable": False, "deletable": False})
+    report_cell.outputs = [nbformat.v4.new_output("display_data", data={
+        "text/html": render_html(result), "text/plain": table(result)})]
+    nb.cells.insert(0, report_cell)
+    return nb
+
+
+def _replace(path, write):
+    """Write ``path`` through a temporary file: nbgrader leaves autograded files read-only."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def write_feedback_notebook(course, result, path):
+    """Write ``autograded/<student>/<assignment>/<notebook>.ipynb`` and copy the submission's
+    ``timestamp.txt`` and ``submission_secret.txt`` beside it. Returns the notebook's ``Path``."""
+    from .exercises import find
+    nbformat = _nbgrader()[0]
+    nb = feedback_notebook(course, result, path)
+    dest = Path(course.format_path(course.autograded_directory, result.student_id, result.assignment_id))
+    target = dest / find(result.assignment_id).notebook
+    _replace(target, lambda f: f.write(nbformat.writes(nb).encode("utf-8")))
+    for name in SUBMISSION_FILES:
+        src = Path(path).parent / name
+        if src.is_file():
+            _replace(dest / name, lambda f, src=src: f.write(src.read_bytes()))
+    return target
+
+
+def record(course, graded):
+    """Record every graded notebook: scores into the gradebook, feedback notebooks into autograded/.
+
+    Args:
+        course: ``CourseDirectory``.
+        graded: iterable of ``(discover.Job, grade.NotebookResult)``.
+    Returns:
+        ``(recorded, problems)``: how many notebooks were recorded, and messages (``str``)
+        for those that were not (or only in part). Never raises for one notebook's trouble.
+    """
+    recorded, problems = 0, []
+    for job, result in graded:
+        where = f"{result.student_id}/{result.assignment_id}"
+        if job.exercise is None:
+            problems.append(f"{where}: {job.path.name} not recorded ({job.problem})")
+            continue
+        try:
+            problems += [f"{where}: {w}" for w in record_scores(course, result, job.path.parent)]
+            write_feedback_notebook(course, result, job.path)
+            recorded += 1
+        except RecordError as exc:
+            problems.append(f"{where}: not recorded: {exc}")
+        except Exception as exc:  # database locked, disk full ...: keep going with the class
+            problems.append(f"{where}: not recorded: {type(exc).__name__}: {exc}")
+    return recorded, problems
+
+
+class _Where(logging.Formatter):
+    def format(self, record):
+        where = getattr(record, "where", None)
+        return f"gradebook: {where + ': ' if where else ''}{record.getMessage()}"
+
+
+def record_for_cli(option, path, jobs, results):
+    """``python -m autograder grade --gradebook OPTION``: record ``results`` where ``OPTION`` says.
+
+    Args:
+        option: "auto" (the course's gradebook when ``path`` is in a course's submitted/
+            folder, else nothing), "none", or a database URL (course settings from the
+            course found as for "auto", else from the current directory's
+            ``nbgrader_config.py``).
+        path: the PATH that was graded.
+        jobs, results: the ``discover.Job`` list and the ``NotebookResult`` list, in order.
+    Returns:
+        ``True`` when there was nothing to record or everything was recorded; ``False``
+        (after printing why to stderr) otherwise.
+    """
+    if option == "none":
+        return True
+    course = find_course(path)
+    if option != "auto":
+        course = load_course(Path(course.root) if course else Path.cwd(), db_url=option)
+    if course is None:
+        return True
+    if not log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_Where())
+        log.addHandler(handler)
+        log.setLevel(logging.WARNING)
+        log.propagate = False
+    db_file = course.db_url.removeprefix("sqlite:///") if course.db_url.startswith("sqlite:///") else None
+    if db_file is not None and not Path(db_file).is_file():
+        print(f"gradebook: no gradebook at {db_file}: run `nbgrader generate_assignment <name>` in "
+              f"{course.root} first (or pass --gradebook none); grades not recorded", file=sys.stderr)
+        return False
+    graded, problems = list(zip(jobs, results)), []
+    if option == "auto":  # ids as nbgrader's layout gives them, not a lone notebook's file name
+        submitted = Path(course.format_path(course.submitted_directory, ".", ".")).resolve()
+        laid_out = []
+        for j, r in graded:
+            if j.path.resolve().parent == submitted / r.student_id / r.assignment_id:
+                laid_out.append((j, r))
+            else:
+                problems.append(f"{r.student_id}/{r.assignment_id}: {j.path} is not in {submitted}/<student>/"
+                                "<assignment>/ of that student and assignment (pass --student): not recorded")
+        graded = laid_out
+    recorded, more = record(course, graded)
+    problems += more
+    for problem in problems:
+        print(f"gradebook: {problem}", file=sys.stderr)
+    print(f"recorded {recorded} notebook(s) in the gradebook {course.db_url}; feedback notebooks in "
+          f"{course.format_path(course.autograded_directory, '.', '.').rstrip('/.')}/ "
+          "(next: nbgrader generate_feedback)")
+    return not problems

@@ -1,0 +1,51 @@
+"""nbgrader's ``OverwriteCells``, minus its false alarm on hidden-test cells left as released.
+
+nbgrader saves a test cell's checksum with its hidden tests, then strips them from the
+release, so its ``OverwriteCells`` reports "Attribute 'checksum' for cell test_... has
+changed!" for every hidden-test cell of every honest submission. ``OverwriteReleasedCells``
+first gives a locked cell whose text is exactly the released text the gradebook's text
+back, silently; any other change is still reported and undone by ``OverwriteCells``.
+
+Used by ``gradebook.py`` and, through ``nbgrader_config.py``
+(``Autograde.sanitize_preprocessors``), by ``nbgrader autograde``. Importing this module
+imports nbgrader (a few seconds), which is why it is separate.
+"""
+import nbformat
+from nbgrader import utils
+from nbgrader.api import MissingEntry
+from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
+
+
+def released_source(source, parent=None):
+    """The text a hidden-test cell has in the student release.
+
+    Args:
+        source: the cell's text in the source notebook (``str``).
+        parent: a configurable whose config holds the course's hidden-test delimiters
+            (``ClearHiddenTests.begin_test_delimeter``...); default: nbgrader's.
+    Returns:
+        ``source`` without its ``### BEGIN/END HIDDEN TESTS`` region, as nbgrader's
+        ``ClearHiddenTests`` makes it; ``None`` when the region is malformed.
+    """
+    cell = nbformat.v4.new_code_cell(source)
+    try:
+        ClearHiddenTests(parent=parent, enforce_metadata=False)._remove_hidden_test_region(cell)
+    except RuntimeError:
+        return None
+    return cell.source
+
+
+class OverwriteReleasedCells(OverwriteCells):
+    """``OverwriteCells`` that is quiet on hidden-test cells left exactly as released."""
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id is not None and utils.is_locked(cell):
+            try:
+                source_cell = self.gradebook.find_source_cell(grade_id, self.notebook_id, self.assignment_id)
+            except MissingEntry:
+                pass  # OverwriteCells reports it
+            else:
+                if source_cell.locked and cell.source == released_source(source_cell.source, self):
+                    cell.source = source_cell.source
+        return super().preprocess_cell(cell, resources, cell_index)

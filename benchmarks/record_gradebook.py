@@ -1,0 +1,74 @@
+"""Benchmark: how long does recording a graded class in nbgrader's gradebook take? Prints figures.
+
+    python benchmarks/record_gradebook.py [--students 20] [--jobs 2]
+
+Builds a temporary nbgrader course (every exercise generated into its gradebook with
+nbgrader's ``generate_assignment``) and a submitted/ tree like ``grade_class.py``'s, grades it
+with ``cli.grade_all``, then times ``gradebook.record`` (scores into the gradebook, late
+penalties, the feedback notebooks in autograded/) and prints seconds per notebook.
+"""
+import argparse
+import contextlib
+import io
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from grade_class import build_class  # noqa: E402
+
+from autograder import gradebook  # noqa: E402
+from autograder.build import venv_on_path  # noqa: E402
+from autograder.cli import grade_all  # noqa: E402
+from autograder.discover import discover  # noqa: E402
+from autograder.exercises import EXERCISES  # noqa: E402
+from autograder.sandbox import Limits  # noqa: E402
+
+
+def make_course(root):
+    from nbgrader.apps import NbGraderAPI
+    for exercise in EXERCISES.values():
+        dest = root / "source" / exercise.assignment
+        dest.mkdir(parents=True)
+        shutil.copy(exercise.source_notebook, dest / exercise.notebook)
+    (root / "nbgrader_config.py").write_text(
+        f"c = get_config()\nc.CourseDirectory.root = {str(root)!r}\nc.CourseDirectory.course_id = 'bench'\n"
+        "c.OverwriteCells.add_missing_cells = True\n")
+    course = gradebook.load_course(root)
+    api = NbGraderAPI(coursedir=course, config=course.config)
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for exercise in EXERCISES.values():
+            assert api.generate_assignment(exercise.assignment)["success"]
+    return course
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--students", type=int, default=20)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    venv_on_path()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        course = make_course(root)
+        build_class(root / "submitted", args.students)
+        jobs = discover(root / "submitted")
+        t0 = time.perf_counter()
+        results, _ = grade_all(jobs, b"benchmark", Limits(), args.jobs)
+        grading = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        recorded, problems = gradebook.record(course, zip(jobs, results))
+        recording = time.perf_counter() - t0
+    print(f"notebooks: {len(results)} ({args.students} students x {len(EXERCISES)} exercises)")
+    print(f"grading on {args.jobs} workers: {grading:.1f} s ({grading / len(results):.2f} s a notebook)")
+    print(f"recording in the gradebook (one process): {recording:.1f} s "
+          f"({recording / len(results):.2f} s a notebook); recorded {recorded}, problems {len(problems)}")
+    for problem in problems[:5]:
+        print("  ", problem)
+
+
+if __name__ == "__main__":
+    main()
