@@ -158,6 +158,13 @@ def visible_cases(exercise, solution_text=None):
 
 
 # -- rendering ------------------------------------------------------------------------------------
+def shown_mistakes(case):
+    """The mistakes worth naming: a value, and one that differs from the right answer."""
+    from .visible_helper import _same
+    return {name: wrong for name, wrong in case.mistakes.items()
+            if wrong is not None and not _same(wrong, case.expected, case.compare, case.atol)}
+
+
 def _call_source(case, number):
     """``(run, prelude)``: a lambda for an expression, or a function defined in ``prelude``."""
     code = case.call.format(**{k: to_source(v) for k, v in case.inputs.items()})
@@ -178,7 +185,7 @@ def _case_source(case, number):
         lines.append(f"     atol={case.atol!r},")
     expected = repr(case.expected) if case.compare == "raises" else _value(case.expected)
     lines.append(f"     expected={expected},")
-    shown = {name: wrong for name, wrong in case.mistakes.items() if wrong is not None}
+    shown = shown_mistakes(case)
     if shown:
         lines.append("     mistakes={")
         lines += [f"         {name!r}:\n             {_value(wrong)}," for name, wrong in shown.items()]
