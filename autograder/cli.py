@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import report
+from . import html_report, report
 from .discover import discover
 from .grade import NotebookResult, check_metas, grade_notebook
 from .plugin import CheckResult
@@ -138,6 +138,7 @@ def main(argv=None):
     out = Path(args.out)
     for r in results:
         report.write_results(r, out)
+        html_report.write_html(r, out)
         if not args.quiet:
             print(report.table(r))
     csv_path = report.write_grades_csv(results, out / "grades.csv")

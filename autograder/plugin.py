@@ -6,6 +6,7 @@
 points earned and the feedback text (never a traceback or the check's source).
 """
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 import pytest
@@ -25,12 +26,15 @@ class CheckResult:
         name: ``"function: description"``, as shown to the student.
         score: points earned (float); max_score: points available (float).
         output: feedback for the student ("" when passed).
+        details: for a failed comparison, ``{"what", "expected", "got", "mistakes"}``
+            (``checking.Mismatch.details``), for reports that show values; else None.
     """
     function: str
     name: str
     score: float
     max_score: float
     output: str
+    details: Optional[dict] = None
 
 
 class GraderError(RuntimeError):
@@ -80,7 +84,10 @@ class GradingPlugin:
                 self.results[item.nodeid] = CheckResult(meta.function, meta.name, meta.points, meta.points, "")
             else:
                 text = feedback_for(call.excinfo.value) if call.excinfo else "failed"
-                self.results[item.nodeid] = CheckResult(meta.function, meta.name, 0.0, meta.points, text)
+                details = call.excinfo.value.details if call.excinfo and \
+                    isinstance(call.excinfo.value, Mismatch) else None
+                self.results[item.nodeid] = CheckResult(meta.function, meta.name, 0.0, meta.points, text,
+                                                        details)
 
     def pytest_collection_modifyitems(self, config, items):
         if self.select:

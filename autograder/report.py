@@ -69,17 +69,34 @@ def write_grades_csv(results, path):
     return path
 
 
+def message_lines(message, width=100):
+    """A check's feedback as lines of at most ``width`` characters, wrapped at spaces.
+
+    Nothing is dropped: a long value was already shortened in its middle when the feedback
+    was written (``checking.fmt``), so the explanation after it (the named mistake) stays.
+    """
+    import textwrap
+    lines = []
+    for paragraph in (message or "").splitlines() or [""]:
+        lines += textwrap.wrap(paragraph, width, break_long_words=True, break_on_hyphens=False) or [""]
+    return lines
+
+
 def table(result, width=100):
-    """Plain-text table of one notebook's checks: test, points, max, message."""
+    """Plain-text table of one notebook's checks: test, points, max, message.
+
+    Each message is wrapped to ``width`` characters (``message_lines``) and kept whole;
+    continuation lines are indented under the message column.
+    """
     lines = [f"== {result.student_id} / {result.assignment_id} / {result.notebook}: "
              f"{result.score:g} of {result.max_score:g} points"]
     for note in result.notes:
         lines.append(f"   note: {note}")
     name_w = min(max((len(c.name) for c in result.checks), default=10), 72)
     lines.append(f"   {'test':<{name_w}}  {'points':>6}  {'max':>4}  message")
+    indent = " " * (3 + name_w + 2 + 6 + 2 + 4 + 2)
     for c in result.checks:
-        message = (c.output or "ok").replace("\n", " ")
-        if len(message) > width:
-            message = message[: width - 3] + "..."
-        lines.append(f"   {c.name[:name_w]:<{name_w}}  {c.score:>6g}  {c.max_score:>4g}  {message}")
+        first, *rest = message_lines(c.output or "ok", width)
+        lines.append(f"   {c.name[:name_w]:<{name_w}}  {c.score:>6g}  {c.max_score:>4g}  {first}")
+        lines += [indent + line for line in rest]
     return "\n".join(lines)
