@@ -170,7 +170,7 @@ def _call_source(case, number):
     code = case.call.format(**{k: to_source(v) for k, v in case.inputs.items()})
     if "return " not in code:
         return f"lambda: {code}", ""
-    body = "\n".join("    " + line for line in code.strip("\n").splitlines())
+    body = "\n".join("    " + line if line.strip() else "" for line in code.strip("\n").splitlines())
     return f"_case_{number}", f"def _case_{number}():\n{body}\n\n\n"
 
 

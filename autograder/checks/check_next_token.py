@@ -328,11 +328,9 @@ _AFTER[SAT, 0] = W_SAT_0_AFTER
 _SIGN = "add the gradient instead of subtracting it (W + lr * grad): the step goes uphill"
 _LOSS_OF_W_U = """h = {h}
 
-
-def loss(W):
+def loss(W):  # the cross-entropy of the logits W @ h for the target "sat"
     z = W @ h
     return float(np.max(z) + np.log(np.sum(np.exp(z - np.max(z)))) - z[{target}])
-
 
 return numerical_gradient(loss, {W_U}, ({target}, 0))"""
 
