@@ -73,7 +73,14 @@ class Mismatch(AssertionError):
         """``{"what", "expected", "got", "mistakes"}`` for reports, or None without values."""
         if self.what is None:
             return None
-        return {"what": self.what, "expected": self.expected, "got": self.got, "mistakes": self.mistakes}
+        return {"what": self.what, "expected": _small(self.expected), "got": _small(self.got),
+                "mistakes": self.mistakes}
+
+
+def _small(value, limit=4096):
+    """``value``, or its short text when it is too large to carry into reports."""
+    size = value.size if isinstance(value, np.ndarray) else len(value) if isinstance(value, (list, tuple)) else 0
+    return fmt(value) if size > limit else value
 
 
 def fmt(value, limit=300):

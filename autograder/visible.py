@@ -119,12 +119,15 @@ def _value(value):
 def _solutions_from(exercise, solution_text):
     """Import the check file against ``solution_text`` (the reference just generated), not
     against whatever ``solutions/<name>.py`` holds on disk."""
+    package = importlib.import_module("solutions")
     names = [f"solutions.{exercise.name}", f"autograder.checks.check_{exercise.name}"]
     saved = {n: sys.modules.pop(n, None) for n in names}
+    saved_attribute = getattr(package, exercise.name, None)
     module = types.ModuleType(names[0])
     module.__file__ = str(exercise.solution_module)
     exec(compile(solution_text, str(exercise.solution_module), "exec"), module.__dict__)
     sys.modules[names[0]] = module
+    setattr(package, exercise.name, module)  # `from solutions import x` reads the attribute first
     try:
         yield
     finally:
@@ -132,6 +135,10 @@ def _solutions_from(exercise, solution_text):
             sys.modules.pop(n, None)
             if saved[n] is not None:
                 sys.modules[n] = saved[n]
+        if saved_attribute is None:
+            delattr(package, exercise.name)
+        else:
+            setattr(package, exercise.name, saved_attribute)
 
 
 def visible_cases(exercise, solution_text=None):

@@ -22,12 +22,11 @@ def wrong_axis(tmp_path_factory):
     from autograder.demo.fill import filled_notebook
     from autograder.grade import grade_notebook
     import nbformat
-    from tests.conftest import SECRET
     mistake = {m.id: m for m in all_mistakes()}["attention-softmax_wrong_axis"]
     exercise = EXERCISES["attention"]
     path = tmp_path_factory.mktemp("hand-in") / "s1-attention.ipynb"
     nbformat.write(filled_notebook(exercise, {mistake.function: mistake.code}), path)
-    return grade_notebook(path, exercise, "s1", SECRET)
+    return grade_notebook(path, exercise, "s1", b"test-secret")
 
 
 def test_report_names_the_mistake_and_draws_the_weights(wrong_axis, tmp_path):

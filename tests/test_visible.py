@@ -5,6 +5,8 @@ Each exercise's release runs in ONE real kernel (nbclient): its helper and modul
 once, then, for each hand-in (reference, stubs, one realistic mistake), its solution cells
 filled that way followed by every visible check cell. Demonstrations and plots are skipped.
 """
+import importlib
+
 import jupytext
 import nbformat
 import pytest
@@ -44,20 +46,18 @@ def test_every_course_mistake_is_listed():
 @pytest.mark.parametrize("name", list(EXERCISES))
 def test_each_visible_case_passes_with_the_reference(name):
     """Drift: the expected value of every case is what the reference gives on its inputs."""
-    import importlib
     exercise = EXERCISES[name]
     ref = importlib.import_module(f"solutions.{name}")
     for case in visible.visible_cases(exercise):
-        source, _ = visible._call_source(case, 1)
+        run, prelude = visible._call_source(case, 1)
         namespace = dict(vars(ref))
-        exec(source if source.startswith("lambda") else _, namespace)
-        run = eval(source, namespace) if source.startswith("lambda") else namespace["_case_1"]
+        exec(prelude + f"_run = {run}", namespace)
         if case.compare == "raises":
             with pytest.raises(Exception) as info:
-                run()
+                namespace["_run"]()
             assert type(info.value).__name__ == case.expected
             continue
-        got = run()
+        got = namespace["_run"]()
         got = got[case.part] if case.part is not None else got
         assert _same(got, case.expected, case.compare, case.atol), case.name
 
@@ -127,4 +127,23 @@ def test_visible_checks_in_the_release(name, tmp_path):
             printed = kernel.hand_in(dict(reference, **{mistake.function: mistake.code}))
             failing = [t for t in printed.values() if "FAIL" in t and phrase in t]
             assert failing, f"{mistake.id}: no visible check named it:\n" + "\n".join(printed.values())
-            assert f"That is the value you get when you " in failing[0]
+            assert "That is the value you get when you " in failing[0]
+
+
+def test_cases_are_computed_against_the_reference_text_the_build_just_made():
+    """The build passes the freshly generated reference; a stale solutions/ module must not win."""
+    import solutions
+    import solutions.attention  # noqa: F401  (imported first, as in a long-lived process)
+    before = solutions.attention
+    exercise = EXERCISES["attention"]
+    text = exercise.solution_module.read_text(encoding="utf-8")
+    # a reference whose softmax ignores its axis: the softmax grid case's wrong-axis value changes
+    broken = text.replace("def softmax(z, axis=-1):", "def softmax(z, axis=-1):\n    axis = -1")
+    grid = 'softmax: each row of the scaled "river bank loan" scores sums to 1'
+    cases = {c.name: c for c in visible.visible_cases(exercise, broken)}
+    assert "take the softmax over the wrong axis (each column sums to 1 instead of each row)" \
+        not in visible.shown_mistakes(cases[grid])
+    cases = {c.name: c for c in visible.visible_cases(exercise)}
+    assert "take the softmax over the wrong axis (each column sums to 1 instead of each row)" \
+        in visible.shown_mistakes(cases[grid])
+    assert solutions.attention is before  # the committed module is back in place
