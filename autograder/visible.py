@@ -104,7 +104,9 @@ def to_source(value, digits=None):
 def _lists(value):
     if isinstance(value, np.ndarray):
         return value.tolist()
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, tuple):
+        return tuple(_lists(v) for v in value)
+    if isinstance(value, list):
         return [_lists(v) for v in value]
     return value
 
@@ -204,7 +206,11 @@ def _case_source(case, number):
 
 def check_cell(function, cases):
     """Source of the visible check cell of ``function``: one ``check_visible`` call holding
-    all its cases (a scenario is a small function defined just before the call)."""
+    all its cases (a scenario is a small function defined just before the call).
+
+    The call sits in an ``if`` (never an assignment or a bare expression turned into one),
+    so the grader's child process, which runs only definitions and assignments, never runs it.
+    """
     preludes, lines = [], []
     for number, case in enumerate(cases, 1):
         prelude, case_lines = _case_source(case, number)
@@ -212,8 +218,9 @@ def check_cell(function, cases):
         lines += case_lines
     return (f"# Visible checks of {function}: your function on the worked examples, compared with the\n"
             f"# course's values and with the values known mistakes give. Written by the course build.\n"
-            + "".join(preludes) + f"check_visible({function!r}, [\n"
-            + "\n".join("    " + line for line in lines) + "\n])")
+            + "".join(preludes) + f"if _failed := check_visible({function!r}, [\n"
+            + "\n".join("    " + line for line in lines) + "\n]):\n"
+            + "    raise VisibleCheckFailed(_failed)")
 
 
 def summary_cell(cases, metas):

@@ -14,8 +14,8 @@ class VisibleCheckFailed(AssertionError):
 def _short(value, limit=300):
     """Readable text for a value; a long one is shortened in the middle."""
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf" and value.ndim > 0:
-        text = np.array2string(value, precision=6, suppress_small=True, separator=", ",
-                               max_line_width=10_000, threshold=60)
+        text = np.array2string(value, separator=", ", max_line_width=10_000, threshold=60,
+                               formatter={"float_kind": lambda x: f"{x:.6g}"})
     elif isinstance(value, (float, np.floating)):
         text = f"{float(value):.6g}"
     else:
@@ -108,7 +108,8 @@ def _run_case(function, case):
 
 def check_visible(function, cases):
     """Run the visible checks of ``function``; print PASS or FAIL (expected, got, the named
-    mistake) for each. Raises VisibleCheckFailed when any of them fails."""
+    mistake) for each. Returns "" when all pass, else a line saying which failed (the check
+    cell raises VisibleCheckFailed with it, so the cell shows as failed)."""
     failed = []
     for case in cases:
         name = f"{function}: {case['label']}"
@@ -119,9 +120,9 @@ def check_visible(function, cases):
             print("      " + line)
         if not passed:
             failed.append(case["label"])
-    if failed:
-        raise VisibleCheckFailed(f"{len(failed)} of {len(cases)} visible checks of {function} failed "
-                                 f"(see above): {'; '.join(failed)}")
+    if not failed:
+        return ""
+    return f"{len(failed)} of {len(cases)} visible checks of {function} failed (see above): {'; '.join(failed)}"
 
 
 def visible_checks_summary(names, hidden_checks, points):

@@ -147,3 +147,18 @@ def test_cases_are_computed_against_the_reference_text_the_build_just_made():
     assert "take the softmax over the wrong axis (each column sums to 1 instead of each row)" \
         in visible.shown_mistakes(cases[grid])
     assert solutions.attention is before  # the committed module is back in place
+
+
+@pytest.mark.parametrize("name", list(EXERCISES))
+def test_the_grader_never_runs_a_visible_check(name):
+    """The grading child runs a notebook's definitions and assignments only: the check and
+    summary cells must call nothing at top level except inside an ``if`` or an expression."""
+    import ast
+    release = nbformat.read(EXERCISES[name].release_notebook, as_version=4)
+    cells = [c for c in release.cells
+             if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("visible_")
+             and c.metadata["nbgrader"]["grade_id"] != "visible_checker"]
+    assert len(cells) == len(EXERCISES[name].functions) + 1
+    for cell in cells:
+        for node in ast.parse(cell.source).body:
+            assert isinstance(node, (ast.FunctionDef, ast.If, ast.Expr)), ast.dump(node)[:200]
