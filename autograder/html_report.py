@@ -6,7 +6,8 @@ its points and feedback; for a failed comparison also the expected value beside 
 student's, the named mistake, and a small picture where one helps:
 
 * two grids of numbers of one shape (attention weights, a similarity matrix): the
-  student's heatmap beside the expected one (a matplotlib PNG, embedded as base64);
+  student's heatmap beside the expected one, coloured on one scale (HTML and CSS: writing a
+  report costs milliseconds, so a whole class can have one; matplotlib PNGs took ~0.25 s each);
 * two sequences (learned merges, tokens): side by side, one row per position, the first
   row where they part highlighted.
 
@@ -14,9 +15,7 @@ student's, the named mistake, and a small picture where one helps:
 next to ``results.json``. Every text that comes from a submission (feedback quotes the
 student's values, names and error messages) is passed through ``html.escape``.
 """
-import base64
 import html
-import io
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +34,9 @@ table.values td, table.values th { border: 1px solid #ddd; padding: .2em .6em; v
   font-family: monospace; }
 tr.parted td { background: #ffe0e0; }
 .notes { background: #f3f3f3; padding: .5em 1em; }
-img { max-width: 100%; }
+.heatmaps { display: flex; gap: 2em; flex-wrap: wrap; margin: .6em 0; }
+table.heatmap { border-collapse: collapse; } table.heatmap caption { font-weight: bold; white-space: nowrap; }
+table.heatmap td { width: 3.6em; height: 2.2em; text-align: center; font-family: monospace; }
 """
 
 
@@ -52,37 +53,46 @@ def _numeric_grid(value):
     return arr if arr.ndim == 2 and 0 < arr.shape[0] <= 30 and 0 < arr.shape[1] <= 30 else None
 
 
+# Five stops of matplotlib's "viridis" colour map (dark purple to yellow), interpolated.
+VIRIDIS = np.array([[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]], dtype=float)
+
+
+def _colour(x):
+    """CSS colour of ``x`` in [0, 1] on the viridis map."""
+    position = min(max(x, 0.0), 1.0) * (len(VIRIDIS) - 1)
+    i = min(int(position), len(VIRIDIS) - 2)
+    r, g, b = VIRIDIS[i] + (VIRIDIS[i + 1] - VIRIDIS[i]) * (position - i)
+    return f"rgb({r:.0f}, {g:.0f}, {b:.0f})"
+
+
+def _grid_table(grid, low, high, caption):
+    rows = []
+    for row in grid:
+        cells = []
+        for x in row:
+            if not np.isfinite(x):
+                cells.append(f"<td style='background: #bbb'>{_e(fmt(float(x)))}</td>")
+                continue
+            share = (x - low) / (high - low)
+            ink = "black" if share > 0.6 else "white"
+            cells.append(f"<td style='background: {_colour(share)}; color: {ink}'>{x:.3g}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table class='heatmap'><caption>{caption}</caption>{''.join(rows)}</table>"
+
+
 def heatmaps(expected, got):
-    """PNG bytes of the student's grid beside the expected one, or None when not two grids
-    of one shape. Uses matplotlib's object API (no pyplot state, no display needed)."""
+    """HTML of the student's grid beside the expected one, both coloured on one scale, or ""
+    when they are not two grids of one shape. Plain HTML and CSS: fast to write for a whole
+    class, readable without images, and every number stays visible."""
     want, have = _numeric_grid(expected), _numeric_grid(got)
     if want is None or have is None or want.shape != have.shape:
-        return None
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+        return ""
     finite = np.concatenate([want[np.isfinite(want)], have[np.isfinite(have)]])
     low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-    if low == high:
+    if high - low < 1e-12:
         low, high = low - 1.0, high + 1.0
-    rows, cols = want.shape
-    fig = Figure(figsize=(2.0 + 1.6 * max(cols, 2), 0.6 + 0.5 * max(rows, 2)), dpi=90)
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(1, 2)
-    for ax, grid, label in ((axes[0], have, "your values"), (axes[1], want, "expected")):
-        image = ax.imshow(np.where(np.isfinite(grid), grid, np.nan), cmap="viridis", vmin=low, vmax=high)
-        ax.set_title(label)
-        ax.set_xticks(range(cols))
-        ax.set_yticks(range(rows))
-        if rows * cols <= 64:
-            for i in range(rows):
-                for j in range(cols):
-                    ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=8,
-                            color="white" if not np.isfinite(grid[i, j]) or grid[i, j] < (low + high) / 2
-                            else "black")
-    fig.colorbar(image, ax=list(axes), shrink=0.8)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    return buffer.getvalue()
+    return ("<div class='heatmaps'>" + _grid_table(have, low, high, "your values")
+            + _grid_table(want, low, high, "expected") + "</div>")
 
 
 def _sequence(value):
@@ -119,12 +129,7 @@ def _details(details):
              f"<tr><th>yours</th><td>{_e(fmt(got))}</td></tr></table>"]
     for name in details.get("mistakes") or []:
         parts.append(f"<p class='mistake'>That is the value you get when you {_e(name)}.</p>")
-    picture = heatmaps(expected, got)
-    if picture is not None:
-        parts.append("<p><img alt='your values beside the expected ones' src='data:image/png;base64,"
-                     + base64.b64encode(picture).decode("ascii") + "'></p>")
-    else:
-        parts.append(sequences(expected, got))
+    parts.append(heatmaps(expected, got) or sequences(expected, got))
     return "".join(parts)
 
 

@@ -40,8 +40,10 @@ def test_report_names_the_mistake_and_draws_the_weights(wrong_axis, tmp_path):
     assert "That is the value you get when you take the softmax over the wrong axis" in page
     # the worked example's expected weights (WORKED_EXAMPLES section 5) beside the student's
     assert "0.401112" in page and "0.197776" in page
-    images = re.findall(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'", page)
-    assert images and all(len(i) > 2000 for i in images)
+    # each failed grid comparison: the student's heatmap beside the expected one
+    grids = [c for c in failed if c.details and np.ndim(c.details["got"]) == 2]
+    assert grids and page.count("<table class='heatmap'>") == 2 * len(grids)
+    assert "<caption>your values</caption>" in page and "background: rgb(" in page
 
 
 def test_every_submission_text_is_escaped():
