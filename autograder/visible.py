@@ -47,6 +47,8 @@ class Visible:
         part: index of the result to compare when the function returns a tuple.
         parts: how many results that tuple has (for the message when it is not a tuple).
         atol: absolute tolerance of "close".
+        hints: ``{exception class name: a sentence}`` printed when the call raises it, e.g.
+            why ``UnicodeDecodeError`` happens and what to do instead.
     """
     function: str
     label: str
@@ -58,6 +60,7 @@ class Visible:
     part: int = None
     parts: int = None
     atol: float = 1e-4
+    hints: dict = field(default_factory=dict)
 
     @property
     def name(self):
@@ -192,6 +195,8 @@ def _case_source(case, number):
         lines.append(f"     compare={case.compare!r},")
     elif case.atol != 1e-4:
         lines.append(f"     atol={case.atol!r},")
+    if case.hints:
+        lines.append(f"     hints={case.hints!r},")
     expected = repr(case.expected) if case.compare == "raises" else _value(case.expected)
     lines.append(f"     expected={expected},")
     shown = shown_mistakes(case)

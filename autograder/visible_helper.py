@@ -83,7 +83,8 @@ def _run_case(function, case):
     except Exception as exc:
         if compare == "raises" and type(exc).__name__ == case["expected"]:
             return True, []
-        return False, [f"your code raised {type(exc).__name__}: {_short(str(exc), 200)}"]
+        hint = case.get("hints", {}).get(type(exc).__name__)
+        return False, [f"your code raised {type(exc).__name__}: {_short(str(exc), 200)}"] + ([hint] if hint else [])
     if compare == "raises":
         return False, [f"returned {_short(got)}; expected it to raise {case['expected']}"]
     part = case.get("part")

@@ -313,6 +313,7 @@ def check_grid_rows_match(attention_matrix, rng):
 _THE_CAT = {"q": Q_THE_CAT[1], "K": K_THE_CAT, "V": V_THE_CAT}
 _RBL = {"Q": Q_RBL, "K": K_RBL, "V": V_RBL}
 _RBL_SCALED = np.array(RBL_SCORES, dtype=float) / np.sqrt(2)
+_FAR_ROWS = np.array([[1.0, 2.0], [1001.0, 1002.0]])
 _COLUMNS = "use the column convention (W @ x, or X @ W.T) instead of X @ W"
 _ROW_MISTAKES = _weight_mistakes(Q_RBL, K_RBL)
 _CAUSAL_MISTAKES = _weight_mistakes(Q_RBL, K_RBL, causal=True)
@@ -329,6 +330,11 @@ VISIBLE = [
                       ref.softmax(_RBL_SCALED, axis=0),
                       "normalize over the whole grid instead of each row":
                       np.exp(_RBL_SCALED) / np.exp(_RBL_SCALED).sum()}),
+    Visible("softmax", "rows far apart, [[1, 2], [1001, 1002]]: each row shifted by its own largest",
+            "softmax({z})", inputs={"z": _FAR_ROWS}, expected=[[0.268941, 0.731059], [0.268941, 0.731059]],
+            mistakes={"subtract the largest score of the whole array instead of each row's own largest":
+                      _global_max_softmax(_FAR_ROWS),
+                      "exponentiate without first subtracting the largest score (overflow)": _naive_softmax(_FAR_ROWS)}),
     Visible("project_qkv", 'Q, K, V of "the cat"', "project_qkv({X}, {W_Q}, {W_K}, {W_V})",
             inputs={"X": X_THE_CAT, "W_Q": W_Q, "W_K": W_K, "W_V": W_V},
             expected=[Q_THE_CAT, K_THE_CAT, V_THE_CAT],
@@ -343,6 +349,8 @@ VISIBLE = [
     Visible("attention_row", 'context vector for "the cat"', "attention_row({q}, {K}, {V})", inputs=_THE_CAT,
             part=2, parts=3, expected=CAT_CONTEXT,
             mistakes={"forget to divide the scores by sqrt(d_k)": np.array(CAT_WEIGHTS_UNSCALED) @ V_THE_CAT,
+                      "divide the scores by d_k instead of sqrt(d_k)":
+                      ref.softmax(np.array(CAT_SCORES) / 2) @ V_THE_CAT,
                       "multiply the weights by the keys instead of the values": np.array(CAT_WEIGHTS) @ K_THE_CAT}),
     Visible("causal_mask", "3 tokens", "causal_mask(3)", compare="equal",
             expected=np.tril(np.ones((3, 3), bool)),

@@ -326,6 +326,21 @@ _STEP[SAT, 0] = DW_SAT_0
 _AFTER = W_U.copy()
 _AFTER[SAT, 0] = W_SAT_0_AFTER
 _SIGN = "add the gradient instead of subtracting it (W + lr * grad): the step goes uphill"
+_NEGATIVE = np.array([1.0, -0.5])  # context @ W1 = (0.5, -0.5): the second unit is negative
+_CUBE = np.array([[1.0, 2.0]])
+_CUBIC = """def loss(W):  # the sum of the cubes of the entries
+    return float(np.sum(W ** 3))
+
+return numerical_gradient(loss, {W}, (0, 1), eps=0.1)"""
+_RESTORES = """h = {h}
+
+def loss(W):
+    z = W @ h
+    return float(np.max(z) + np.log(np.sum(np.exp(z - np.max(z)))) - z[{target}])
+
+W = {W_U}
+numerical_gradient(loss, W, ({target}, 0))
+return W"""
 _LOSS_OF_W_U = """h = {h}
 
 def loss(W):  # the cross-entropy of the logits W @ h for the target "sat"
@@ -342,6 +357,9 @@ VISIBLE = [
             inputs=_FORWARD, part=1, parts=2, expected=LOGITS,
             mistakes={_COLUMNS: W_U @ np.maximum(W1 @ CONTEXT + B1, 0),
                       "apply the ReLU to the logits too (only h goes through the ReLU)": np.maximum(LOGITS, 0)}),
+    Visible("forward", "a negative pre-activation becomes 0 in h", "forward({context}, {W1}, {b1}, {W_U})",
+            inputs=dict(_FORWARD, context=_NEGATIVE), part=0, parts=2, expected=[0.5, 0.0],
+            mistakes={"forget the ReLU (negative entries of context @ W1 + b1 must become 0)": _NEGATIVE @ W1 + B1}),
     Visible("cross_entropy", 'loss for the target "sat"', "cross_entropy({logits}, {target})",
             inputs={"logits": np.array(LOGITS), "target": SAT}, expected=LOSS,
             mistakes=dict(_loss_mistakes(LOGITS, SAT),
@@ -368,4 +386,12 @@ VISIBLE = [
     Visible("numerical_gradient", 'dL/dW_U[sat, 0] of "the cat" measured: -0.702883', _LOSS_OF_W_U,
             inputs={"h": np.array(H), "W_U": W_U, "target": SAT}, expected=DW_SAT_0,
             mistakes=_numerical_mistakes(_unembedding_loss(H, SAT), W_U, (SAT, 0), 1e-5)),
+    Visible("numerical_gradient", "sum(W ** 3) in entry (0, 1) with eps=0.1: exactly 3 * 2**2 + 0.1**2 = 12.01",
+            _CUBIC, inputs={"W": _CUBE}, atol=1e-9, expected=12.01,
+            mistakes=_numerical_mistakes(lambda W: float(np.sum(np.asarray(W) ** 3)), _CUBE, (0, 1), 0.1)),
+    Visible("numerical_gradient", "leaves W as it was", _RESTORES, inputs={"h": np.array(H), "W_U": W_U, "target": SAT},
+            atol=1e-12, expected=W_U,
+            mistakes={f"leave W[index] nudged {name} by eps: put the entry back after measuring (or nudge a copy)":
+                      W_U + sign * 1e-5 * (np.arange(W_U.size).reshape(W_U.shape) == SAT * 2)
+                      for sign, name in ((-1, "down"), (1, "up"))}),
 ]

@@ -598,6 +598,9 @@ VISIBLE = [
     Visible("learn_bpe", '"hug pug hugs" without an end-of-word marker', "learn_bpe({corpus}, 4, end_of_word=None)",
             inputs={"corpus": HUG_CORPUS}, compare="equal", expected=HUG_MERGES,
             mistakes=_learn_mistakes(HUG_CORPUS, 4, None)),
+    Visible("learn_bpe", "stops early when no pair is left (10 merges asked, 4 possible)",
+            "learn_bpe({corpus}, 10, end_of_word=None)", inputs={"corpus": HUG_CORPUS}, compare="equal",
+            expected=HUG_MERGES, hints={"ValueError": f"{STOP_HINT}.", "IndexError": f"{STOP_HINT}."}),
     Visible("bpe_encode", '"lowest" with the merges es, est, est</w>', "bpe_encode('lowest', {merges})",
             inputs={"merges": LOW_MERGES}, compare="equal", expected=LOWEST_TOKENS,
             mistakes=_encode_mistakes("lowest", LOW_MERGES)),
@@ -608,5 +611,7 @@ VISIBLE = [
             compare="equal", expected=TIKTOKEN_WORKED["strawberry"], mistakes=_tiktoken_mistakes("strawberry")),
     Visible("tiktoken_pieces", "an emoji's bytes spread over tokens show as U+FFFD", "tiktoken_pieces({text})",
             inputs={"text": _EMOJI}, compare="equal", expected=ref.tiktoken_pieces(_EMOJI),
-            mistakes=_tiktoken_mistakes(_EMOJI)),
+            mistakes=_tiktoken_mistakes(_EMOJI),
+            hints={"UnicodeDecodeError": "A token may hold only part of a character's bytes (emoji, "
+                                         'accents): decode each token with errors="replace".'}),
 ]
