@@ -99,7 +99,8 @@ def _run_case(function, case):
     lines = [f"expected {_short(want)}", f"got      {_short(got)}"]
     named = [name for name, wrong in case.get("mistakes", {}).items() if _same(got, wrong, compare, atol)]
     if named:
-        lines.append("That is the value you get when you " + "; or when you ".join(named) + ".")
+        lines.append("That is the value you get when you " + " (or when you ".join(named)
+                     + ")" * (len(named) - 1) + ".")
     else:
         hint = _hint(got, want, compare, atol).strip()
         if hint:
