@@ -20,6 +20,11 @@ def _short(value, limit=300):
         text = f"{float(value):.6g}"
     else:
         text = repr(value)
+    return _clip(text, limit)
+
+
+def _clip(text, limit=300):
+    """``text`` on one line; a long one keeps its start and its end, joined by " ... "."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit // 2 - 3] + " ... " + text[-(limit // 2 - 2):]
 
@@ -63,9 +68,9 @@ def _hint(got, want, compare, atol):
     a, b = _numbers(got), np.asarray(want, dtype=float)
     if a is None:
         return " Expected numbers."
+    if b.ndim == 2 and a.shape == b.T.shape and np.allclose(a, b.T, atol=atol):
+        return " It is the transpose of the right answer."
     if a.shape != b.shape:
-        if b.ndim == 2 and a.shape == b.T.shape and np.allclose(a, b.T, atol=atol):
-            return " It is the transpose of the right answer."
         return f" Expected shape {b.shape}, got shape {a.shape}."
     if not np.all(np.isfinite(a)):
         return " It contains nan or inf (an overflow, or a division by zero?)."
@@ -84,7 +89,7 @@ def _run_case(function, case):
         if compare == "raises" and type(exc).__name__ == case["expected"]:
             return True, []
         hint = case.get("hints", {}).get(type(exc).__name__)
-        return False, [f"your code raised {type(exc).__name__}: {_short(str(exc), 200)}"] + ([hint] if hint else [])
+        return False, [f"your code raised {type(exc).__name__}: {_clip(str(exc), 200)}"] + ([hint] if hint else [])
     if compare == "raises":
         return False, [f"returned {_short(got)}; expected it to raise {case['expected']}"]
     part = case.get("part")
@@ -96,7 +101,8 @@ def _run_case(function, case):
     want = case["expected"]
     if _same(got, want, compare, atol):
         return True, []
-    lines = [f"expected {_short(want)}", f"got      {_short(got)}"]
+    shown = _numbers(want) if compare == "close" else None  # numbers printed alike on both lines
+    lines = [f"expected {_short(want if shown is None else shown)}", f"got      {_short(got)}"]
     named = [name for name, wrong in case.get("mistakes", {}).items() if _same(got, wrong, compare, atol)]
     if named:
         lines.append("That is the value you get when you " + " (or when you ".join(named)
