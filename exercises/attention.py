@@ -105,7 +105,8 @@ def project_qkv(X, W_Q, W_K, W_V):
 
 # %%
 Q, K, V = project_qkv(X_the_cat, W_Q, W_K, W_V)
-print("Q", Q.tolist(), " K", K.tolist(), " V", V.tolist())
+for label, rows in (("queries", Q), ("keys", K), ("values", V)):
+    print(f"{label:>7}: {rows.tolist()}")
 
 # %% visible="project_qkv"
 
