@@ -573,14 +573,16 @@ def check_tiktoken_random(tiktoken_pieces, rng):
 
 # -- visible checks: written into the notebook by the build, as values (see visible.py) --------
 _RUN = {("a", "a", "a", "a"): 1}
+# the vocab of LOW_CORPUS (each word split into characters plus </w>), built in the call
+_FROM_CORPUS = "get_pair_counts({{tuple(word) + ('</w>',): count for word, count in {corpus}.items()}})"
 _EMOJI = "naïve 🍓"
 
 VISIBLE = [
-    Visible("get_pair_counts", 'round-1 counts of "low lower newest widest"', "get_pair_counts({vocab})",
-            inputs={"vocab": LOW_VOCAB}, compare="equal", expected=LOW_ROUND1,
+    Visible("get_pair_counts", 'round-1 counts of "low lower newest widest"', _FROM_CORPUS,
+            inputs={"corpus": LOW_CORPUS}, compare="equal", expected=LOW_ROUND1,
             mistakes=_named({UNWEIGHTED: _pair_counts(LOW_VOCAB, weighted=False)})),
-    Visible("get_pair_counts", "keys in the order the pairs are first met", "get_pair_counts({vocab})",
-            inputs={"vocab": LOW_VOCAB}, compare="keys", expected=list(LOW_ROUND1),
+    Visible("get_pair_counts", "keys in the order the pairs are first met", _FROM_CORPUS,
+            inputs={"corpus": LOW_CORPUS}, compare="keys", expected=list(LOW_ROUND1),
             mistakes={name: list(value) for name, value in _order_mistakes(LOW_ROUND1).items()}),
     Visible("get_pair_counts", 'overlapping pairs: ("a", "a", "a", "a") holds three ("a", "a")',
             "get_pair_counts({vocab})", inputs={"vocab": _RUN}, compare="equal", expected={("a", "a"): 3},
