@@ -16,7 +16,13 @@ The text form is jupytext's percent format. Cell headers say what a cell is:
 * ``# %% demo=true``: an instructor demo (a long training run, heavy plots): tagged
   ``instructor-demo`` so grading skips it, and an nbgrader locked (read-only) cell with
   ``grade_id`` ``demo_<n>`` (n = 1, 2, ... in notebook order). See ``demo_cell``.
-* ``# %%``: any other code: visible self-checks, demonstrations, plots.
+* ``# %% checker=true``: where the visible-check helper goes (a locked cell; the build
+  writes its body, the text of ``autograder/visible_helper.py``).
+* ``# %% visible="attention_row"``: that function's visible checks (a locked cell; the
+  build writes its body from ``VISIBLE`` in the check file: values only, see ``visible.py``).
+* ``# %% summary=true``: the last code cell: which visible checks pass, and how many hidden
+  checks and points grade the notebook after submission (a locked cell written by the build).
+* ``# %%``: any other code: demonstrations, plots.
 
 Generated from it (and committed, each with a drift test):
 
@@ -39,8 +45,9 @@ from pathlib import Path
 import jupytext
 import nbformat
 
+from . import visible
 from .exercises import EXERCISES, PROJECT_ROOT, find
-from .grade import points_by_function
+from .grade import check_metas, points_by_function
 
 SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
@@ -87,12 +94,14 @@ def source_notebook(exercise):
         an ``nbformat.NotebookNode`` (v4), with deterministic cell ids.
     Raises:
         ValueError: a ``tests`` cell names a function without checks, or a function of
-            the contract has no ``solution`` or no ``tests`` cell.
+            the contract has no ``solution``, ``tests`` or ``visible`` cell (or no visible
+            case), or the ``checker``/``summary`` cell is missing.
     """
     text = jupytext.read(exercise.text_form, fmt="py:percent")
     points = points_by_function(exercise)
+    cases = visible.visible_cases(exercise, solution_module(exercise))
     cells = []
-    seen_solutions, seen_tests = set(), set()
+    seen_solutions, seen_tests, seen_visible, seen_special = set(), set(), set(), set()
     demos = 0
     for i, cell in enumerate(text.cells):
         meta = dict(cell.metadata)
@@ -115,14 +124,33 @@ def source_notebook(exercise):
         elif meta.get("demo"):
             demos += 1
             new = demo_cell(cell.source, demos)
+        elif "visible" in meta:
+            name = meta.pop("visible")
+            mine = [c for c in cases if c.function == name]
+            if not mine:
+                raise ValueError(f"{exercise.text_form.name}: visible cell for {name!r}, which has no "
+                                 f"visible cases in {exercise.checks_file.name}")
+            seen_visible.add(name)
+            new = nbformat.v4.new_code_cell(visible.check_cell(name, mine))
+            new.metadata["nbgrader"] = _nbgrader(f"visible_{name}", locked=True)
+        elif meta.get("checker") or meta.get("summary"):
+            kind = "checker" if meta.get("checker") else "summary"
+            seen_special.add(kind)
+            source = visible.helper_cell() if kind == "checker" else \
+                visible.summary_cell(cases, check_metas(exercise))
+            new = nbformat.v4.new_code_cell(source)
+            new.metadata["nbgrader"] = _nbgrader(f"visible_{kind}", locked=True)
         else:
             meta.pop("module", None)
             new = nbformat.v4.new_code_cell(cell.source)
         new.id = f"{exercise.name}-{i:02d}"
         cells.append(new)
-    missing = [f for f in exercise.functions if f not in seen_solutions or f not in seen_tests]
+    missing = [f for f in exercise.functions
+               if f not in seen_solutions or f not in seen_tests or f not in seen_visible]
+    if seen_special != {"checker", "summary"}:
+        raise ValueError(f"{exercise.text_form.name}: needs one 'checker=true' and one 'summary=true' cell")
     if missing or set(points) - seen_tests:
-        raise ValueError(f"{exercise.text_form.name}: missing solution/tests cells for "
+        raise ValueError(f"{exercise.text_form.name}: missing solution/tests/visible cells for "
                          f"{sorted(set(missing) | (set(points) - seen_tests))}")
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata = {"kernelspec": dict(KERNELSPEC),

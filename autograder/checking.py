@@ -55,11 +55,40 @@ def check(function, description, points=1.0):
 
 
 class Mismatch(AssertionError):
-    """A check failed; ``str(exc)`` is the feedback for the student."""
+    """A check failed; ``str(exc)`` is the feedback for the student.
+
+    Attributes (None when the check did not compare two values):
+        what: the label of the compared value, e.g. 'attention weights of "cat"'.
+        expected: the right value; got: the student's value (plain data: numbers, lists,
+            arrays, strings, tuples).
+        mistakes: names of the known mistakes ``got`` matches (list, possibly empty).
+    """
+
+    def __init__(self, message, *, what=None, expected=None, got=None, mistakes=None):
+        super().__init__(message)
+        self.what, self.expected, self.got, self.mistakes = what, expected, got, list(mistakes or [])
+
+    @property
+    def details(self):
+        """``{"what", "expected", "got", "mistakes"}`` for reports, or None without values."""
+        if self.what is None:
+            return None
+        return {"what": self.what, "expected": _small(self.expected), "got": _small(self.got),
+                "mistakes": self.mistakes}
+
+
+def _small(value, limit=4096):
+    """``value``, or its short text when it is too large to carry into reports."""
+    size = value.size if isinstance(value, np.ndarray) else len(value) if isinstance(value, (list, tuple)) else 0
+    return fmt(value) if size > limit else value
 
 
 def fmt(value, limit=300):
-    """Short, readable text for a value in feedback (arrays to 6 decimals)."""
+    """Short, readable text for a value in feedback (arrays to 6 decimals).
+
+    A text longer than ``limit`` characters keeps its start and its end, joined by " ... ",
+    so the feedback around it (the named mistake above all) is never what gets cut.
+    """
     if isinstance(value, wire.Opaque):
         return repr(value)
     if isinstance(value, np.ndarray) and value.ndim == 0:
@@ -72,7 +101,10 @@ def fmt(value, limit=300):
         text = f"{float(value):.6g}"
     else:
         text = repr(value)
-    return text if len(text) <= limit else text[:limit] + " ..."
+    if len(text) <= limit:
+        return text
+    head = (limit - 5) // 2
+    return text[:head] + " ... " + text[len(text) - (limit - 5 - head):]
 
 
 def as_array(got, what):
@@ -110,10 +142,11 @@ def expect_close(got, expected, *, what, mistakes=None, atol=WORKED_ATOL, rtol=0
         return
     matched = [name for name, wrong in (mistakes or {}).items()
                if wrong is not None and _close(arr, np.asarray(wrong, dtype=float), atol, rtol)]
+    values = {"what": what, "expected": expected, "got": arr, "mistakes": matched}
     if matched:
         raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(arr)}. "
                        f"That is the value you get when you {' (or when you '.join(matched)}"
-                       f"{')' * (len(matched) - 1)}.")
+                       f"{')' * (len(matched) - 1)}.", **values)
     hint = ""
     if arr.shape != expected.shape:
         if arr.shape == expected.T.shape and expected.ndim == 2 and \
@@ -123,7 +156,7 @@ def expect_close(got, expected, *, what, mistakes=None, atol=WORKED_ATOL, rtol=0
             hint = f" Expected shape {expected.shape}, got shape {arr.shape}."
     elif not np.all(np.isfinite(arr)):
         hint = " It contains nan or inf (an overflow, or a division by zero?)."
-    raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(arr)}.{hint}")
+    raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(arr)}.{hint}", **values)
 
 
 def expect_equal(got, expected, *, what, mistakes=None, normalize=None):
@@ -146,11 +179,12 @@ def expect_equal(got, expected, *, what, mistakes=None, normalize=None):
     if value == expected:
         return
     matched = [name for name, wrong in (mistakes or {}).items() if wrong is not None and value == norm(wrong)]
+    values = {"what": what, "expected": expected, "got": value, "mistakes": matched}
     if matched:
         raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(got)}. "
                        f"That is what you get when you {' (or when you '.join(matched)}"
-                       f"{')' * (len(matched) - 1)}.")
-    raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(got)}")
+                       f"{')' * (len(matched) - 1)}.", **values)
+    raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(got)}", **values)
 
 
 def fail(message):

@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import gradebook, preflight, report
+from . import gradebook, html_report, preflight, report
 from .discover import discover
 from .grade import grade_all
 from .sandbox import Limits
@@ -157,6 +157,7 @@ def main(argv=None):
         progress.close()
     for r in results:
         report.write_results(r, out)
+        html_report.write_html(r, out)
         if not args.quiet:
             print(report.table(r))
     csv_path = report.write_grades_csv(results, out / "grades.csv")

@@ -7,6 +7,7 @@ points earned and the feedback text (never a traceback or the check's source).
 """
 import traceback
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 import pytest
@@ -30,6 +31,8 @@ class CheckResult:
         output: feedback for the student ("" when passed).
         problems: ``frozenset`` of ``problems.Problem`` (a timeout, a crash, a grader error ...).
         grader_trace: the traceback of a grader error, for the instructor's log ("" otherwise).
+        details: for a failed comparison, ``{"what", "expected", "got", "mistakes"}``
+            (``checking.Mismatch.details``), for reports that show values; else None.
     """
     function: str
     name: str
@@ -38,6 +41,7 @@ class CheckResult:
     output: str
     problems: frozenset = field(default_factory=frozenset)
     grader_trace: str = ""
+    details: Optional[dict] = None
 
 
 class GraderError(RuntimeError):
@@ -111,8 +115,9 @@ class GradingPlugin:
             else:
                 exc = call.excinfo.value if call.excinfo else None
                 text = feedback_for(exc) if exc is not None else "failed"
+                details = exc.details if isinstance(exc, Mismatch) else None
                 self.results[item.nodeid] = CheckResult(meta.function, meta.name, 0.0, meta.points, text,
-                                                        problems_for(exc))
+                                                        problems_for(exc), details=details)
                 if exc is not None and not isinstance(exc, (Mismatch, StudentCodeError, MemoryError)):
                     self.suspects[item.nodeid] = "".join(
                         traceback.format_exception(type(exc), exc, call.excinfo.tb))

@@ -100,11 +100,26 @@ def write_grades_csv(results, path):
     return path
 
 
+def message_lines(message, width=100):
+    """A check's feedback as lines of at most ``width`` characters, wrapped at spaces.
+
+    Nothing is dropped: a long value was already shortened in its middle when the feedback
+    was written (``checking.fmt``), so the explanation after it (the named mistake) stays.
+    """
+    import textwrap
+    lines = []
+    for paragraph in (message or "").splitlines() or [""]:
+        lines += textwrap.wrap(paragraph, width, break_long_words=True, break_on_hyphens=False) or [""]
+    return lines
+
+
 def table(result, width=100):
     """Plain-text table of one notebook's checks: test, points, max, message.
 
-    One line for the header, one per note and one per check: text from the submission is
-    escaped (``safetext.clean``), so it can neither break a line nor move the cursor.
+    Text from the submission is escaped (``safetext.clean``), so it can neither break a
+    line nor move the cursor. Each message is wrapped to ``width`` characters
+    (``message_lines``) and kept whole; continuation lines are indented under the message
+    column, so no line of a message can pass for a header or another check's line.
     """
     def one_line(value, limit):
         return safetext.clean(value, limit)
@@ -115,8 +130,11 @@ def table(result, width=100):
     names = [one_line(c.name, 72) for c in result.checks]
     name_w = min(max((len(n) for n in names), default=10), 72)
     lines.append(f"   {'test':<{name_w}}  {'points':>6}  {'max':>4}  message")
+    indent = " " * (3 + name_w + 2 + 6 + 2 + 4 + 2)
     for name, c in zip(names, result.checks):
         # Our own feedback may span lines; text from the submission in it is escaped already.
-        message = one_line((c.output or "ok").replace("\n", " "), width)
-        lines.append(f"   {name[:name_w]:<{name_w}}  {c.score:>6g}  {c.max_score:>4g}  {message}")
+        message = safetext.clean(c.output or "ok", safetext.OUTPUT_CHARS, newlines=True)
+        first, *rest = message_lines(message, width)
+        lines.append(f"   {name[:name_w]:<{name_w}}  {c.score:>6g}  {c.max_score:>4g}  {first}")
+        lines += [indent + line for line in rest]
     return "\n".join(lines)

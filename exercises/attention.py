@@ -17,11 +17,18 @@
 # | `attention_matrix(Q, K, V, causal=False)` | the same for all tokens at once |
 #
 # Conventions: vectors are **rows**, so a projection is `x @ W`. Arrays are numpy
-# `float64`. Cells with `assert` are self-checks you can run; passing them is a good sign,
-# but your notebook is graded on more cases than you see here.
+# `float64`.
+#
+# **Visible checks.** Under each function a locked cell runs it on the course's worked
+# examples and prints PASS, or what was expected, what came back and, when your value is
+# one a known mistake gives, which mistake that is. The last cell sums up. Passing them is
+# a good sign; after you submit, hidden checks with cases randomized for each student grade
+# the notebook.
 
 # %% module=true
 import numpy as np
+
+# %% checker=true
 
 # %% [markdown]
 # ## 1. Softmax, computed safely
@@ -52,10 +59,7 @@ def softmax(z, axis=-1):
     return exps / np.sum(exps, axis=axis, keepdims=True)
     ### END SOLUTION
 
-# %%
-# Self-check: large scores must not overflow.
-assert np.allclose(softmax([1000.0, 1001.0]), [0.268941, 0.731059], atol=1e-6)
-assert np.allclose(softmax(np.array([[1.0, 2.0], [3.0, 3.0]])).sum(axis=-1), 1.0)
+# %% visible="softmax"
 
 # %% tests="softmax"
 
@@ -101,7 +105,10 @@ def project_qkv(X, W_Q, W_K, W_V):
 
 # %%
 Q, K, V = project_qkv(X_the_cat, W_Q, W_K, W_V)
-assert np.allclose(Q, [[0, 1], [1, 1]]) and np.allclose(K, [[1, 1], [1, 2]])
+for label, rows in (("queries", Q), ("keys", K), ("values", V)):
+    print(f"{label:>7}: {rows.tolist()}")
+
+# %% visible="project_qkv"
 
 # %% tests="project_qkv"
 
@@ -148,7 +155,8 @@ scores, weights, context = attention_row(Q[1], K, V)
 print("scores ", scores)
 print("weights", weights.round(6))
 print("context", context.round(6))
-assert np.allclose(scores, [2, 3])
+
+# %% visible="attention_row"
 
 # %% tests="attention_row"
 
@@ -198,6 +206,8 @@ def causal_mask(T):
 # %%
 print(causal_mask(3).astype(int))
 
+# %% visible="causal_mask"
+
 # %% tests="causal_mask"
 
 # %% solution="attention_matrix"
@@ -232,7 +242,8 @@ grid_scores, grid_weights, grid_output = attention_matrix(Q_rbl, K_rbl, V_rbl)
 print("raw scores\n", grid_scores)
 print("weights\n", grid_weights.round(4))
 print("outputs\n", grid_output.round(4))
-assert np.allclose(grid_weights.sum(axis=1), 1.0)
+
+# %% visible="attention_matrix"
 
 # %% tests="attention_matrix"
 
@@ -270,3 +281,5 @@ show_weights(attention_matrix(Q_rbl, K_rbl, V_rbl, causal=True)[1], ["river", "b
 
 # %% [markdown]
 # *Your answers here.*
+
+# %% summary=true

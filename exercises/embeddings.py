@@ -16,8 +16,13 @@
 # | `semantic_search(query, documents, k)` | the `k` documents closest in direction to the query |
 #
 # Conventions: one vector per **row**, so a stack of `n` embeddings of width `d` has shape
-# `(n, d)`. Arrays are numpy `float64`. Cells with `assert` are self-checks you can run;
-# passing them is a good sign, but your notebook is graded on more cases than you see here.
+# `(n, d)`. Arrays are numpy `float64`.
+#
+# **Visible checks.** Under each function a locked cell runs it on the course's worked
+# examples and prints PASS, or what was expected, what came back and, when your value is
+# one a known mistake gives, which mistake that is. The last cell sums up. Passing them is
+# a good sign; after you submit, hidden checks with cases randomized for each student grade
+# the notebook.
 #
 # Near the end you train a ten-word language model from scratch (it takes under a second)
 # and watch your own functions discover that two of its words mean nearly the same thing.
@@ -27,6 +32,8 @@ import functools
 import re
 
 import numpy as np
+
+# %% checker=true
 
 # %% [markdown]
 # ## 1. Direction, not length
@@ -79,12 +86,7 @@ def cosine_similarity(a, b):
     return float(np.clip(a @ b / lengths, -1.0, 1.0))
     ### END SOLUTION
 
-# %%
-# Self-checks: a scaled copy, opposite directions, perpendicular vectors, a zero vector.
-assert abs(cosine_similarity(np.array([1.0, 2.0, 2.0]), np.array([2.0, 4.0, 4.0])) - 1.0) < 1e-12
-assert abs(cosine_similarity(np.array([1.0, 0.0]), np.array([-3.0, 0.0])) + 1.0) < 1e-12
-assert abs(cosine_similarity(np.array([1.0, 0.0]), np.array([0.0, 5.0]))) < 1e-12
-assert cosine_similarity(np.zeros(3), np.array([1.0, 2.0, 2.0])) == 0.0
+# %% visible="cosine_similarity"
 
 # %% tests="cosine_similarity"
 
@@ -132,13 +134,12 @@ def cosine_similarity_matrix(A, B):
     ### END SOLUTION
 
 # %%
-# Self-checks: the shape is (n, m), and each entry agrees with cosine_similarity.
+# Two small stacks: the grid has shape (n, m), and entry [i, j] is cosine_similarity(A[i], B[j]).
 _A = np.array([[1.0, 2.0, 2.0], [0.0, 0.0, 1.0]])
 _B = np.array([[2.0, 4.0, 4.0], [3.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
 print(np.round(cosine_similarity_matrix(_A, _B), 4))
-assert np.shape(cosine_similarity_matrix(_A, _B)) == (2, 3)
-assert all(abs(cosine_similarity_matrix(_A, _B)[i, j] - cosine_similarity(_A[i], _B[j])) < 1e-12
-           for i in range(2) for j in range(3))
+
+# %% visible="cosine_similarity_matrix"
 
 # %% tests="cosine_similarity_matrix"
 
@@ -300,12 +301,7 @@ search("do I need an umbrella")
 search("I am hungry")
 search("can I afford it")
 
-# %%
-# Self-checks on the hand-made space: ties go to the lower index, and k may exceed n.
-assert [i for i, _ in semantic_search(embed_text("umbrella"), DOC_VECTORS, 3)][0] == 6
-_ties = np.array([[0.0, 0.0, 0.0, 3.0], [2.0, 2.0, 2.0, 2.0], [1.0, 1.0, -1.0, -1.0], [1.0, 1.0, 1.0, 1.0]])
-assert [i for i, _ in semantic_search(np.ones(4), _ties, 2)] == [1, 3]   # both score exactly 1
-assert len(semantic_search(embed_text("rent"), DOC_VECTORS, 50)) == len(DOC_VECTORS)
+# %% visible="semantic_search"
 
 # %% tests="semantic_search"
 
@@ -500,3 +496,5 @@ show_heatmap(cosine_similarity_matrix(toy_model()["table"], toy_model()["table"]
 
 # %% [markdown]
 # *Your answers here.*
+
+# %% summary=true

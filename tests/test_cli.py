@@ -48,6 +48,9 @@ def test_whole_tree_is_graded_and_every_student_gets_results(submitted, tmp_path
     assert rows["ann"]["attention.ipynb"] == "19" and rows["ann"]["max_score"] == "19"
     assert rows["cat"]["problems"] == "invalid notebook"
     assert 'attention_row: weights for "the cat"' in proc.stdout  # the printed table
+    # an HTML report beside every results.json, the broken notebook's included
+    assert all((out / "attention" / s / "report.html").is_file() for s in ("ann", "ben", "cat"))
+    assert "not a valid notebook" in (out / "attention" / "cat" / "report.html").read_text()
 
 
 def test_results_json_has_the_gradescope_fields(submitted, tmp_path):

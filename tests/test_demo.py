@@ -41,3 +41,8 @@ def test_demo_class_through_nbgrader(tmp_path):
     with open(tmp_path / "demo" / "graded" / "grades.csv", newline="") as f:
         assert len(list(csv.DictReader(f))) == len(by)
     assert (tmp_path / "demo" / "graded" / "attention" / "eve" / "feedback.txt").is_file()
+    # feedback.txt keeps each message whole (wrapped), report.html sits beside results.json
+    cy = tmp_path / "demo" / "graded" / "attention" / "cy"
+    feedback = " ".join(line.strip() for line in (cy / "feedback.txt").read_text(encoding="utf-8").splitlines())
+    assert "That is the value you get when you forget to divide the scores by sqrt(d_k)." in feedback
+    assert "forget to divide the scores by sqrt(d_k)" in (cy / "report.html").read_text(encoding="utf-8")

@@ -37,8 +37,12 @@ def test_a_forged_exception_name_cannot_forge_table_lines_or_reach_the_terminal(
     result = hand_in(KV, {"kv_cache_size": FORGER})
     table = report.table(result)
     lines = table.split("\n")
-    assert len(lines) == 1 + len(result.notes) + 1 + len(result.checks)   # header, notes, column names, checks
     assert sum(line.startswith("==") for line in lines) == 1 and lines[0].startswith("== s1 / kv_cache")
+    # header, notes, column names, then per check its line and indented continuation lines
+    checks_part = lines[1 + len(result.notes) + 1:]
+    starts = [line for line in checks_part if not line.startswith(" " * 20)]
+    assert len(starts) == len(result.checks)
+    assert all(s.startswith("   " + c.name[:20]) for s, c in zip(starts, result.checks))
     assert not any(ch in table for ch in CONTROL)
     size_checks = [c for c in result.checks if c.function == "kv_cache_size"]
     assert all(c.score == 0 for c in size_checks)

@@ -4,7 +4,8 @@ import re
 import pytest
 
 from autograder.exercises import EXERCISES
-from autograder.grade import points_by_function
+from autograder.grade import check_metas, points_by_function
+from autograder.visible import visible_cases
 
 # Plots each notebook draws (heatmaps of similarities and attention weights, tokens per
 # word, rows projected with and without a cache; where "it" looks before and after training,
@@ -34,3 +35,12 @@ def test_solution_notebook_runs_end_to_end(name, executed_notebook):
         assert line in text, line
     for function, points in points_by_function(exercise).items():
         assert re.search(rf"^{function}: {points:g} of {points:g} points$", text, re.M), function
+    # the visible checks all pass, and the summary says what the hidden grading adds
+    n = len(visible_cases(exercise))
+    visible = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
+                      and c.metadata.get("nbgrader", {}).get("grade_id", "") in
+                      {f"visible_{f}" for f in exercise.functions} for o in c.outputs)
+    assert re.findall(r"^PASS  ", visible, re.M) == ["PASS  "] * n and "FAIL" not in visible, visible
+    assert f"{n} of {n} visible checks pass." in text
+    total = sum(points_by_function(exercise).values())
+    assert f"{len(check_metas(exercise))} hidden checks grade this notebook for {total:g} points" in text

@@ -14,6 +14,7 @@ as projecting all of its rows, which costs more than recomputing the prefix save
 import numpy as np
 
 from autograder.checking import check, expect_close, expect_equal, fail
+from autograder.visible import Visible
 from solutions import kv_cache as ref
 
 # Section 4: the request "the cat".
@@ -281,3 +282,41 @@ def check_size_random(kv_cache_size, rng):
         expect_close(_size(kv_cache_size, n_layers, d_model, n_tokens, bytes_per_number), want, atol=0.5,
                      what=f"kv_cache_size({n_layers}, {d_model}, {n_tokens}, bytes_per_number={bytes_per_number})",
                      mistakes=_size_mistakes(n_layers, d_model, n_tokens, bytes_per_number))
+
+
+# -- visible checks: written into the notebook by the build, as values (see visible.py) --------
+_WEIGHTS = {"W_Q": W_Q, "W_K": W_K, "W_V": W_V}
+_ALIAS = ("keep a reference to the caller's array instead of a copy (list.append(k) and np.asarray(k) "
+          "do not copy; np.array(k, dtype=float) does)")
+_REUSED_BUFFERS = """cache = KVCache()
+k, v = np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0])
+cache.append(k, v)
+k[:] = -1.0   # the caller writes the next token's rows into the same arrays
+v[:] = -2.0
+cache.append(k, v)
+return [len(cache), cache.keys, cache.values]"""
+
+VISIBLE = [
+    Visible("causal_self_attention", 'the contexts of "the cat"', "causal_self_attention({X}, {W_Q}, {W_K}, {W_V})",
+            inputs={"X": X_THE_CAT, **_WEIGHTS}, expected=[CONTEXT_THE, CONTEXT_CAT],
+            mistakes=_attention_mistakes(X_THE_CAT, (W_Q, W_K, W_V))),
+    Visible("KVCache", "two appends: len 2, one key row and one value row each",
+            "cache = KVCache()\ncache.append({k1}, {v1})\ncache.append({k2}, {v2})\n"
+            "return [len(cache), cache.keys.tolist(), cache.values.tolist()]",
+            inputs={"k1": np.array(K_THE), "v1": np.array(V_THE), "k2": np.array(K_CAT), "v2": np.array(V_CAT)},
+            compare="equal", expected=[2, [K_THE, K_CAT], [V_THE, V_CAT]]),
+    Visible("KVCache", "stored rows stay put when the caller reuses its arrays", _REUSED_BUFFERS, compare="equal",
+            expected=[2, [[1.0, 2.0, 3.0], [-1.0, -1.0, -1.0]], [[4.0, 5.0], [-2.0, -2.0]]],
+            mistakes={_ALIAS: [2, [[-1.0, -1.0, -1.0]] * 2, [[-2.0, -2.0]] * 2]}),
+    Visible("decode_step", '"the" on an empty cache', "decode_step({x}, KVCache(), {W_Q}, {W_K}, {W_V})",
+            inputs={"x": X_THE_CAT[0], **_WEIGHTS}, expected=CONTEXT_THE),
+    Visible("decode_step", '"cat" with "the" already in the cache',
+            "cache = KVCache()\ncache.append({k_the}, {v_the})\nreturn decode_step({x}, cache, {W_Q}, {W_K}, {W_V})",
+            inputs={"k_the": np.array(K_THE), "v_the": np.array(V_THE), "x": X_THE_CAT[1], **_WEIGHTS},
+            expected=CONTEXT_CAT, mistakes=_decode_mistakes(X_THE_CAT[1], [K_THE], [V_THE], (W_Q, W_K, W_V))),
+    Visible("kv_cache_size", "12 layers of width 768: 18,432 numbers per token", "kv_cache_size(12, 768, 1)",
+            expected=[NUMBERS_PER_TOKEN, 2 * NUMBERS_PER_TOKEN], atol=0.5, mistakes=_size_mistakes(12, 768, 1, 2)),
+    Visible("kv_cache_size", "100,000 tokens: 1,843,200,000 numbers, 3,686,400,000 bytes",
+            "kv_cache_size(12, 768, 100_000)", expected=[NUMBERS_100K, BYTES_100K], atol=0.5,
+            mistakes=_size_mistakes(12, 768, 100_000, 2)),
+]

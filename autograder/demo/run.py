@@ -6,7 +6,7 @@
 2. Each student of ``students.STUDENTS`` fetches every assignment, fills it in (reference,
    stubs or realistic mistakes) and submits it through the exchange.
 3. The instructor collects, grades ``submitted/`` with the autograder, prints the class
-   table, and writes per-student feedback next to each results.json.
+   table, and writes per-student feedback (feedback.txt, report.html) next to each results.json.
 
 Never touches ``source/`` or ``assignments/``. Takes well under two minutes on two cores.
 """
@@ -85,7 +85,7 @@ def run(workdir, jobs=2, quiet=False):
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
-    from .. import report
+    from .. import html_report, report
     from ..cli import grade_all
     from ..discover import discover
     from ..sandbox import Limits
@@ -131,13 +131,14 @@ def run(workdir, jobs=2, quiet=False):
     out = workdir / "graded"
     for r in results:
         report.write_results(r, out)
+        html_report.write_html(r, out)
         feedback = out / r.assignment_id / r.student_id / "feedback.txt"
-        feedback.write_text(report.table(r, width=400) + "\n", encoding="utf-8")
+        feedback.write_text(report.table(r) + "\n", encoding="utf-8")  # wrapped, never cut
     csv_path = report.write_grades_csv(results, out / "grades.csv")
     if not quiet:
         print()
         print(class_table(results))
-        print(f"\nresults.json and feedback.txt per student in {out}/<assignment>/<student>/; "
+        print(f"\nresults.json, feedback.txt and report.html per student in {out}/<assignment>/<student>/; "
               f"class table in {csv_path}")
         print(f"demo finished in {time.perf_counter() - t0:.1f} s")
     if failures:

@@ -1,0 +1,245 @@
+"""Visible checks: the self-checks a student runs in the notebook, written by the build.
+
+Each check file (``autograder/checks/check_<name>.py``) lists its visible cases in
+``VISIBLE``: a call on the course's public worked-example inputs, the expected value, and
+the values its known mistakes give there, computed by the same wrong variants the hidden
+checks use. ``python -m autograder.build`` renders them as VALUES ONLY into the notebook:
+
+* a locked ``checker`` cell: the comparison helper, the text of ``visible_helper.py``;
+* a locked ``visible="<function>"`` cell per contract function: one ``check_visible``
+  call whose cases hold the literal inputs, the expected value and the named mistakes'
+  values (no code that computes a reference or a mistake, no hidden or randomized case);
+* a locked ``summary`` cell: which visible checks pass, and how many hidden checks and
+  points grade the notebook after submission (read from the ``@check`` decorators).
+
+``tests/test_build.py`` fails when the notebooks drift from what the check files give,
+and ``tests/test_visible.py`` runs every case against the reference.
+"""
+import importlib
+import math
+import sys
+import types
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+HELPER_SOURCE = Path(__file__).with_name("visible_helper.py")
+COMPARES = ("close", "equal", "keys", "raises")
+
+
+@dataclass(frozen=True)
+class Visible:
+    """One visible case.
+
+    Attributes:
+        function: the contract function it checks, e.g. "attention_row".
+        label: what is checked, e.g. 'weights for "the cat"' (shown as "function: label").
+        call: Python code with ``{name}`` placeholders for ``inputs``: an expression, or a
+            function body ending in ``return ...`` (a scenario, e.g. appending to a cache).
+        inputs: ``{name: value}``, each rendered as a literal (arrays as ``np.array([...])``).
+        expected: the right value (for "raises": the exception's class name).
+        mistakes: ``{what the student did, as "you ...": the value it gives}``; entries
+            whose value is None, or equal to ``expected``, are left out.
+        compare: "close" (numbers within ``atol``), "equal", "keys" (a dict's key order)
+            or "raises".
+        part: index of the result to compare when the function returns a tuple.
+        parts: how many results that tuple has (for the message when it is not a tuple).
+        atol: absolute tolerance of "close".
+        hints: ``{exception class name: a sentence}`` printed when the call raises it, e.g.
+            why ``UnicodeDecodeError`` happens and what to do instead.
+    """
+    function: str
+    label: str
+    call: str
+    expected: object
+    inputs: dict = field(default_factory=dict)
+    mistakes: dict = field(default_factory=dict)
+    compare: str = "close"
+    part: int = None
+    parts: int = None
+    atol: float = 1e-4
+    hints: dict = field(default_factory=dict)
+
+    @property
+    def name(self):
+        return f"{self.function}: {self.label}"
+
+
+# -- literals --------------------------------------------------------------------------------
+def _float(x):
+    if math.isnan(x):
+        return 'float("nan")'
+    if math.isinf(x):
+        return 'float("inf")' if x > 0 else '-float("inf")'
+    return repr(float(x))
+
+
+def to_source(value, digits=None):
+    """Python source that evaluates to ``value`` (arrays become ``np.array(...)``).
+
+    Args:
+        value: None, bool, int, float, str, tuple, list, dict, numpy scalar or ndarray.
+        digits: round floats to this many decimals (for expected and mistake values).
+    Raises:
+        TypeError: for anything else (a visible case must be plain data).
+    """
+    if isinstance(value, np.ndarray):
+        dtype = {"b": ", dtype=bool", "i": ", dtype=int", "u": ", dtype=int"}.get(value.dtype.kind, "")
+        return f"np.array({to_source(value.tolist(), digits)}{dtype})"
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, (bool, int, str)):
+        return repr(value)
+    if isinstance(value, float):
+        return _float(round(value, digits) if digits is not None and math.isfinite(value) else value)
+    if isinstance(value, tuple):
+        inner = ", ".join(to_source(v, digits) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(to_source(v, digits) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{to_source(k)}: {to_source(v, digits)}" for k, v in value.items()) + "}"
+    raise TypeError(f"a visible case must hold plain data, not {type(value).__name__}")
+
+
+def _lists(value):
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, tuple):
+        return tuple(_lists(v) for v in value)
+    if isinstance(value, list):
+        return [_lists(v) for v in value]
+    return value
+
+
+def _value(value):
+    """Expected and mistake values: arrays (also inside lists) as plain lists, floats to 6 decimals."""
+    return to_source(value if isinstance(value, dict) else _lists(value), digits=6)
+
+
+# -- reading the cases --------------------------------------------------------------------------
+@contextmanager
+def _solutions_from(exercise, solution_text):
+    """Import the check file against ``solution_text`` (the reference just generated), not
+    against whatever ``solutions/<name>.py`` holds on disk."""
+    package = importlib.import_module("solutions")
+    names = [f"solutions.{exercise.name}", f"autograder.checks.check_{exercise.name}"]
+    saved = {n: sys.modules.pop(n, None) for n in names}
+    saved_attribute = getattr(package, exercise.name, None)
+    module = types.ModuleType(names[0])
+    module.__file__ = str(exercise.solution_module)
+    exec(compile(solution_text, str(exercise.solution_module), "exec"), module.__dict__)
+    sys.modules[names[0]] = module
+    setattr(package, exercise.name, module)  # `from solutions import x` reads the attribute first
+    try:
+        yield
+    finally:
+        for n in names:
+            sys.modules.pop(n, None)
+            if saved[n] is not None:
+                sys.modules[n] = saved[n]
+        if saved_attribute is None:
+            delattr(package, exercise.name)
+        else:
+            setattr(package, exercise.name, saved_attribute)
+
+
+def visible_cases(exercise, solution_text=None):
+    """The ``Visible`` cases of ``exercise``, in file order.
+
+    Args:
+        exercise: an ``exercises.Exercise``.
+        solution_text: the reference module's source to check against (default: the
+            committed ``solutions/<name>.py``).
+    Raises:
+        ValueError: a case of an unknown function or compare kind, or a duplicate name.
+    """
+    if solution_text is None:
+        solution_text = exercise.solution_module.read_text(encoding="utf-8")
+    with _solutions_from(exercise, solution_text):
+        module = importlib.import_module(f"autograder.checks.check_{exercise.name}")
+        cases = list(getattr(module, "VISIBLE", []))
+    seen = set()
+    for case in cases:
+        if case.function not in exercise.functions or case.compare not in COMPARES or case.name in seen:
+            raise ValueError(f"{exercise.checks_file.name}: bad or duplicate visible case {case.name!r}")
+        seen.add(case.name)
+    return cases
+
+
+# -- rendering ------------------------------------------------------------------------------------
+def shown_mistakes(case):
+    """The mistakes worth naming: a value, and one that differs from the right answer."""
+    from .visible_helper import _same
+    return {name: wrong for name, wrong in case.mistakes.items()
+            if wrong is not None and not _same(wrong, case.expected, case.compare, case.atol)}
+
+
+def _call_source(case, number):
+    """``(run, prelude)``: a lambda for an expression, or a function defined in ``prelude``."""
+    code = case.call.format(**{k: to_source(v) for k, v in case.inputs.items()})
+    if "return " not in code:
+        return f"lambda: {code}", ""
+    body = "\n".join("    " + line if line.strip() else "" for line in code.strip("\n").splitlines())
+    return f"_case_{number}", f"def _case_{number}():\n{body}\n\n\n"
+
+
+def _case_source(case, number):
+    run, prelude = _call_source(case, number)
+    lines = [f"dict(label={case.label!r},", f"     run={run},"]
+    if case.part is not None:
+        lines.append(f"     part={case.part}, parts={case.parts or case.part + 1},")
+    if case.compare != "close":
+        lines.append(f"     compare={case.compare!r},")
+    elif case.atol != 1e-4:
+        lines.append(f"     atol={case.atol!r},")
+    if case.hints:
+        lines.append(f"     hints={case.hints!r},")
+    expected = repr(case.expected) if case.compare == "raises" else _value(case.expected)
+    lines.append(f"     expected={expected},")
+    shown = shown_mistakes(case)
+    if shown:
+        lines.append("     mistakes={")
+        lines += [f"         {name!r}:\n             {_value(wrong)}," for name, wrong in shown.items()]
+        lines.append("     }),")
+    else:
+        lines[-1] = lines[-1].rstrip(",") + "),"
+    return prelude, lines
+
+
+def check_cell(function, cases):
+    """Source of the visible check cell of ``function``: one ``check_visible`` call holding
+    all its cases (a scenario is a small function defined just before the call).
+
+    The call sits in an ``if`` (never an assignment or a bare expression turned into one),
+    so the grader's child process, which runs only definitions and assignments, never runs it.
+    """
+    preludes, lines = [], []
+    for number, case in enumerate(cases, 1):
+        prelude, case_lines = _case_source(case, number)
+        preludes.append(prelude)
+        lines += case_lines
+    return (f"# Visible checks of {function}: your function on the worked examples, compared with the\n"
+            f"# course's values and with the values known mistakes give. Written by the course build.\n"
+            + "".join(preludes) + f"if _failed := check_visible({function!r}, [\n"
+            + "\n".join("    " + line for line in lines) + "\n]):\n"
+            + "    raise VisibleCheckFailed(_failed)")
+
+
+def summary_cell(cases, metas):
+    """Source of the summary cell: the visible check names, and the hidden checks' count and points."""
+    points = {}
+    for meta in metas:
+        points[meta.function] = points.get(meta.function, 0.0) + meta.points
+    names = "".join(f"\n        {c.name!r}," for c in cases)
+    per_function = ", ".join(f"{f!r}: {p:g}" for f, p in points.items())
+    return ("# Where you stand: which visible checks pass, and what is graded after you submit.\n"
+            f"visible_checks_summary(\n    names=[{names}\n    ],\n    hidden_checks={len(metas)},\n"
+            f"    points={{{per_function}}})")
+
+
+def helper_cell():
+    """Source of the locked cell that defines ``check_visible`` and ``visible_checks_summary``."""
+    return HELPER_SOURCE.read_text(encoding="utf-8").rstrip("\n")

@@ -1,0 +1,164 @@
+"""Do the visible checks in the released notebooks catch the course's named mistakes, say
+"not implemented" for untouched stubs, and pass the reference?
+
+Each exercise's release runs in ONE real kernel (nbclient): its helper and module cells
+once, then, for each hand-in (reference, stubs, one realistic mistake), its solution cells
+filled that way followed by every visible check cell. Demonstrations and plots are skipped.
+"""
+import importlib
+
+import jupytext
+import nbformat
+import pytest
+
+from autograder import visible
+from autograder.demo.fill import reference_code
+from autograder.demo.mistakes import all_mistakes
+from autograder.exercises import EXERCISES
+from autograder.visible_helper import _same
+
+# The mistakes the course texts name, as realistic code (autograder/demo/mistakes), and a
+# phrase a visible check must print for each.
+NAMED = {
+    "attention": {"no_sqrt_scaling": "forget to divide the scores by sqrt(d_k)",
+                  "softmax_wrong_axis": "softmax over the wrong axis",
+                  "hides_diagonal": "hide the diagonal too",
+                  "mask_after_softmax": "zero the masked weights after the softmax"},
+    "tokens": {"overlapping_merge": "merge overlapping occurrences",
+               "ties_by_largest_pair": "break ties by comparing the pairs themselves",
+               "ties_to_last_met": "break ties in favour of the pair met last"},
+    "embeddings": {"dot_product_only": "return the dot product without dividing by the norms",
+                   "ranks_by_dot_product": "rank by the dot product instead of the cosine",
+                   "ties_to_higher_index": "break ties towards the higher index"},
+    "next_token": {"y_minus_p": "compute y - p instead of p - y",
+                   "sign_flipped": "add the gradient instead of subtracting it"},
+    "kv_cache": {"aliases_inputs": "keep a reference to the caller's array instead of a copy",
+                 "size_no_factor_2": "leave out the factor 2"},
+}
+
+
+def test_every_course_mistake_is_listed():
+    assert set(NAMED) == set(EXERCISES)
+    known = {m.id for m in all_mistakes()}
+    assert {f"{e}-{label}" for e, labels in NAMED.items() for label in labels} <= known
+
+
+@pytest.mark.parametrize("name", list(EXERCISES))
+def test_each_visible_case_passes_with_the_reference(name):
+    """Drift: the expected value of every case is what the reference gives on its inputs."""
+    exercise = EXERCISES[name]
+    ref = importlib.import_module(f"solutions.{name}")
+    for case in visible.visible_cases(exercise):
+        run, prelude = visible._call_source(case, 1)
+        namespace = dict(vars(ref))
+        exec(prelude + f"_run = {run}", namespace)
+        if case.compare == "raises":
+            with pytest.raises(Exception) as info:
+                namespace["_run"]()
+            assert type(info.value).__name__ == case.expected
+            continue
+        got = namespace["_run"]()
+        got = got[case.part] if case.part is not None else got
+        assert _same(got, case.expected, case.compare, case.atol), case.name
+
+
+def _outputs(cell):
+    return "".join(o.get("text", "") + o.get("ename", "") + o.get("evalue", "") for o in cell.outputs)
+
+
+class Kernel:
+    """The release of one exercise, run cell by cell in one kernel."""
+
+    def __init__(self, exercise, tmp_path):
+        from nbclient import NotebookClient
+        self.exercise = exercise
+        self.nb = nbformat.read(exercise.release_notebook, as_version=4)
+        text = jupytext.read(exercise.text_form, fmt="py:percent")
+        module_ids = {f"{exercise.name}-{i:02d}" for i, c in enumerate(text.cells) if c.metadata.get("module")}
+        self.setup = [c for c in self.nb.cells if c.get("id") in module_ids
+                      or c.metadata.get("nbgrader", {}).get("grade_id") == "visible_checker"]
+        self.solutions = [c for c in self.nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+        self.checks = [c for c in self.nb.cells
+                       if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("visible_")
+                       and c.metadata["nbgrader"]["grade_id"] not in ("visible_checker", "visible_summary")]
+        self.client = NotebookClient(self.nb, timeout=60, kernel_name="python3",
+                                     resources={"metadata": {"path": str(tmp_path)}}, allow_errors=True)
+
+    def run(self, cell):
+        cell.outputs = []
+        self.client.execute_cell(cell, self.nb.cells.index(cell))
+        return _outputs(cell)
+
+    def hand_in(self, code):
+        """Fill every solution cell from ``code`` ({function: source}) and run the visible checks;
+        returns ``{grade_id: printed text}``."""
+        for cell in self.solutions:
+            cell.source = code[cell.metadata["nbgrader"]["grade_id"]]
+            self.run(cell)
+        return {c.metadata["nbgrader"]["grade_id"]: self.run(c) for c in self.checks}
+
+
+@pytest.mark.parametrize("name", list(EXERCISES))
+def test_visible_checks_in_the_release(name, tmp_path):
+    exercise = EXERCISES[name]
+    kernel = Kernel(exercise, tmp_path)
+    reference = reference_code(exercise)
+    stubs = {c.metadata["nbgrader"]["grade_id"]: c.source for c in kernel.solutions}
+    mistakes = {m.label: m for m in all_mistakes() if m.exercise == name}
+    cases = visible.visible_cases(exercise)
+    with kernel.client.setup_kernel():
+        for cell in kernel.setup:
+            assert "Error" not in kernel.run(cell)
+
+        printed = kernel.hand_in(reference)
+        assert set(printed) == {f"visible_{f}" for f in exercise.functions}
+        text = "\n".join(printed.values())
+        assert "FAIL" not in text and text.count("PASS") == len(cases), text
+
+        printed = kernel.hand_in(stubs)
+        for grade_id, text in printed.items():
+            function = grade_id.removeprefix("visible_")
+            n = sum(c.function == function for c in cases)
+            assert text.count("FAIL") == n and text.count("not implemented yet") == n, text
+            assert "VisibleCheckFailed" in text, text
+
+        for label, phrase in NAMED[name].items():
+            mistake = mistakes[label]
+            printed = kernel.hand_in(dict(reference, **{mistake.function: mistake.code}))
+            failing = [t for t in printed.values() if "FAIL" in t and phrase in t]
+            assert failing, f"{mistake.id}: no visible check named it:\n" + "\n".join(printed.values())
+            assert "That is the value you get when you " in failing[0]
+
+
+def test_cases_are_computed_against_the_reference_text_the_build_just_made():
+    """The build passes the freshly generated reference; a stale solutions/ module must not win."""
+    import solutions
+    import solutions.attention  # noqa: F401  (imported first, as in a long-lived process)
+    before = solutions.attention
+    exercise = EXERCISES["attention"]
+    text = exercise.solution_module.read_text(encoding="utf-8")
+    # a reference whose softmax ignores its axis: the softmax grid case's wrong-axis value changes
+    broken = text.replace("def softmax(z, axis=-1):", "def softmax(z, axis=-1):\n    axis = -1")
+    grid = 'softmax: each row of the scaled "river bank loan" scores sums to 1'
+    cases = {c.name: c for c in visible.visible_cases(exercise, broken)}
+    assert "take the softmax over the wrong axis (each column sums to 1 instead of each row)" \
+        not in visible.shown_mistakes(cases[grid])
+    cases = {c.name: c for c in visible.visible_cases(exercise)}
+    assert "take the softmax over the wrong axis (each column sums to 1 instead of each row)" \
+        in visible.shown_mistakes(cases[grid])
+    assert solutions.attention is before  # the committed module is back in place
+
+
+@pytest.mark.parametrize("name", list(EXERCISES))
+def test_the_grader_never_runs_a_visible_check(name):
+    """The grading child runs a notebook's definitions and assignments only: the check and
+    summary cells must call nothing at top level except inside an ``if`` or an expression."""
+    import ast
+    release = nbformat.read(EXERCISES[name].release_notebook, as_version=4)
+    cells = [c for c in release.cells
+             if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("visible_")
+             and c.metadata["nbgrader"]["grade_id"] != "visible_checker"]
+    assert len(cells) == len(EXERCISES[name].functions) + 1
+    for cell in cells:
+        for node in ast.parse(cell.source).body:
+            assert isinstance(node, (ast.FunctionDef, ast.If, ast.Expr)), ast.dump(node)[:200]
