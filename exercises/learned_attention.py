@@ -23,9 +23,12 @@
 # Conventions, as before: vectors are **rows** (`x @ W`), scores are scaled by the square
 # root of the query width, arrays are numpy `float64`.
 #
-# **How this notebook is graded:** hidden checks call your five functions on the course's
-# worked numbers and on random cases drawn for you alone, and the cells marked
-# *instructor demo* (the long training runs) are skipped when grading.
+# **How this notebook is graded:** under each function, a locked *visible check* cell runs
+# it on the course's worked numbers and prints PASS, or what was expected, what came back
+# and, when the wrong value is one a known mistake gives, the mistake's name. Passing them is
+# a good sign; after you submit, hidden checks call your five functions on the same worked
+# numbers and on random cases drawn for you alone. The cells marked *instructor demo* (the
+# long training runs) are skipped when grading.
 
 # %% module=true
 import numpy as np
@@ -110,6 +113,8 @@ def init_params(seed, d_model=8, d_ff=12):
     return {"E": E, "W_Q": W_Q, "W_K": W_K, "W_V": W_V,
             "W1": W1, "b1": np.zeros(d_ff), "W2": W2, "b2": np.zeros(V)}
 
+# %% checker=true
+
 # %% [markdown]
 # ## 1. Where is each word? The position table
 #
@@ -147,9 +152,8 @@ def positional_encoding(T, D):
 # %%
 table = positional_encoding(8, 8)
 print(table.round(3))
-assert table.shape == (8, 8)
-assert np.allclose(table[0], [0, 1, 0, 1, 0, 1, 0, 1])
-assert np.isclose(table[1, 0], np.sin(1.0)) and np.isclose(table[3, 3], np.cos(3 / 10.0))
+
+# %% visible="positional_encoding"
 
 # %% tests="positional_encoding"
 
@@ -245,8 +249,8 @@ def where_it_looks(params, sentence, **switches):
 
 start = init_params(5)
 record = where_it_looks(start, DOG_SENTENCE)
-assert VOCAB[int(np.argmax(record["probs"]))] == "it" and abs(record["probs"].max() - 0.650) < 5e-4
-assert np.allclose(record["weights"], [0.140, 0.153, 0.062, 0.130, 0.243, 0.197, 0.074], atol=5e-4)
+
+# %% visible="model_forward"
 
 # %% tests="model_forward"
 
@@ -361,8 +365,10 @@ def loss_small():
 
 for name, M in (("x", x_small), ("W_Q", Wq_small), ("W_K", Wk_small), ("W_V", Wv_small)):
     gap = np.max(np.abs(measured_gradient(loss_small, M) - grads[name]))
-    print(f"dL/d{name:4} largest gap to the central difference: {gap:.1e}")
-    assert gap < 1e-6, name
+    print(f"dL/d{name:4} largest gap to the central difference: {gap:.1e}"
+          + ("" if gap < 1e-6 else "   <- too large: this gradient is not right yet"))
+
+# %% visible="attention_backward"
 
 # %% tests="attention_backward"
 
@@ -441,8 +447,9 @@ def train_step(params, data, lr, positions=True, equal_weights=False):
 # %%
 params, first_loss = train_step(init_params(5), DATA, 0.3)
 _, second_loss = train_step(params, DATA, 0.3)
-print(f"loss at step 0: {first_loss:.6f}, at step 1: {second_loss:.6f}")
-assert abs(first_loss - 3.927973) < 1e-6 and second_loss < first_loss
+print(f"loss at step 0: {first_loss:.6f} (the text: 3.928), at step 1: {second_loss:.6f}")
+
+# %% visible="train_step"
 
 # %% tests="train_step"
 
@@ -663,23 +670,20 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads, causal=False):
     ### END SOLUTION
 
 # %%
-# Self-check: d_model = 8 and 2 heads, against one head at a time on its own columns.
+# d_model = 8 and 2 heads: compare each head with plain attention on its own 4 columns.
 draw = np.random.default_rng(1)
 X8 = draw.normal(size=(5, 8))
 W8 = [draw.normal(size=(8, 8)) for _ in range(4)]
 out8, weights8 = multi_head_attention(X8, *W8, n_heads=2, causal=True)
-assert out8.shape == (5, 8) and weights8.shape == (2, 5, 5)
+print("out", np.shape(out8), " weights", np.shape(weights8), " (expected (5, 8) and (2, 5, 5))")
 for h in range(2):
     cols = slice(4 * h, 4 * h + 4)
     s = (X8 @ W8[0])[:, cols] @ (X8 @ W8[1])[:, cols].T / np.sqrt(4)
     s[np.triu_indices(5, 1)] = -np.inf
-    assert np.allclose(weights8[h], softmax(s))
-try:
-    multi_head_attention(X8, *W8, n_heads=3)
-except ValueError as error:
-    print("ValueError:", error)
-else:
-    raise AssertionError("3 heads cannot split 8 columns")
+    gap = np.max(np.abs(np.asarray(weights8)[h] - softmax(s)))
+    print(f"head {h}: largest gap to attention on columns {4 * h}..{4 * h + 3}: {gap:.1e}")
+
+# %% visible="multi_head_attention"
 
 # %% tests="multi_head_attention"
 
@@ -715,9 +719,9 @@ def two_head_example(scale=6.0):
 
 words2, X2, Wq2, Wk2, Wv2, Wo2 = two_head_example()
 out2, weights2 = multi_head_attention(X2, Wq2, Wk2, Wv2, Wo2, n_heads=2, causal=True)
-print("head 0, largest weight of each token from the second on:", weights2[0].argmax(axis=1)[1:])
-assert list(weights2[0].argmax(axis=1)[1:]) == [0, 1, 2, 3]          # the previous token
-assert weights2[1][4, 1] > 0.45 and weights2[1][4, 4] > 0.45         # "cat" finds both cats
+print("head 0, largest weight of each token from the second on:", weights2[0].argmax(axis=1)[1:],
+      "(the previous token: 0 1 2 3)")
+print(f'head 1, weights of the second "cat" on both cats: {weights2[1][4, 1]:.2f}, {weights2[1][4, 4]:.2f}')
 
 
 def plot_heads(weights, words):
@@ -755,3 +759,5 @@ plot_heads(weights2, words2)
 
 # %% [markdown]
 # *Your answers here.*
+
+# %% summary=true

@@ -7,6 +7,7 @@ import pytest
 from autograder import build
 from autograder.exercises import EXERCISES, PROJECT_ROOT, Exercise
 from autograder.grade import points_by_function
+from autograder.visible import Visible
 
 
 @pytest.fixture(scope="module", params=list(EXERCISES))
@@ -67,15 +68,22 @@ def test_demo_cells_are_tagged_locked_and_numbered(tmp_path, monkeypatch):
     text_form = tmp_path / "toy.py"
     text_form.write_text(
         '# %% [markdown]\n# A toy.\n\n'
+        '# %% checker=true\n\n'
         '# %% solution="softmax"\ndef softmax(z, axis=-1):\n    ### BEGIN SOLUTION\n    return z\n    ### END SOLUTION\n\n'
         '# %% demo=true\nprint("a long run")\n\n'
         '# %%\nprint("a self-check")\n\n'
+        '# %% visible="softmax"\n\n'
         '# %% tests="softmax"\n\n'
-        '# %% demo=true\nprint("another")\n', encoding="utf-8")
+        '# %% demo=true\nprint("another")\n\n'
+        '# %% summary=true\n', encoding="utf-8")
     class Toy(Exercise):
         text_form = property(lambda self: text_form)
     exercise = Toy("toy", "A toy", ("softmax",))
     monkeypatch.setattr(build, "points_by_function", lambda e: {"softmax": 1.0})
+    # the toy has no check file: its one visible case and its hidden checks' list are given here
+    monkeypatch.setattr(build.visible, "visible_cases",
+                        lambda e, text=None: [Visible("softmax", "identity", "softmax(1.0)", expected=1.0)])
+    monkeypatch.setattr(build, "check_metas", lambda e: [])
     nb = build.source_notebook(exercise)
     demos = [c for c in nb.cells if c.metadata.get("tags") == [build.DEMO_TAG]]
     assert [c.source for c in demos] == ['print("a long run")', 'print("another")']

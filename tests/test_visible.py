@@ -34,6 +34,16 @@ NAMED = {
                    "sign_flipped": "add the gradient instead of subtracting it"},
     "kv_cache": {"aliases_inputs": "keep a reference to the caller's array instead of a copy",
                  "size_no_factor_2": "leave out the factor 2"},
+    "learned_attention": {"no_softmax_correction": "leave out the `- w @ dw` term",
+                          "backward_scaling_dropped": "drop the 1/sqrt(d_k) scaling in the backward pass",
+                          "backward_scaled_twice": "apply the 1/sqrt(d_k) scaling twice in the backward pass",
+                          "position_after_projections": "add the position table after the projections",
+                          "scaled_by_d_model": "scale every head by sqrt(d_model) instead of sqrt(d_head)",
+                          "split_without_transpose": "split the heads with a plain reshape",
+                          "heads_concatenated_wrong_order": "concatenate the heads in the wrong order",
+                          "no_output_projection": "forget the output projection W_O",
+                          "sine_cosine_swapped": "swap sine and cosine",
+                          "repeated_word_overwritten": "grad_E[ids] += d_x, which keeps only one of them"},
 }
 
 
