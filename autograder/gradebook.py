@@ -14,7 +14,7 @@
    ``nbgrader generate_feedback`` turns into the HTML students fetch: the submission cleaned
    by nbgrader's own sanitizing preprocessors (outputs cleared, kernelspec, locked and
    deleted grade cells restored from the gradebook), a first cell holding the grader's
-   report (``html_report.render_html``) and, under each hidden-test cell, that function's
+   report (``html_report.render_fragment``) and, under each hidden-test cell, that function's
    checks and messages. ``timestamp.txt`` and ``submission_secret.txt`` are copied beside it,
    as ``nbgrader autograde`` does (``release_feedback`` needs both).
 
@@ -192,7 +192,7 @@ def feedback_notebook(course, result, path):
         cannot be read or sanitized gives a notebook holding the report alone.
     """
     from .exercises import find
-    from .html_report import render_html
+    from .html_report import render_fragment
     from .nbgrader_cells import OverwriteReleasedCells, released_source
     from .report import table
     nbformat, _, preprocessors, utils = _nbgrader()
@@ -224,7 +224,7 @@ def feedback_notebook(course, result, path):
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="\n".join(lines) + "\n")]
     report_cell = nbformat.v4.new_code_cell(REPORT_CELL_SOURCE, metadata={"editable": False, "deletable": False})
     report_cell.outputs = [nbformat.v4.new_output("display_data", data={
-        "text/html": render_html(result), "text/plain": table(result)})]
+        "text/html": render_fragment(result), "text/plain": table(result)})]
     nb.cells.insert(0, report_cell)
     return nb
 

@@ -22,21 +22,27 @@ import numpy as np
 
 from .checking import fmt
 
+# Every rule is scoped to the report's own element, so the fragment can sit inside another
+# page (nbgrader's feedback) without restyling it.
 STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
-h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin-top: 1.6em; }
-.score { font-size: 1.2em; font-weight: bold; }
-.check { border: 1px solid #ccc; border-left: 6px solid #999; padding: .5em 1em; margin: .6em 0; }
-.passed { border-left-color: #2e7d32; } .failed { border-left-color: #c62828; background: #fff8f8; }
-.status { font-weight: bold; } .passed .status { color: #2e7d32; } .failed .status { color: #c62828; }
-.message { white-space: pre-wrap; } .mistake { background: #fff3cd; padding: .3em .6em; }
-table.values td, table.values th { border: 1px solid #ddd; padding: .2em .6em; vertical-align: top;
-  font-family: monospace; }
-tr.parted td { background: #ffe0e0; }
-.notes { background: #f3f3f3; padding: .5em 1em; }
-.heatmaps { display: flex; gap: 2em; flex-wrap: wrap; margin: .6em 0; }
-table.heatmap { border-collapse: collapse; } table.heatmap caption { font-weight: bold; white-space: nowrap; }
-table.heatmap td { width: 3.6em; height: 2.2em; text-align: center; font-family: monospace; }
+.autograder-report { font-family: system-ui, sans-serif; color: #222; max-width: 60em; }
+.autograder-report h1 { font-size: 1.4em; } .autograder-report h2 { font-size: 1.1em; margin-top: 1.6em; }
+.autograder-report .score { font-size: 1.2em; font-weight: bold; }
+.autograder-report .check { border: 1px solid #ccc; border-left: 6px solid #999; padding: .5em 1em; margin: .6em 0; }
+.autograder-report .passed { border-left-color: #2e7d32; }
+.autograder-report .failed { border-left-color: #c62828; background: #fff8f8; }
+.autograder-report .status { font-weight: bold; } .autograder-report .passed .status { color: #2e7d32; }
+.autograder-report .failed .status { color: #c62828; }
+.autograder-report .message { white-space: pre-wrap; }
+.autograder-report .mistake { background: #fff3cd; padding: .3em .6em; }
+.autograder-report table.values td, .autograder-report table.values th { border: 1px solid #ddd;
+  padding: .2em .6em; vertical-align: top; font-family: monospace; }
+.autograder-report tr.parted td { background: #ffe0e0; }
+.autograder-report .notes { background: #f3f3f3; padding: .5em 1em; }
+.autograder-report .heatmaps { display: flex; gap: 2em; flex-wrap: wrap; margin: .6em 0; }
+.autograder-report table.heatmap { border-collapse: collapse; }
+.autograder-report table.heatmap caption { font-weight: bold; white-space: nowrap; }
+.autograder-report table.heatmap td { width: 3.6em; height: 2.2em; text-align: center; font-family: monospace; }
 """
 
 
@@ -137,12 +143,24 @@ def render_html(result):
     """One self-contained HTML page for a ``grade.NotebookResult`` (see module docstring).
 
     Returns:
-        str: the page. Every submission-derived text is escaped with ``html.escape``.
+        str: the page (``render_fragment`` inside a document). Every submission-derived text
+        is escaped with ``html.escape``.
+    """
+    title = f"{result.assignment_id}: {result.student_id}"
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            f"<title>{_e(title)}</title></head><body style='margin: 2em auto; max-width: 60em'>\n"
+            + render_fragment(result) + "</body></html>\n")
+
+
+def render_fragment(result):
+    """The report as one ``<div class="autograder-report">`` element with its scoped style,
+    for placing inside another page (nbgrader's feedback notebook, see ``gradebook.py``).
+
+    Returns:
+        str: the element. Every submission-derived text is escaped with ``html.escape``.
     """
     passed = [c for c in result.checks if c.score >= c.max_score]
-    title = f"{result.assignment_id}: {result.student_id}"
-    out = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-           f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>",
+    out = [f"<div class='autograder-report'><style>{STYLE}</style>",
            f"<h1>{_e(result.assignment_id)} &middot; {_e(result.notebook)} &middot; {_e(result.student_id)}</h1>",
            f"<p class='score'>{result.score:g} of {result.max_score:g} points; "
            f"{len(passed)} of {len(result.checks)} checks passed</p>"]
@@ -163,7 +181,7 @@ def render_html(result):
                 out.append(f"<p class='message'>{_e(c.output)}</p>")
                 out.append(_details(getattr(c, "details", None)))
             out.append("</div>")
-    out.append("</body></html>")
+    out.append("</div>")
     return "\n".join(out) + "\n"
 
 

@@ -15,6 +15,7 @@ import json
 import os
 from pathlib import Path
 
+from .child import wire
 from .plugin import CheckResult
 from .problems import Problem
 
@@ -107,13 +108,17 @@ class Store:
 def _result_to(result):
     data = dataclasses.asdict(result)
     data["problems"] = sorted(p.value for p in result.problems)
-    data["checks"] = [dict(dataclasses.asdict(c), problems=sorted(p.value for p in c.problems))
+    # details hold the values a report shows (arrays, tuples, dicts with tuple keys): stored
+    # in the wire format, which keeps their types through JSON.
+    data["checks"] = [dict(dataclasses.asdict(c), problems=sorted(p.value for p in c.problems),
+                           details=wire.to_wire(c.details))
                       for c in result.checks]
     return data
 
 
 def _result_from(data):
     from .grade import NotebookResult
-    checks = [CheckResult(**dict(c, problems=frozenset(Problem(p) for p in c["problems"])))
+    checks = [CheckResult(**dict(c, problems=frozenset(Problem(p) for p in c["problems"]),
+                                 details=wire.from_wire(c.get("details"))))
               for c in data["checks"]]
     return NotebookResult(**dict(data, checks=checks, problems={Problem(p) for p in data["problems"]}))

@@ -49,7 +49,7 @@ def test_report_names_the_mistake_and_draws_the_weights(wrong_axis, tmp_path):
 def test_every_submission_text_is_escaped():
     hostile = "<script>alert(1)</script>"
     check = CheckResult("tokens", f"learn_bpe: {hostile}", 0.0, 1.0, f"expected [], got {hostile}",
-                        {"what": hostile, "expected": [("e", "s")], "got": [(hostile, "s")],
+                        details={"what": hostile, "expected": [("e", "s")], "got": [(hostile, "s")],
                          "mistakes": [hostile]})
     result = NotebookResult(f"s<{hostile}>", "tokens", "t.ipynb", [check], notes=[hostile])
     page = render_html(result)
@@ -59,7 +59,7 @@ def test_every_submission_text_is_escaped():
 
 def test_sequences_are_shown_side_by_side():
     check = CheckResult("learn_bpe", "learn_bpe: merges", 0.0, 1.0, "wrong merges",
-                        {"what": "merges", "expected": [("e", "s"), ("es", "t")],
+                        details={"what": "merges", "expected": [("e", "s"), ("es", "t")],
                          "got": [("e", "s"), ("s", "t")], "mistakes": []})
     page = render_html(NotebookResult("s1", "tokens", "tokens.ipynb", [check]))
     assert re.search(r"<tr class='parted'><td>2</td><td>s t</td><td>es t</td></tr>", page)
