@@ -13,6 +13,9 @@ The text form is jupytext's percent format. Cell headers say what a cell is:
 * ``# %% tests="attention_row"``: where the hidden checks of that function run in
   ``nbgrader autograde``; the build writes the cell's body and its points (the sum of the
   points of that function's checks in ``autograder/checks/check_<name>.py``).
+* ``# %% demo=true``: an instructor demo (a long training run, heavy plots): tagged
+  ``instructor-demo`` so grading skips it, and an nbgrader locked (read-only) cell with
+  ``grade_id`` ``demo_<n>`` (n = 1, 2, ... in notebook order). See ``demo_cell``.
 * ``# %%``: any other code: visible self-checks, demonstrations, plots.
 
 Generated from it (and committed, each with a drift test):
@@ -60,6 +63,23 @@ def _nbgrader(grade_id, *, grade=False, solution=False, locked=False, points=Non
     return meta
 
 
+# -- instructor demos (issue 14) ---------------------------------------------------------------
+DEMO_TAG = "instructor-demo"
+
+
+def demo_cell(source, n):
+    """The code cell of the ``n``-th instructor demo (``# %% demo=true``), n = 1, 2, ...
+
+    Tagged ``instructor-demo`` (grading skips such cells) and locked by nbgrader
+    (grade_id ``demo_<n>``, neither graded nor a solution), so students run it but cannot edit it.
+    """
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["tags"] = [DEMO_TAG]
+    cell.metadata["nbgrader"] = _nbgrader(f"demo_{n}", locked=True)
+    return cell
+# -- end instructor demos ---------------------------------------------------------------------
+
+
 def source_notebook(exercise):
     """Build the nbgrader source notebook of ``exercise`` from its text form.
 
@@ -73,6 +93,7 @@ def source_notebook(exercise):
     points = points_by_function(exercise)
     cells = []
     seen_solutions, seen_tests = set(), set()
+    demos = 0
     for i, cell in enumerate(text.cells):
         meta = dict(cell.metadata)
         meta.pop("lines_to_next_cell", None)
@@ -91,6 +112,9 @@ def source_notebook(exercise):
             new = nbformat.v4.new_code_cell(TEST_CELL.format(function=name, exercise=exercise.name))
             new.metadata["nbgrader"] = _nbgrader(f"test_{name}", grade=True, locked=True,
                                                  points=points[name])
+        elif meta.get("demo"):
+            demos += 1
+            new = demo_cell(cell.source, demos)
         else:
             meta.pop("module", None)
             new = nbformat.v4.new_code_cell(cell.source)

@@ -13,7 +13,7 @@ from pathlib import Path
 from . import plugin
 from .checking import CheckMeta
 from .plugin import CheckResult
-from .notebook_code import InvalidNotebook, read_code_cells
+from .notebook_code import InvalidNotebook, read_notebook
 from .sandbox import ChildSubmission, Limits, StudentCodeError
 
 
@@ -74,8 +74,22 @@ def startup_notes(report):
     for err in errors:
         if err["type"] == "NotImplementedError" or (unfinished and err["type"] == "NameError"):
             continue  # an unfinished stub (and what it left undefined); its checks say so
-        where = err.get("where") or f"cell {err.get('cell')}"
-        notes.append(f"{where}: {err['type']}: {err['message']}".rstrip(": "))
+        cell, where = err.get("cell"), err.get("where")
+        cell = cell if isinstance(cell, str) else f"cell {cell}"
+        line = f"{cell}: {err['type']}: {err['message']}".rstrip(": ")
+        if where and where != cell and not where.startswith(cell + ","):
+            line += f" (raised at {where})"
+        notes.append(line)
+    return notes
+
+
+def redefinition_notes(notebook, exercise):
+    """Feedback lines for functions defined again after their hidden-test cell."""
+    notes = []
+    for name, labels in notebook.later_definitions(exercise.functions).items():
+        at = notebook.checkpoint_position(f"test_{name}")
+        notes.append(f"{name} is defined again after its hidden-test cell (in {', '.join(labels)}); "
+                     f"it was graded as it stood at cell {at}, where nbgrader checks it too")
     return notes
 
 
@@ -98,9 +112,12 @@ def grade_notebook(path, exercise, student_id, secret, limits=None):
     submission = None
     try:
         try:
-            cells = read_code_cells(path)
-            submission = ChildSubmission(cells, limits or Limits())
-            notes += startup_notes(submission.ensure_started())
+            notebook = read_notebook(path, exercise.release_notebook if exercise.release_notebook.is_file() else None)
+            notes += notebook.notes + redefinition_notes(notebook, exercise)
+            submission = ChildSubmission(notebook.cells, limits or Limits())
+            # Run up to the first hidden-test cell; the checks run the rest (plugin.py).
+            submission.checkpoint = next(iter(submission.checkpoint_order), None)
+            submission.ensure_started()
             target = submission
         except InvalidNotebook as exc:
             notes.append(str(exc))
@@ -109,6 +126,8 @@ def grade_notebook(path, exercise, student_id, secret, limits=None):
             notes.append(f"your notebook could not be run: {exc.detail}")
             target = BrokenSubmission(f"your notebook could not be run ({exc.detail})")
         checks = plugin.run_checks(exercise, target, student_id, secret)
+        if target is submission and submission.startup is not None:
+            notes += startup_notes(submission.startup)
     finally:
         if submission is not None:
             submission.close()
@@ -162,15 +181,28 @@ def _zero_result(job, note):
     return NotebookResult(job.student_id, assignment, job.path.name, checks, [note])
 
 
+def grade_best(job, secret, limits):
+    """Grade ``job.path`` and each of ``job.alternatives`` (several notebooks handing in one
+    exercise, e.g. the untouched release beside a renamed copy holding the work); the
+    best score counts (ties: the first, i.e. the released name), and the feedback names
+    the notebooks that did not count. Returns ``NotebookResult``."""
+    results = [grade_notebook(p, job.exercise, job.student_id, secret, limits)
+               for p in (job.path, *job.alternatives)]
+    best = max(results, key=lambda r: r.score)  # max keeps the first of equal scores
+    others = [f"{r.notebook} ({r.score:g}/{r.max_score:g})" for r in results if r is not best]
+    if others:
+        best.notes.insert(0, f"several notebooks hand in {job.exercise.name}: graded {best.notebook}, "
+                             f"which scores best; not counted: {', '.join(others)}")
+        best.seconds = sum(r.seconds for r in results)
+    return best
+
+
 def grade_job(job, secret, limits):
     """Grade one ``discover.Job``; never raises. Returns ``(NotebookResult, grader_failed)``."""
     if job.exercise is None:
         return _zero_result(job, job.problem), False
     try:
-        result = grade_notebook(job.path, job.exercise, job.student_id, secret, limits)
-        if job.ignored:
-            result.notes.append(f"graded {job.path.name}; not graded (same exercise): {', '.join(job.ignored)}")
-        return result, False
+        return grade_best(job, secret, limits), False
     except Exception as exc:  # a defect of the grader: keep grading the class
         return _zero_result(job, f"grader error, ask your instructor to regrade: "
                                  f"{type(exc).__name__}: {exc}"), True

@@ -4,7 +4,23 @@
 ``autograder/checks/check_<exercise>.py`` with ``GradingPlugin``, which supplies the
 ``submission``, ``student_id`` and ``rng`` fixtures and records, for every check, the
 points earned and the feedback text (never a traceback or the check's source).
+
+Two things make the grade match ``nbgrader autograde`` and charge each bug once:
+
+* **Checks run where nbgrader runs them.** Before the checks of ``function``, the
+  submission is run on to its hidden-test cell ``test_<function>``
+  (``ChildSubmission.advance_to``), and the checks are ordered by where those cells sit
+  in the notebook. A later cell that redefines the function does not change its grade.
+* **One bug, charged once.** ``Exercise.helpers`` lists functions whose reference calls
+  other student functions (``learn_bpe`` calls ``merge_pair``). When a check of such a
+  function fails, the grader computes, on its side, the reference function calling the
+  student's helpers through the submission (``explained_by_helpers``): if that gives
+  exactly what the student's function returned on every call of the check, and differs
+  from the plain reference, the function is right and its helper is wrong; the check
+  keeps its points and the feedback names the helper, whose own checks charge the bug.
 """
+import importlib
+import types
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,9 +62,108 @@ def feedback_for(exc):
     return f"the value returned could not be checked ({type(exc).__name__}: {exc})"
 
 
+class _Call:
+    __slots__ = ("name", "args", "kwargs", "result", "failed")
+
+    def __init__(self, name, args, kwargs):
+        self.name, self.args, self.kwargs, self.result, self.failed = name, args, kwargs, None, True
+
+
+class RecordingSubmission:
+    """The submission, with every call of its functions and their results logged in ``calls``."""
+
+    def __init__(self, submission, calls):
+        self._submission, self._calls = submission, calls
+
+    def function(self, name):
+        inner = self._submission.function(name)
+
+        def call(*args, **kwargs):
+            record = _Call(name, args, kwargs)
+            self._calls.append(record)
+            record.result = inner(*args, **kwargs)
+            record.failed = False
+            return record.result
+        call.__name__ = name
+        return call
+
+    def __getattr__(self, name):
+        return getattr(self._submission, name)
+
+
+def same_value(a, b):
+    """Whether two returned values are the same answer: lists and tuples alike, numbers
+    to 1e-6 relative (1e-9 absolute), dicts with equal keys and values."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
+        return type(a) is type(b) and a == b
+    try:
+        x, y = np.asarray(a), np.asarray(b)
+        if x.dtype.kind in "biufc" and y.dtype.kind in "biufc":
+            return x.shape == y.shape and bool(np.allclose(x, y, rtol=1e-6, atol=1e-9, equal_nan=True))
+    except Exception:
+        return False
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def _reference_with(ref_fn, helpers):
+    """``ref_fn`` with the global names in ``helpers`` bound to other callables."""
+    namespace = dict(ref_fn.__globals__, **helpers)
+    return types.FunctionType(ref_fn.__code__, namespace, ref_fn.__name__, ref_fn.__defaults__,
+                              ref_fn.__closure__)
+
+
+def explained_by_helpers(function, calls, helpers, reference, submission):
+    """The helpers that fully explain a wrong answer of ``function``, or ``()``.
+
+    Args:
+        function: the student-facing function whose check failed.
+        calls: the check's ``_Call``s of the student's functions (all of them; those of
+            ``function`` are used).
+        helpers: the names ``function``'s reference calls that are student functions.
+        reference: the exercise's reference module (``solutions.<name>``).
+        submission: the submission; the helpers are called through it, so the reference
+            runs in the grader and only the student's helpers run in the student's process.
+    Returns:
+        tuple of helper names whose wrong values change the reference's answer, when the
+        reference calling all the student's helpers returns, on every recorded call, what
+        the student's function returned, and differs from the plain reference at least
+        once; ``()`` otherwise (a call that raised is never explained).
+    """
+    mine = [c for c in calls if c.name == function]
+    ref_fn = getattr(reference, function, None)
+    if not mine or any(c.failed for c in mine) or ref_fn is None:
+        return ()
+    student = {h: submission.function(h) for h in helpers}
+    hybrid = _reference_with(ref_fn, student)
+    differs = False
+    try:
+        for c in mine:
+            if not same_value(c.result, hybrid(*c.args, **c.kwargs)):
+                return ()
+            differs = differs or not same_value(c.result, ref_fn(*c.args, **c.kwargs))
+        if not differs:
+            return ()
+        blamed = []
+        for h in helpers:
+            one = _reference_with(ref_fn, {h: student[h]})
+            if any(not same_value(one(*c.args, **c.kwargs), ref_fn(*c.args, **c.kwargs)) for c in mine):
+                blamed.append(h)
+    except Exception:  # the reference choked on a helper's value, or a helper failed
+        return ()
+    return tuple(blamed or helpers)
+
+
 class GradingPlugin:
-    def __init__(self, submission, student_id, secret, select=None):
+    def __init__(self, submission, student_id, secret, select=None, exercise=None):
         self.select = select
+        self.exercise = exercise
         self.submission = submission
         self.student_id = student_id
         self.secret = secret
@@ -56,8 +171,35 @@ class GradingPlugin:
         self.errors = []
 
     @pytest.fixture(name="submission")
-    def _submission(self):
-        return self.submission
+    def _submission(self, request):
+        request.node.student_calls = []
+        return RecordingSubmission(self.submission, request.node.student_calls)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item):
+        """Run the notebook on to this function's hidden-test cell before its checks."""
+        marker = item.get_closest_marker("check")
+        advance = getattr(self.submission, "advance_to", None)
+        if marker is not None and advance is not None:
+            try:
+                advance(f"test_{marker.kwargs['meta'].function}")
+            except StudentCodeError:
+                pass  # the checks' calls fail with the reason
+
+    def _helper_excuse(self, item, meta):
+        """Feedback naming the helper when it fully explains the failure, else ``None``."""
+        helpers = self.exercise.helpers.get(meta.function) if self.exercise is not None else None
+        if not helpers:
+            return None
+        reference = importlib.import_module(f"solutions.{self.exercise.name}")
+        blamed = explained_by_helpers(meta.function, getattr(item, "student_calls", []), helpers,
+                                      reference, self.submission)
+        if not blamed:
+            return None
+        names = " and ".join(blamed)
+        return (f"passed on account of {names}: your {meta.function} returns what the reference "
+                f"{meta.function} returns when it calls your {names}, so the mistake is in {names} "
+                f"and is charged there only")
 
     @pytest.fixture(name="student_id")
     def _student_id(self):
@@ -78,8 +220,15 @@ class GradingPlugin:
         if report.when == "call" or (report.when == "setup" and report.failed):
             if report.passed:
                 self.results[item.nodeid] = CheckResult(meta.function, meta.name, meta.points, meta.points, "")
+                return
+            text = feedback_for(call.excinfo.value) if call.excinfo else "failed"
+            excuse = None
+            if report.when == "call" and call.excinfo is not None and isinstance(call.excinfo.value, Mismatch):
+                excuse = self._helper_excuse(item, meta)
+            if excuse:
+                self.results[item.nodeid] = CheckResult(meta.function, meta.name, meta.points, meta.points,
+                                                        f"{excuse} ({text})")
             else:
-                text = feedback_for(call.excinfo.value) if call.excinfo else "failed"
                 self.results[item.nodeid] = CheckResult(meta.function, meta.name, 0.0, meta.points, text)
 
     def pytest_collection_modifyitems(self, config, items):
@@ -88,6 +237,17 @@ class GradingPlugin:
                     and i.get_closest_marker("check").kwargs["meta"].function == self.select]
             config.hook.pytest_deselected(items=[i for i in items if i not in keep])
             items[:] = keep
+        self.order = [i.nodeid for i in items]
+        # Checks run in the order of their hidden-test cells in the notebook, so the
+        # submission only ever runs forward (a stable sort keeps each function's checks
+        # in file order; functions without a test cell come last).
+        where = getattr(self.submission, "checkpoint_order", None) or []
+
+        def rank(item):
+            marker = item.get_closest_marker("check")
+            cp = f"test_{marker.kwargs['meta'].function}" if marker else None
+            return where.index(cp) if cp in where else len(where)
+        items.sort(key=rank)
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -108,7 +268,7 @@ def run_checks(exercise, submission, student_id, secret, select=None):
     Raises:
         GraderError: the check file could not be collected or run.
     """
-    plugin = GradingPlugin(submission, student_id, secret, select)
+    plugin = GradingPlugin(submission, student_id, secret, select, exercise)
     args = [str(exercise.checks_file), "-c", str(CHECKS_DIR / "pytest.ini"),
             "--rootdir", str(CHECKS_DIR), "-p", "no:cacheprovider",
             "--import-mode=importlib", "-W", "ignore", "-p", "no:terminal", "-p", "no:logging",
@@ -118,4 +278,5 @@ def run_checks(exercise, submission, student_id, secret, select=None):
     code = pytest.main(args, plugins=[plugin])
     if plugin.errors or code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         raise GraderError(f"pytest exited with {code!r}: {' '.join(plugin.errors)[:2000]}")
-    return list(plugin.results.values())
+    order = {nodeid: i for i, nodeid in enumerate(getattr(plugin, "order", []))}
+    return [r for _, r in sorted(plugin.results.items(), key=lambda kv: order.get(kv[0], len(order)))]

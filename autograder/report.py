@@ -40,6 +40,9 @@ def problems(result):
         flags.append("timeout")
     if "process running your notebook died" in outputs or "could not be run" in " ".join(result.notes):
         flags.append("crashed")
+    several = [n for n in result.notes if n.startswith("several notebooks")]  # issue 10: copies
+    if several:
+        flags.append("several notebooks, not counted: " + several[0].split("not counted: ", 1)[-1])
     if any(n.startswith("grader error") for n in result.notes):
         flags.append("grader error")
     return "; ".join(flags)

@@ -19,6 +19,11 @@
 # Conventions: vectors are **rows**, so a projection is `x @ W`. Arrays are numpy
 # `float64`. Cells with `assert` are self-checks you can run; passing them is a good sign,
 # but your notebook is graded on more cases than you see here.
+#
+# **How it is graded:** your notebook is run as Restart & Run All runs it, every cell from
+# top to bottom (a cell that fails does not stop the others), and each function is checked
+# at its hidden-test cell, as it stands there, on more cases than you see here. A mistake in
+# a function that another one calls costs points only once, where it is made.
 
 # %% module=true
 import numpy as np

@@ -24,6 +24,11 @@
 # unembedding matrix `W_U` has **one row per vocabulary word**, and the logits are
 # `W_U @ h`: logit $i$ is the dot product of row $i$ with `h`. Arrays are numpy `float64`.
 # Cells with `assert` are self-checks; your notebook is graded on more cases than these.
+#
+# **How it is graded:** your notebook is run as Restart & Run All runs it, every cell from
+# top to bottom (a cell that fails does not stop the others), and each function is checked
+# at its hidden-test cell, as it stands there, on more cases than you see here. A mistake in
+# a function that another one calls costs points only once, where it is made.
 
 # %% module=true
 import numpy as np

@@ -24,6 +24,11 @@
 # Conventions: a word being cut is a **tuple of symbols** (strings), e.g.
 # `('l', 'o', 'w', '</w>')`; a pair is a 2-tuple of symbols, e.g. `('e', 's')`. Cells with
 # `assert` are self-checks: passing them is a good sign, but the grader tries more cases.
+#
+# **How it is graded:** your notebook is run as Restart & Run All runs it, every cell from
+# top to bottom (a cell that fails does not stop the others), and each function is checked
+# at its hidden-test cell, as it stands there, on more cases than you see here. A mistake in
+# a function that another one calls costs points only once, where it is made.
 
 # %% module=true
 import tiktoken
