@@ -13,7 +13,7 @@ from pathlib import Path
 from . import plugin
 from .checking import CheckMeta
 from .plugin import CheckResult
-from .notebook_code import InvalidNotebook, read_notebook
+from .notebook_code import InvalidNotebook, is_untouched_release, read_notebook
 from .sandbox import ChildSubmission, Limits, StudentCodeError
 
 
@@ -185,11 +185,21 @@ def grade_best(job, secret, limits):
     """Grade ``job.path`` and each of ``job.alternatives`` (several notebooks handing in one
     exercise, e.g. the untouched release beside a renamed copy holding the work); the
     best score counts (ties: the first, i.e. the released name), and the feedback names
-    the notebooks that did not count. Returns ``NotebookResult``."""
-    results = [grade_notebook(p, job.exercise, job.student_id, secret, limits)
-               for p in (job.path, *job.alternatives)]
+    the notebooks that did not count. A notebook whose code cells are all as released is
+    not graded (it is the stub), and once one scores full marks the rest are not either.
+    Returns ``NotebookResult``."""
+    paths = [job.path, *job.alternatives]
+    release = job.exercise.release_notebook
+    untouched = [p for p in paths if release.is_file() and len(paths) > 1 and is_untouched_release(p, release)]
+    results, others = [], []
+    for p in [p for p in paths if p not in untouched] or paths[:1]:
+        if any(r.score == r.max_score for r in results):
+            others.append(f"{p.name} (not graded: {results[0].notebook} has full marks)")
+            continue
+        results.append(grade_notebook(p, job.exercise, job.student_id, secret, limits))
     best = max(results, key=lambda r: r.score)  # max keeps the first of equal scores
-    others = [f"{r.notebook} ({r.score:g}/{r.max_score:g})" for r in results if r is not best]
+    others = [f"{r.notebook} ({r.score:g}/{r.max_score:g})" for r in results if r is not best] + others
+    others += [f"{p.name} (the release, unchanged)" for p in untouched if p.name != best.notebook]
     if others:
         best.notes.insert(0, f"several notebooks hand in {job.exercise.name}: graded {best.notebook}, "
                              f"which scores best; not counted: {', '.join(others)}")

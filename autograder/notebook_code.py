@@ -306,3 +306,14 @@ def _defined_names(source):
                     visit(handler.body)
     visit(tree.body)
     return names
+
+
+def is_untouched_release(path, release):
+    """Whether every code cell of the notebook at ``path`` is as released (the stub handed
+    back unchanged, e.g. beside a copy that holds the work). Unreadable files are not."""
+    try:
+        code = [_text(c.get("source", "")) for c in load_cells(path) if c.get("cell_type") == "code"]
+        released = [_text(c.get("source", "")) for c in load_cells(release) if c.get("cell_type") == "code"]
+    except InvalidNotebook:
+        return False
+    return code == released

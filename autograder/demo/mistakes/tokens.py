@@ -39,7 +39,7 @@ def get_pair_counts(vocab):
     return dict(sorted(counts.items()))        # tidy, but ties now go to the smallest pair
 ''', failing=("get_pair_counts: keys in the order the pairs are first met",
               "get_pair_counts: random vocabularies: key order"),
-        feedback="break ties alphabetically"),
+        feedback="sort the pairs alphabetically"),
 
     # -- merge_pair ------------------------------------------------------------------
     Mistake(E, "merge_pair", "overlapping_merge", '''
