@@ -11,6 +11,13 @@ Two things make the grade match ``nbgrader autograde`` and charge each bug once:
   submission is run on to its hidden-test cell ``test_<function>``
   (``ChildSubmission.advance_to``), and the checks are ordered by where those cells sit
   in the notebook. A later cell that redefines the function does not change its grade.
+  Why pause the child there rather than snapshot its namespace at each test cell and
+  rebind the functions' globals to the snapshot: pausing is exactly what nbgrader does (its
+  hidden test cell runs in the kernel at that point), so everything a snapshot would miss
+  comes out the same: objects mutated later, closures, classes and their methods, module
+  state, and what the checks' own calls change for later cells. It costs nothing extra:
+  every cell still runs once, and the checks of one function all run at one stop. A child
+  restarted after a crash runs again up to the current stop.
 * **One bug, charged once.** ``Exercise.helpers`` lists functions whose reference calls
   other student functions (``learn_bpe`` calls ``merge_pair``). When a check of such a
   function fails, the grader computes, on its side, the reference function calling the

@@ -8,10 +8,12 @@ cycling through the reference, the untouched stubs and every catalogued mistake,
 ``autograder/demo/corpus.py`` instead), grades it with ``nbgrader autograde`` in one process
 (one kernel per notebook, the way ``nbgrader autograde <assignment>`` runs), then with
 ``grade_all`` (what ``python -m autograder grade`` runs) at each ``--jobs``, with full
-execution of every notebook. Prints both wall times, their ratio, and on how many notebooks
-the points per function agree. Asserts nothing.
+execution of every notebook. Prints both wall times, their ratio, the CPU seconds each used
+(this process and everything it started: less sensitive than wall time to other work on a
+shared machine), and on how many notebooks the points per function agree. Asserts nothing.
 """
 import argparse
+import resource
 import sys
 import tempfile
 import time
@@ -27,6 +29,12 @@ from autograder.grade import grade_all  # noqa: E402
 from autograder.sandbox import Limits  # noqa: E402
 
 SECRET = b"benchmark-secret"
+
+
+def cpu_seconds():
+    """User + system CPU seconds of this process and of its finished descendants."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _by_function(result):
@@ -53,18 +61,22 @@ def main():
             build_class(tmp / "submitted", args.students)
             what = f"{args.students} students x 5 exercises"
         nbgrader_tree = tmp / ("nbgrader-submitted" if args.corpus else "submitted")
+        c0 = cpu_seconds()
         theirs, nbgrader_seconds = nbgrader_autograde(tmp / "nbgrader", nbgrader_tree, SECRET)
+        nbgrader_cpu = cpu_seconds() - c0  # (generate_assignment included: a few seconds)
         n = len(theirs)
         print(f"class: {what}, {n} notebooks")
-        print(f"nbgrader autograde, serial: {nbgrader_seconds:.1f} s ({nbgrader_seconds / n:.2f} s a notebook)")
+        print(f"nbgrader autograde, serial: {nbgrader_seconds:.1f} s ({nbgrader_seconds / n:.2f} s a notebook), "
+              f"{nbgrader_cpu:.1f} CPU s")
         for jobs in args.jobs:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), cpu_seconds()
             results, failures = grade_all(discover(tmp / "submitted"), SECRET, Limits(), jobs)
-            ours_seconds = time.perf_counter() - t0
+            ours_seconds, ours_cpu = time.perf_counter() - t0, cpu_seconds() - c0
             agree = sum(_by_function(r) == theirs.get((r.student_id, r.assignment_id)) for r in results)
             print(f"python -m autograder grade --jobs {jobs}: {ours_seconds:.1f} s "
                   f"({ours_seconds / len(results):.2f} s a notebook); nbgrader / this = "
-                  f"{nbgrader_seconds / ours_seconds:.1f}x; same points per function on {agree} of "
+                  f"{nbgrader_seconds / ours_seconds:.1f}x; {ours_cpu:.1f} CPU s "
+                  f"({nbgrader_cpu / ours_cpu:.1f}x less); same points per function on {agree} of "
                   f"{len(results)} notebooks; grader failures: {failures}")
 
 

@@ -21,7 +21,8 @@ The grader sends the code cells already translated by IPython's input transforme
 What ``get_ipython()`` does here (``Shell``), since the child may not start programs:
 
 * ``%time stmt`` and ``%%time``, ``%%capture``: run the code in the notebook's namespace;
-* ``%%writefile [-a] name``: writes the file in the child's own working folder;
+* ``%%writefile [-a] name``: writes the file in the child's own working folder, which is
+  first on ``sys.path`` as the notebook's folder is in a kernel;
 * ``%env NAME=value`` / ``%set_env``: sets the variable in the child;
 * ``%timeit``/``%%timeit``, ``%prun``: nothing (IPython runs them in a private namespace,
   so they leave no names behind; timing student code would only cost time);
@@ -155,6 +156,10 @@ class Runner:
         self.next = 0  # index of the next cell to run
         self.shell = Shell(self)
         ns["get_ipython"] = lambda: self.shell
+        # A kernel imports from the notebook's folder; here that is the child's own working
+        # folder, where %%writefile puts modules.
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
         self._label = None
 
     def run_to(self, checkpoint=None, budget=None):
