@@ -265,6 +265,8 @@ class ChildSubmission:
             return None
         for err in report["errors"]:
             self.cell_errors.setdefault(str(err.get("cell")), err)
+            if err.get("type") == "Timeout" and isinstance(err.get("function"), str):
+                self.timed_out[err["function"]] = True  # it hung in a cell: later calls get retry_seconds
         return {"defined": report["defined"], "errors": list(self.cell_errors.values())}
 
     def advance_to(self, checkpoint):

@@ -3,10 +3,15 @@
 Accepted layouts (``python -m autograder grade PATH``):
 
 * one notebook: ``PATH`` is an .ipynb file; the student id is ``--student`` or the file
-  name, the exercise is found from the file name or the nbgrader cell ids inside;
+  name, the exercise is found from the exact file name or the nbgrader cell ids inside
+  (``exercise_of``);
 * one student's nbgrader submission folder: ``submitted/<student_id>/<assignment_id>/``;
 * one student's folder of assignments: ``submitted/<student_id>/``;
 * nbgrader's whole tree: ``submitted/<student_id>/<assignment_id>/*.ipynb``.
+
+In a folder, each notebook is the exercise its name or cell ids say, else the folder's
+assignment. Several notebooks of one student for one exercise (``tokens.ipynb`` beside
+``tokens (1).ipynb``) make one ``Job``; ``grade.grade_best`` grades them and keeps the best.
 """
 import re
 from dataclasses import dataclass

@@ -69,6 +69,18 @@ def feedback_for(exc):
     return f"the value returned could not be checked ({type(exc).__name__}: {exc})"
 
 
+def _copied(value):
+    """A copy of plain data (containers and arrays); anything else (a handle to an object in
+    the child) as it is."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_copied(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    return value
+
+
 class _Call:
     __slots__ = ("name", "args", "kwargs", "result", "failed")
 
@@ -86,7 +98,7 @@ class RecordingSubmission:
         inner = self._submission.function(name)
 
         def call(*args, **kwargs):
-            record = _Call(name, args, kwargs)
+            record = _Call(name, *_copied((args, kwargs)))
             self._calls.append(record)
             record.result = inner(*args, **kwargs)
             record.failed = False
@@ -148,19 +160,23 @@ def explained_by_helpers(function, calls, helpers, reference, submission):
     if not mine or any(c.failed for c in mine) or ref_fn is None:
         return ()
     student = {h: submission.function(h) for h in helpers}
+
+    def run(fn, c):  # on fresh copies: a reference may write into its arguments
+        args, kwargs = _copied((c.args, c.kwargs))
+        return fn(*args, **kwargs)
     hybrid = _reference_with(ref_fn, student)
     differs = False
     try:
         for c in mine:
-            if not same_value(c.result, hybrid(*c.args, **c.kwargs)):
+            if not same_value(c.result, run(hybrid, c)):
                 return ()
-            differs = differs or not same_value(c.result, ref_fn(*c.args, **c.kwargs))
+            differs = differs or not same_value(c.result, run(ref_fn, c))
         if not differs:
             return ()
         blamed = []
         for h in helpers:
             one = _reference_with(ref_fn, {h: student[h]})
-            if any(not same_value(one(*c.args, **c.kwargs), ref_fn(*c.args, **c.kwargs)) for c in mine):
+            if any(not same_value(run(one, c), run(ref_fn, c)) for c in mine):
                 blamed.append(h)
     except Exception:  # the reference choked on a helper's value, or a helper failed
         return ()

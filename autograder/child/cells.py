@@ -197,9 +197,11 @@ class Runner:
         alarm(self.cell_timeout)
         try:
             self.run_source(source, label, top=True)
-        except GraderTimeout:
-            return [{"cell": label, "type": "Timeout", "where": label,
-                     "message": f"cell did not finish within {self.cell_timeout:g} s"}]
+        except GraderTimeout as exc:
+            hung = _student_function(exc.__traceback__)
+            return [{"cell": label, "type": "Timeout", "where": label, "function": hung,
+                     "message": f"cell did not finish within {self.cell_timeout:g} s"
+                                + (f" (stopped inside {hung})" if hung else "")}]
         except _CellError as err:
             return [dict(err.args[0], cell=label)]
         finally:
@@ -248,6 +250,17 @@ class Runner:
                     raise
                 raise _CellError(error_of(exc)) from None
         return result if value else None
+
+
+def _student_function(tb):
+    """Name of the outermost notebook function running at ``tb``: the one the cell called
+    (``None`` when the cell's own top-level code was running)."""
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename.startswith("<cell ") and code.co_name != "<module>":
+            return code.co_name
+        tb = tb.tb_next
+    return None
 
 
 class _CellError(Exception):
