@@ -33,6 +33,7 @@ Cells are named as Jupyter shows them: their position among all cells, from 1, a
 ``grade_id`` where there is one: ``cell 19 (attention_row)``.
 """
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -166,15 +167,38 @@ def grade_ids(cells):
 
 
 _TRANSFORMER = None
+# Lines IPython's transformers can change: magics, shell and help escapes, autocall escapes
+# (/ ; , at the start of a line), `x = %magic` / `x = !cmd`, a trailing `?`, pasted prompts.
+_IPYTHON_SYNTAX = re.compile(r"^[ \t]*(?:[%!?/;,]|>>>|\.\.\.|In \[\d+\]:)|\?[ \t]*$|=[ \t]*[%!]", re.M)
+# IPython re-tokenizes the whole cell once per transformation: about a microsecond per
+# (transformation x byte). Beyond this budget a cell is not translated (a few seconds at most).
+MAX_TRANSFORM_WORK = 3_000_000
+
+
+class TooMuchIPythonSyntax(Exception):
+    """A cell with more IPython syntax than the grader translates; ``str(exc)`` says why."""
 
 
 def ipython_transform(source):
     """``source`` as IPython would run it (``TransformerManager.transform_cell``).
 
-    Code IPython cannot transform (it raises on some malformed input) is returned as is:
-    compiling it in the child then reports the same SyntaxError a kernel would show.
+    A cell with no line IPython could change is returned as is without calling IPython
+    (most cells; the result is the same). Code IPython cannot transform (it raises on some
+    malformed input) is returned as is too: compiling it in the child then reports the
+    SyntaxError a kernel would show.
+
+    Raises:
+        TooMuchIPythonSyntax: translating it would cost more than ``MAX_TRANSFORM_WORK``.
     """
     global _TRANSFORMER
+    candidates = len(_IPYTHON_SYNTAX.findall(source))
+    first = next((ln for ln in source.splitlines() if ln.strip()), "")
+    candidates += first[:1] in (" ", "\t")  # IPython dedents an indented cell
+    if not candidates:  # what IPython returns for such a cell: the code, newline-terminated
+        return "\n" if not source.strip() else source if source.endswith("\n") else source + "\n"
+    if candidates * len(source) > MAX_TRANSFORM_WORK:
+        raise TooMuchIPythonSyntax(f"{candidates} lines of IPython syntax in {len(source) // 1024} KB of code: "
+                                   "more than the grader translates")
     if _TRANSFORMER is None:
         from IPython.core.inputtransformer2 import TransformerManager
         _TRANSFORMER = TransformerManager()
@@ -250,7 +274,12 @@ def read_notebook(path, release=None):
         if code_bytes > MAX_CODE_BYTES:
             raise InvalidNotebook(f"{name} holds more than {MAX_CODE_BYTES // 1024 ** 2} MB of code "
                                   "(outputs not counted)")
-        cells.append(Cell(position, ipython_transform(source), gid, demo=demo))
+        try:
+            code = "" if demo else ipython_transform(source)
+        except TooMuchIPythonSyntax as exc:
+            notes.append(f"{label}: not run: {exc}")
+            code = ""
+        cells.append(Cell(position, code, gid, demo=demo))
     _restore_missing_tests(cells, seen, released, release_order, notes)
     return Notebook(cells, notes)
 

@@ -7,7 +7,7 @@ import pytest
 
 from autograder.discover import base_name, discover, exercise_of
 from autograder.exercises import EXERCISES
-from autograder.notebook_code import InvalidNotebook, read_notebook
+from autograder.notebook_code import InvalidNotebook, ipython_transform, read_notebook
 from autograder.sandbox import ChildSubmission, Limits, StudentCodeError
 
 FAST = Limits(call_seconds=5.0, retry_seconds=1.0, cell_seconds=5.0)
@@ -177,3 +177,24 @@ def test_not_a_notebook_is_reported(tmp_path):
     path.write_text(json.dumps({"cells": "nope"}))
     with pytest.raises(InvalidNotebook, match="no list of cells"):
         read_notebook(path)
+
+
+def test_cells_ipython_leaves_alone_skip_the_transformer_with_the_same_result():
+    from IPython.core.inputtransformer2 import TransformerManager
+    from autograder.demo.fill import filled_notebook
+    manager = TransformerManager()
+    sources = [c.source for e in EXERCISES.values() for c in filled_notebook(e).cells]
+    sources += ["", "   \n", "  x = 1\n  y = 2\n", ">>> x = 1\n", "In [1]: x = 1\n", "/print 1\n",
+                "a = (1,\n,2)\n", "x = %time 1\n", "f = !ls\n", "x ?\n", "\n\n%%time\nx=1\n",
+                "s = 'a' \\\n% 1\n", "\n\n  x = 1", 'def f():\n    """Why?\n    """\n']
+    for source in sources:
+        assert ipython_transform(source) == manager.transform_cell(source), source
+
+
+def test_translating_ipython_syntax_has_a_cost_limit(tmp_path):
+    import time
+    path = _write(tmp_path / "magic.ipynb", [_code("%time x = 1\n" * 100_000), _code("def ok():\n    return 1\n")])
+    t0 = time.perf_counter()
+    notebook = read_notebook(path)
+    assert time.perf_counter() - t0 < 5
+    assert "cell 1: not run:" in notebook.notes[0] and notebook.cells[0].source == ""
