@@ -149,14 +149,21 @@ class ChildSubmission:
     """One submission's code, running in its own child process.
 
     Args:
-        cells: list of ``(cell_index, source)`` for the notebook's code cells.
+        cells: the notebook's code cells: ``notebook_code.Cell``s (hidden-test cells become
+            checkpoints), or plain ``(label_index, source)`` pairs.
         limits: a ``Limits``.
     Use as a context manager, or call ``close()``; ``close`` kills the child and
     removes its temporary directory.
+
+    The notebook runs up to ``checkpoint`` (a hidden-test cell's grade id; ``None``: to the
+    end) when the child starts, and on to later checkpoints with ``advance_to``; a restarted
+    child runs again up to the current checkpoint.
     """
 
     def __init__(self, cells, limits=None):
         self.cells = list(cells)
+        self.checkpoint = None  # the hidden-test cell the notebook has been run to
+        self.cell_errors = {}  # label -> error dict, over every run of the cells
         self.limits = limits or Limits()
         self.proc = None
         self.workdir = None
@@ -289,17 +296,63 @@ class ChildSubmission:
         self._resp = resp_r
         self._buffer = b""
         self._req.write(json.dumps({"project_root": str(PROJECT_ROOT), "confine": confine}) + "\n")
-        answer = self._exchange({"op": "init", "cells": self.cells, "definitions_only": definitions_only,
-                                 "cell_timeout": self.limits.cell_seconds},
+        cells = [c.to_wire() if hasattr(c, "to_wire") else c for c in self.cells]
+        answer = self._exchange({"op": "init", "cells": cells, "definitions_only": definitions_only,
+                                 "cell_timeout": self.limits.cell_seconds, "stop_at": self.checkpoint,
+                                 "budget": self._run_budget()},
                                 self.limits.startup_seconds)
-        report = answer.get("ok")
-        if not (isinstance(report, dict) and isinstance(report.get("defined"), list)
-                and isinstance(report.get("errors"), list)
-                and all(isinstance(e, dict) and isinstance(e.get("type"), str) for e in report["errors"])):
+        report = self._run_report(answer)
+        if report is None:
             reason = answer.get("died") or "it did not start"
             self.close()
             raise StudentCodeError("crashed", "notebook", str(reason))
         self.startup = report
+
+    # -- running the notebook's cells (issue 10) ---------------------------------
+    @property
+    def checkpoint_order(self):
+        """The hidden-test cells' grade ids, in notebook order."""
+        return [c.checkpoint for c in self.cells if getattr(c, "checkpoint", None)]
+
+    def _run_budget(self):
+        """Seconds the child may spend running cells in one request: the cell in progress
+        may overrun it by one cell's limit, and the answer must arrive before the deadline."""
+        return max(1.0, self.limits.startup_seconds - self.limits.cell_seconds - 2.0)
+
+    def _run_report(self, answer):
+        """The ``{"defined", "errors"}`` of an init/run_to answer, errors accumulated over
+        every run of the cells (by cell label); ``None`` when the answer is not one."""
+        report = answer.get("ok")
+        if not (isinstance(report, dict) and isinstance(report.get("defined"), list)
+                and isinstance(report.get("errors"), list)
+                and all(isinstance(e, dict) and isinstance(e.get("type"), str) for e in report["errors"])):
+            return None
+        for err in report["errors"]:
+            self.cell_errors.setdefault(str(err.get("cell")), err)
+            if err.get("type") == "Timeout" and isinstance(err.get("function"), str):
+                self.timed_out[err["function"]] = True  # it hung in a cell: later calls get retry_seconds
+        return {"defined": report["defined"], "errors": list(self.cell_errors.values())}
+
+    def advance_to(self, checkpoint):
+        """Run the notebook on to its hidden-test cell ``checkpoint`` (``test_<function>``),
+        so that the next calls see the notebook's state there, as nbgrader's hidden test
+        cell does. A checkpoint the notebook does not have runs it to the end; one already
+        passed runs nothing. A child that dies on the way is restarted by the next call.
+
+        Raises:
+            StudentCodeError: kind "crashed" when the notebook cannot be started at all.
+        """
+        if checkpoint == self.checkpoint and self.proc is not None:
+            return
+        self.checkpoint = checkpoint
+        if self.proc is None:
+            self.ensure_started()
+            return
+        answer = self._exchange({"op": "run_to", "checkpoint": checkpoint, "budget": self._run_budget()},
+                                self.limits.startup_seconds)
+        report = self._run_report(answer)
+        if report is not None:
+            self.startup = report
 
     def ensure_started(self):
         """Start the child if it is not running; returns the start-up report.

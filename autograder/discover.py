@@ -3,45 +3,78 @@
 Accepted layouts (``python -m autograder grade PATH``):
 
 * one notebook: ``PATH`` is an .ipynb file; the student id is ``--student`` or the file
-  name, the exercise is found from the file name or the nbgrader cell ids inside;
+  name, the exercise is found from the exact file name or the nbgrader cell ids inside
+  (``exercise_of``);
 * one student's nbgrader submission folder: ``submitted/<student_id>/<assignment_id>/``;
 * one student's folder of assignments: ``submitted/<student_id>/``;
 * nbgrader's whole tree: ``submitted/<student_id>/<assignment_id>/*.ipynb``.
+
+In a folder, each notebook is the exercise its name or cell ids say, else the folder's
+assignment. Several notebooks of one student for one exercise (``tokens.ipynb`` beside
+``tokens (1).ipynb``) make one ``Job``; ``grade.grade_best`` grades them and keeps the best.
 """
-import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from .exercises import EXERCISES
-from .submission_files import UnreadableSubmission, is_real_dir, read_submission
+from .notebook_code import InvalidNotebook, grade_ids, load_cells
+from .submission_files import is_real_dir
 
 
 @dataclass(frozen=True)
 class Job:
-    """One notebook to grade."""
+    """One notebook to grade, or several that hand in the same exercise.
+
+    Attributes:
+        path: the notebook graded (the first candidate).
+        student_id, exercise: whose and which (``exercise`` is ``None`` when it cannot be told).
+        problem: why it cannot be graded, when it cannot.
+        alternatives: other notebooks of the same student for the same exercise (copies such
+            as ``tokens (1).ipynb`` beside ``tokens.ipynb``): each is graded and the best
+            counts; the others are named in the feedback (``grade.grade_job``).
+    """
     path: Path
     student_id: str
     exercise: object  # exercises.Exercise or None when it cannot be told
     problem: str = ""
-    ignored: tuple = ()  # other notebooks of the same exercise in the same folder, not graded
+    alternatives: tuple = ()
 
 
-def _exercise_for(path, assignment_hint=None):
-    if assignment_hint in EXERCISES:
-        return EXERCISES[assignment_hint]
-    stem = path.stem
-    if stem in EXERCISES:
-        return EXERCISES[stem]
-    for name in EXERCISES:  # "alice_attention.ipynb", "attention (1).ipynb"
-        if name in stem:
-            return EXERCISES[name]
-    try:  # nbgrader grade ids survive renaming the file
-        cells = json.loads(read_submission(path).decode("utf-8", errors="replace")).get("cells", [])
-        ids = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in cells}
-    except (ValueError, AttributeError, OSError, RecursionError, TypeError, UnreadableSubmission):
+# The suffixes Jupyter ("Duplicate": -Copy1) and browsers/nbgrader downloads (" (1)") add.
+_COPY_SUFFIX = re.compile(r"(?:-Copy\d+| \(\d+\))$")
+
+
+def base_name(stem):
+    """``stem`` without copy suffixes: ``"tokens (1)"`` and ``"tokens-Copy1"`` -> ``"tokens"``."""
+    while True:
+        stripped = _COPY_SUFFIX.sub("", stem)
+        if stripped == stem:
+            return stem
+        stem = stripped
+
+
+def exercise_of(path):
+    """The exercise a notebook hands in, told by its file name or its nbgrader cell ids.
+
+    The name must be the exercise's name exactly, copy suffixes aside (``tokens (1).ipynb``
+    is tokens; ``next_tokens (1).ipynb`` and ``attention-kv_cache.ipynb`` are not told by
+    name). Otherwise the grade ids of its cells (``attention_row``, ``test_attention_row``)
+    decide: the exercise whose ids it holds most of, when that is one exercise.
+    Returns ``None`` when neither tells.
+    """
+    by_name = EXERCISES.get(base_name(Path(path).stem))
+    if by_name is not None:
+        return by_name
+    try:
+        ids = grade_ids(load_cells(path))
+    except InvalidNotebook:
         return None
-    matches = [e for e in EXERCISES.values() if f"test_{e.functions[0]}" in ids]
-    return matches[0] if len(matches) == 1 else None
+    scores = {e.name: len(ids & ({*e.functions, *(f"test_{f}" for f in e.functions)}))
+              for e in EXERCISES.values()}
+    best = max(scores.values(), default=0)
+    winners = [n for n, v in scores.items() if v == best]
+    return EXERCISES[winners[0]] if best and len(winners) == 1 else None
 
 
 def _notebooks(folder):
@@ -66,9 +99,11 @@ def discover(path, student=None, assignment=None):
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist")
     jobs = []
+    forced = EXERCISES.get(assignment) if assignment else None
 
     def add(nb, sid, hint=None):
-        exercise = _exercise_for(nb, assignment or hint)
+        """``hint``: the assignment folder the notebook sits in (nbgrader's layout)."""
+        exercise = forced or exercise_of(nb) or EXERCISES.get(hint)
         problem = "" if exercise else (f"cannot tell which exercise {nb.name} is; pass --assignment "
                                        f"({', '.join(EXERCISES)})")
         jobs.append(Job(nb, sid, exercise, problem))
@@ -91,8 +126,8 @@ def discover(path, student=None, assignment=None):
 
 
 def _one_per_exercise(jobs):
-    """Keep one notebook per student and exercise: the one with the released name if any
-    (``attention.ipynb`` beats ``attention (copy).ipynb``), else the first by name."""
+    """One job per student and exercise; several notebooks of one exercise become one job
+    whose ``alternatives`` are graded too (the released name first, then by name)."""
     groups = {}
     for job in jobs:
         key = (job.student_id, job.exercise.name if job.exercise else f"?{job.path}")
@@ -103,6 +138,6 @@ def _one_per_exercise(jobs):
         first, rest = group[0], group[1:]
         if rest:
             first = Job(first.path, first.student_id, first.exercise, first.problem,
-                        tuple(j.path.name for j in rest))
+                        tuple(j.path for j in rest))
         kept.append(first)
     return sorted(kept, key=lambda j: (j.student_id, j.exercise.name if j.exercise else "", j.path.name))

@@ -6,7 +6,7 @@ autograder.build`` generates ``source/<name>/<name>.ipynb``, ``solutions/<name>.
 ``assignments/<name>/<name>.ipynb`` from it. Its hidden checks are
 ``autograder/checks/check_<name>.py``.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -21,10 +21,15 @@ class Exercise:
         name: assignment id, notebook name and module name, e.g. "attention".
         title: what the student sees as the notebook's title.
         functions: the student-facing names the checks call (the contract).
+        helpers: ``{function: (helper, ...)}``: student functions whose reference calls
+            other student functions. When a wrong answer of ``function`` is what the
+            reference gives with the student's helpers, the helper alone loses points
+            ("one bug, charged once": ``plugin.explained_by_helpers``).
     """
     name: str
     title: str
     functions: tuple
+    helpers: dict = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def assignment(self):
@@ -59,13 +64,16 @@ class Exercise:
 
 EXERCISES = {e.name: e for e in [
     Exercise("tokens", "Tokens: byte-pair encoding, and a production tokenizer",
-             ("get_pair_counts", "merge_pair", "learn_bpe", "bpe_encode", "tiktoken_pieces")),
+             ("get_pair_counts", "merge_pair", "learn_bpe", "bpe_encode", "tiktoken_pieces"),
+             helpers={"learn_bpe": ("get_pair_counts", "merge_pair"), "bpe_encode": ("merge_pair",)}),
     Exercise("embeddings", "Embeddings: meaning as a direction",
              ("cosine_similarity", "cosine_similarity_matrix", "semantic_search")),
     Exercise("attention", "One attention row, and the whole grid",
-             ("softmax", "project_qkv", "attention_row", "causal_mask", "attention_matrix")),
+             ("softmax", "project_qkv", "attention_row", "causal_mask", "attention_matrix"),
+             helpers={"attention_row": ("softmax",), "attention_matrix": ("softmax", "causal_mask")}),
     Exercise("next_token", "From the context vector to the next token, and one training step",
-             ("forward", "cross_entropy", "grad_logits", "grad_unembedding", "sgd_update", "numerical_gradient")),
+             ("forward", "cross_entropy", "grad_logits", "grad_unembedding", "sgd_update", "numerical_gradient"),
+             helpers={"grad_unembedding": ("grad_logits",)}),
     Exercise("kv_cache", "Generating text: the KV cache",
              ("KVCache", "decode_step", "causal_self_attention", "kv_cache_size")),
     Exercise("learned_attention", "Attention that learns: position, training, and several heads",

@@ -16,7 +16,7 @@ from pathlib import Path
 from . import plugin, safetext
 from .checking import CheckMeta
 from .plugin import CheckResult
-from .notebook_code import InvalidNotebook, read_code_cells
+from .notebook_code import InvalidNotebook, is_untouched_release, read_notebook
 from .problems import Problem
 from .sandbox import ChildSubmission, Limits, StudentCodeError
 
@@ -107,12 +107,29 @@ def startup_notes(report):
     for err in errors:
         if err["type"] == "NotImplementedError" or (unfinished and err["type"] == "NameError"):
             continue  # an unfinished stub (and what it left undefined); its checks say so
-        where = safetext.clean(err.get("where") or f"cell {err.get('cell')}", safetext.WHERE_CHARS)
+        if err["type"] == "VisibleCheckFailed":
+            continue  # a visible check cell that failed; the hidden checks of its function say why
+        cell, where = err.get("cell"), err.get("where")
+        cell = safetext.clean(cell if isinstance(cell, str) else f"cell {cell}", safetext.WHERE_CHARS)
+        where = safetext.clean(where, safetext.WHERE_CHARS) if where else None
         kind = safetext.clean(err["type"], safetext.NAME_CHARS)
         message = safetext.clean(err.get("message") or "", safetext.MESSAGE_CHARS)
-        notes.append(f"{where}: {kind}: {message}".rstrip(": "))
+        line = f"{cell}: {kind}: {message}".rstrip(": ")
+        if where and where != cell and not where.startswith(cell + ","):
+            line += f" (raised at {where})"
+        notes.append(line)
     if len(notes) > MAX_STARTUP_NOTES:  # a notebook of 10,000 failing cells must not flood the report
         notes[MAX_STARTUP_NOTES:] = [f"... and {len(notes) - MAX_STARTUP_NOTES} more cells that raised"]
+    return notes
+
+
+def redefinition_notes(notebook, exercise):
+    """Feedback lines for functions defined again after their hidden-test cell."""
+    notes = []
+    for name, labels in notebook.later_definitions(exercise.functions).items():
+        at = notebook.checkpoint_position(f"test_{name}")
+        notes.append(f"{name} is defined again after its hidden-test cell (in {', '.join(labels)}); "
+                     f"it was graded as it stood at cell {at}, where nbgrader checks it too")
     return notes
 
 
@@ -136,9 +153,12 @@ def grade_notebook(path, exercise, student_id, secret, limits=None):
     submission = None
     try:
         try:
-            cells = read_code_cells(path)
-            submission = ChildSubmission(cells, limits)
-            notes += startup_notes(submission.ensure_started())
+            notebook = read_notebook(path, exercise.release_notebook if exercise.release_notebook.is_file() else None)
+            notes += notebook.notes + redefinition_notes(notebook, exercise)
+            submission = ChildSubmission(notebook.cells, limits)
+            # Run up to the first hidden-test cell; the checks run the rest (plugin.py).
+            submission.checkpoint = next(iter(submission.checkpoint_order), None)
+            submission.ensure_started()
             target = submission
         except InvalidNotebook as exc:
             notes.append(safetext.clean(exc, safetext.MESSAGE_CHARS))
@@ -150,6 +170,8 @@ def grade_notebook(path, exercise, student_id, secret, limits=None):
             problems.add(Problem.NOT_STARTED)
             target = BrokenSubmission(f"your notebook could not be run ({detail})")
         checks = plugin.run_checks(exercise, target, student_id, secret)
+        if target is submission and submission.startup is not None:
+            notes += startup_notes(submission.startup)
         # A submission that ran without confinement (--unconfined) is flagged.
         if not limits.confine or getattr(submission, "confinement", "") == "unconfined":
             problems.add(Problem.UNCONFINED)
@@ -211,6 +233,33 @@ def _zero_result(job, note, problems=(), grader_log=()):
                           list(grader_log))
 
 
+def grade_best(job, secret, limits):
+    """Grade ``job.path`` and each of ``job.alternatives`` (several notebooks handing in one
+    exercise, e.g. the untouched release beside a renamed copy holding the work); the
+    best score counts (ties: the first, i.e. the released name), and the feedback names
+    the notebooks that did not count. A notebook whose code cells are all as released is
+    not graded (it is the stub), and once one scores full marks the rest are not either.
+    Returns ``NotebookResult``."""
+    paths = [job.path, *job.alternatives]
+    release = job.exercise.release_notebook
+    untouched = [p for p in paths if release.is_file() and len(paths) > 1 and is_untouched_release(p, release)]
+    results, others = [], []
+    for p in [p for p in paths if p not in untouched] or paths[:1]:
+        if any(r.score == r.max_score for r in results):
+            others.append(f"{p.name} (not graded: {results[0].notebook} has full marks)")
+            continue
+        results.append(grade_notebook(p, job.exercise, job.student_id, secret, limits))
+    best = max(results, key=lambda r: r.score)  # max keeps the first of equal scores
+    others = [f"{r.notebook} ({r.score:g}/{r.max_score:g})" for r in results if r is not best] + others
+    others += [f"{p.name} (the release, unchanged)" for p in untouched if p.name != best.notebook]
+    if others:
+        best.notes.insert(0, f"several notebooks hand in {job.exercise.name}: graded {best.notebook}, "
+                             f"which scores best; not counted: {', '.join(others)}")
+        best.problems.add(Problem.SEVERAL_NOTEBOOKS)
+        best.seconds = sum(r.seconds for r in results)
+    return best
+
+
 def grade_job(job, secret, limits):
     """Grade one ``discover.Job``; never raises. Returns ``(NotebookResult, grader_failed)``.
 
@@ -221,10 +270,7 @@ def grade_job(job, secret, limits):
     if job.exercise is None:
         return _zero_result(job, safetext.clean(job.problem), [Problem.UNKNOWN_EXERCISE]), False
     try:
-        result = grade_notebook(job.path, job.exercise, job.student_id, secret, limits)
-        if job.ignored:
-            names = ", ".join(safetext.display_name(n) for n in job.ignored)
-            result.notes.append(f"graded {result.notebook}; not graded (same exercise): {names}")
+        result = grade_best(job, secret, limits)
         return result, Problem.GRADER_ERROR in result.all_problems
     except MemoryError:
         return _zero_result(job, "grader error, ask your instructor to regrade: the grader ran out of "

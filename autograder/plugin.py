@@ -4,8 +4,31 @@
 ``autograder/checks/check_<exercise>.py`` with ``GradingPlugin``, which supplies the
 ``submission``, ``student_id`` and ``rng`` fixtures and records, for every check, the
 points earned and the feedback text (never a traceback or the check's source).
+
+Two things make the grade match ``nbgrader autograde`` and charge each bug once:
+
+* **Checks run where nbgrader runs them.** Before the checks of ``function``, the
+  submission is run on to its hidden-test cell ``test_<function>``
+  (``ChildSubmission.advance_to``), and the checks are ordered by where those cells sit
+  in the notebook. A later cell that redefines the function does not change its grade.
+  Why pause the child there rather than snapshot its namespace at each test cell and
+  rebind the functions' globals to the snapshot: pausing is exactly what nbgrader does (its
+  hidden test cell runs in the kernel at that point), so everything a snapshot would miss
+  comes out the same: objects mutated later, closures, classes and their methods, module
+  state, and what the checks' own calls change for later cells. It costs nothing extra:
+  every cell still runs once, and the checks of one function all run at one stop. A child
+  restarted after a crash runs again up to the current stop.
+* **One bug, charged once.** ``Exercise.helpers`` lists functions whose reference calls
+  other student functions (``learn_bpe`` calls ``merge_pair``). When a check of such a
+  function fails, the grader computes, on its side, the reference function calling the
+  student's helpers through the submission (``explained_by_helpers``): if that gives
+  exactly what the student's function returned on every call of the check, and differs
+  from the plain reference, the function is right and its helper is wrong; the check
+  keeps its points and the feedback names the helper, whose own checks charge the bug.
 """
+import importlib
 import traceback
+import types
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -78,11 +101,126 @@ def problems_for(exc):
     return frozenset()
 
 
+def _copied(value):
+    """A copy of plain data (containers and arrays); anything else (a handle to an object in
+    the child) as it is."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_copied(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    return value
+
+
+class _Call:
+    __slots__ = ("name", "args", "kwargs", "result", "failed")
+
+    def __init__(self, name, args, kwargs):
+        self.name, self.args, self.kwargs, self.result, self.failed = name, args, kwargs, None, True
+
+
+class RecordingSubmission:
+    """The submission, with every call of its functions and their results logged in ``calls``."""
+
+    def __init__(self, submission, calls):
+        self._submission, self._calls = submission, calls
+
+    def function(self, name):
+        inner = self._submission.function(name)
+
+        def call(*args, **kwargs):
+            record = _Call(name, *_copied((args, kwargs)))
+            self._calls.append(record)
+            record.result = inner(*args, **kwargs)
+            record.failed = False
+            return record.result
+        call.__name__ = name
+        return call
+
+    def __getattr__(self, name):
+        return getattr(self._submission, name)
+
+
+def same_value(a, b):
+    """Whether two returned values are the same answer: lists and tuples alike, numbers
+    to 1e-6 relative (1e-9 absolute), dicts with equal keys and values."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
+        return type(a) is type(b) and a == b
+    try:
+        x, y = np.asarray(a), np.asarray(b)
+        if x.dtype.kind in "biufc" and y.dtype.kind in "biufc":
+            return x.shape == y.shape and bool(np.allclose(x, y, rtol=1e-6, atol=1e-9, equal_nan=True))
+    except Exception:
+        return False
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def _reference_with(ref_fn, helpers):
+    """``ref_fn`` with the global names in ``helpers`` bound to other callables."""
+    namespace = dict(ref_fn.__globals__, **helpers)
+    return types.FunctionType(ref_fn.__code__, namespace, ref_fn.__name__, ref_fn.__defaults__,
+                              ref_fn.__closure__)
+
+
+def explained_by_helpers(function, calls, helpers, reference, submission):
+    """The helpers that fully explain a wrong answer of ``function``, or ``()``.
+
+    Args:
+        function: the student-facing function whose check failed.
+        calls: the check's ``_Call``s of the student's functions (all of them; those of
+            ``function`` are used).
+        helpers: the names ``function``'s reference calls that are student functions.
+        reference: the exercise's reference module (``solutions.<name>``).
+        submission: the submission; the helpers are called through it, so the reference
+            runs in the grader and only the student's helpers run in the student's process.
+    Returns:
+        tuple of helper names whose wrong values change the reference's answer, when the
+        reference calling all the student's helpers returns, on every recorded call, what
+        the student's function returned, and differs from the plain reference at least
+        once; ``()`` otherwise (a call that raised is never explained).
+    """
+    mine = [c for c in calls if c.name == function]
+    ref_fn = getattr(reference, function, None)
+    if not mine or any(c.failed for c in mine) or ref_fn is None:
+        return ()
+    student = {h: submission.function(h) for h in helpers}
+
+    def run(fn, c):  # on fresh copies: a reference may write into its arguments
+        args, kwargs = _copied((c.args, c.kwargs))
+        return fn(*args, **kwargs)
+    hybrid = _reference_with(ref_fn, student)
+    differs = False
+    try:
+        for c in mine:
+            if not same_value(c.result, run(hybrid, c)):
+                return ()
+            differs = differs or not same_value(c.result, run(ref_fn, c))
+        if not differs:
+            return ()
+        blamed = []
+        for h in helpers:
+            one = _reference_with(ref_fn, {h: student[h]})
+            if any(not same_value(run(one, c), run(ref_fn, c)) for c in mine):
+                blamed.append(h)
+    except Exception:  # the reference choked on a helper's value, or a helper failed
+        return ()
+    return tuple(blamed or helpers)
+
+
 class GradingPlugin:
-    def __init__(self, submission, student_id, secret, select=None, only=None):
+    def __init__(self, submission, student_id, secret, select=None, only=None, exercise=None):
         self.select = select
         self.only = only  # node names to run (rerunning suspect checks on the reference)
         self.suspects = {}  # nodeid -> traceback of an exception that is not a verdict
+        self.exercise = exercise
         self.submission = submission
         self.student_id = student_id
         self.secret = secret
@@ -90,8 +228,35 @@ class GradingPlugin:
         self.errors = []
 
     @pytest.fixture(name="submission")
-    def _submission(self):
-        return self.submission
+    def _submission(self, request):
+        request.node.student_calls = []
+        return RecordingSubmission(self.submission, request.node.student_calls)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item):
+        """Run the notebook on to this function's hidden-test cell before its checks."""
+        marker = item.get_closest_marker("check")
+        advance = getattr(self.submission, "advance_to", None)
+        if marker is not None and advance is not None:
+            try:
+                advance(f"test_{marker.kwargs['meta'].function}")
+            except StudentCodeError:
+                pass  # the checks' calls fail with the reason
+
+    def _helper_excuse(self, item, meta):
+        """Feedback naming the helper when it fully explains the failure, else ``None``."""
+        helpers = self.exercise.helpers.get(meta.function) if self.exercise is not None else None
+        if not helpers:
+            return None
+        reference = importlib.import_module(f"solutions.{self.exercise.name}")
+        blamed = explained_by_helpers(meta.function, getattr(item, "student_calls", []), helpers,
+                                      reference, self.submission)
+        if not blamed:
+            return None
+        names = " and ".join(blamed)
+        return (f"passed on account of {names}: your {meta.function} returns what the reference "
+                f"{meta.function} returns when it calls your {names}, so the mistake is in {names} "
+                f"and is charged there only")
 
     @pytest.fixture(name="student_id")
     def _student_id(self):
@@ -112,9 +277,16 @@ class GradingPlugin:
         if report.when == "call" or (report.when == "setup" and report.failed):
             if report.passed:
                 self.results[item.nodeid] = CheckResult(meta.function, meta.name, meta.points, meta.points, "")
+                return
+            text = feedback_for(call.excinfo.value) if call.excinfo else "failed"
+            excuse = None
+            if report.when == "call" and call.excinfo is not None and isinstance(call.excinfo.value, Mismatch):
+                excuse = self._helper_excuse(item, meta)
+            if excuse:
+                self.results[item.nodeid] = CheckResult(meta.function, meta.name, meta.points, meta.points,
+                                                        f"{excuse} ({text})")
             else:
                 exc = call.excinfo.value if call.excinfo else None
-                text = feedback_for(exc) if exc is not None else "failed"
                 details = exc.details if isinstance(exc, Mismatch) else None
                 self.results[item.nodeid] = CheckResult(meta.function, meta.name, 0.0, meta.points, text,
                                                         problems_for(exc), details=details)
@@ -132,6 +304,17 @@ class GradingPlugin:
                     and i.get_closest_marker("check").kwargs["meta"].function == self.select]
             config.hook.pytest_deselected(items=[i for i in items if i not in keep])
             items[:] = keep
+        self.order = [i.nodeid for i in items]
+        # Checks run in the order of their hidden-test cells in the notebook, so the
+        # submission only ever runs forward (a stable sort keeps each function's checks
+        # in file order; functions without a test cell come last).
+        where = getattr(self.submission, "checkpoint_order", None) or []
+
+        def rank(item):
+            marker = item.get_closest_marker("check")
+            cp = f"test_{marker.kwargs['meta'].function}" if marker else None
+            return where.index(cp) if cp in where else len(where)
+        items.sort(key=rank)
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -157,7 +340,7 @@ def run_checks(exercise, submission, student_id, secret, select=None, only=None)
     Raises:
         GraderError: the check file could not be collected or run.
     """
-    plugin = GradingPlugin(submission, student_id, secret, select, only)
+    plugin = GradingPlugin(submission, student_id, secret, select, only, exercise)
     args = [str(exercise.checks_file), "-c", str(CHECKS_DIR / "pytest.ini"),
             "--rootdir", str(CHECKS_DIR), "-p", "no:cacheprovider",
             "--import-mode=importlib", "-W", "ignore", "-p", "no:terminal", "-p", "no:logging",
@@ -169,7 +352,8 @@ def run_checks(exercise, submission, student_id, secret, select=None, only=None)
         raise GraderError(f"pytest exited with {code!r}: {' '.join(plugin.errors)[:2000]}")
     if plugin.suspects and only is None:
         _blame(exercise, plugin, student_id, secret)
-    return list(plugin.results.values())
+    order = {nodeid: i for i, nodeid in enumerate(getattr(plugin, "order", []))}
+    return [r for _, r in sorted(plugin.results.items(), key=lambda kv: order.get(kv[0], len(order)))]
 
 
 def _blame(exercise, plugin, student_id, secret):

@@ -20,6 +20,7 @@ class Problem(str, Enum):
     WORKER_KILLED = "killed its grading worker"
     GRADER_ERROR = "grader error"
     UNCONFINED = "unconfined"
+    SEVERAL_NOTEBOOKS = "several notebooks"
 
     def __str__(self):
         return self.value

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 
 from . import safetext
-from .problems import column
+from .problems import Problem, column
 
 
 def _fs(name):
@@ -66,8 +66,16 @@ def write_results(result, out_dir):
 
 
 def problems(result):
-    """The ``problems`` column of ``result``: its recorded ``Problem`` kinds, joined with "; "."""
-    return column(result.all_problems)
+    """The ``problems`` column of ``result``: its recorded ``Problem`` kinds, joined with "; ",
+    with the notebooks that did not count named after "several notebooks"."""
+    text = column(result.all_problems)
+    if Problem.SEVERAL_NOTEBOOKS in result.all_problems:
+        several = [n for n in result.notes if n.startswith("several notebooks")]
+        if several and "not counted: " in several[0]:
+            names = safetext.clean(several[0].split("not counted: ", 1)[1], safetext.MESSAGE_CHARS)
+            text = text.replace(Problem.SEVERAL_NOTEBOOKS.value,
+                                f"{Problem.SEVERAL_NOTEBOOKS.value} (not counted: {names})")
+    return text
 
 
 def write_grades_csv(results, path):
@@ -83,7 +91,7 @@ def write_grades_csv(results, path):
         row[safetext.clean(r.notebook, safetext.ID_CHARS)] = f"{r.score:g}"
         row["total"] += r.score
         row["max_score"] += r.max_score
-        found.setdefault((student, assignment), set()).update(r.all_problems)
+        found.setdefault((student, assignment), []).append(problems(r))
         if r.confinement not in row["confinement"].split("; "):
             row["confinement"] = "; ".join(c for c in (row["confinement"], r.confinement) if c)
     path = Path(path)
@@ -95,7 +103,7 @@ def write_grades_csv(results, path):
         for key in sorted(rows):
             row = rows[key]
             row["total"], row["max_score"] = f"{row['total']:g}", f"{row['max_score']:g}"
-            row["problems"] = column(found[key])
+            row["problems"] = "; ".join(p for p in found[key] if p)
             writer.writerow(row)
     return path
 

@@ -24,6 +24,11 @@
 # a good sign; after you submit, hidden checks with cases randomized for each student grade
 # the notebook.
 #
+# **How it is graded:** your notebook is run as Restart & Run All runs it, every cell from
+# top to bottom (a cell that fails does not stop the others), and each function is checked
+# at its hidden-test cell, as it stands there, on more cases than you see here. A mistake in
+# a function that another one calls costs points only once, where it is made.
+#
 # Near the end you train a ten-word language model from scratch (it takes under a second)
 # and watch your own functions discover that two of its words mean nearly the same thing.
 
@@ -211,7 +216,7 @@ DOC_VECTORS = np.array([embed_text(text) for _, text in DOCUMENTS])
 # the grid shows **blocks**: bright squares along the diagonal where texts share a topic, and
 # darker cells where they do not.
 
-# %%
+# %% demo=true
 def show_heatmap(S, labels, title, row_labels=None):
     """Draw a grid of cosine similarities, one cell per pair, with its value written in it."""
     import matplotlib.pyplot as plt

@@ -25,6 +25,11 @@
 # a good sign; after you submit, hidden checks with cases randomized for each student grade
 # the notebook.
 #
+# **How it is graded:** your notebook is run as Restart & Run All runs it, every cell from
+# top to bottom (a cell that fails does not stop the others), and each function is checked
+# at its hidden-test cell, as it stands there, on more cases than you see here. A mistake in
+# a function that another one calls costs points only once, where it is made.
+#
 # One thing the grader looks at besides your numbers: **how much work** `decode_step`
 # does. It counts how many token rows your code multiplies through `W_Q`, `W_K` and `W_V`.
 
@@ -312,7 +317,7 @@ prefill_then_decode()
 # after each new token. (Attention over the cache still grows with every step, so even the
 # cached line bends upwards a little.)
 
-# %%
+# %% demo=true
 def plot_work(n=200, d_model=256, d_head=64, repeats=3, seed=0):
     """Rows projected, and seconds spent so far, while generating n tokens with and without the cache."""
     import time

@@ -29,6 +29,11 @@
 # one a known mistake gives, which mistake that is. The last cell sums up. Passing them is
 # a good sign; after you submit, hidden checks with cases randomized for each student grade
 # the notebook.
+#
+# **How it is graded:** your notebook is run as Restart & Run All runs it, every cell from
+# top to bottom (a cell that fails does not stop the others), and each function is checked
+# at its hidden-test cell, as it stands there, on more cases than you see here. A mistake in
+# a function that another one calls costs points only once, where it is made.
 
 # %% module=true
 import numpy as np

@@ -4,7 +4,7 @@ import pytest
 from autograder.exercises import EXERCISES
 
 # Points available per exercise (the sums of the @check points, fixed when each was written).
-TOTALS = {"tokens": 22, "embeddings": 14, "attention": 19, "next_token": 17, "kv_cache": 15,
+TOTALS = {"tokens": 23, "embeddings": 14, "attention": 19, "next_token": 17, "kv_cache": 15,
           "learned_attention": 20}
 
 

@@ -105,3 +105,41 @@ def test_cl100k_base_works_offline(tmp_path, where):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "offline ok" in run.stdout
+
+
+# -- issue 10: a learn_bpe that counts pairs without overlap loses a point for every student --
+NON_OVERLAPPING_LEARN_BPE = '''
+def learn_bpe(word_counts, num_merges, end_of_word="</w>"):
+    tail = (end_of_word,) if end_of_word is not None else ()
+    vocab = {tuple(w) + tail: c for w, c in word_counts.items()}
+    merges = []
+    while len(merges) < num_merges:
+        counts = {}
+        for symbols, count in vocab.items():
+            i = 0
+            while i < len(symbols) - 1:          # counts "a a" in "a a a a" twice, not three times
+                pair = (symbols[i], symbols[i + 1])
+                counts[pair] = counts.get(pair, 0) + count
+                i += 2 if symbols[i] == symbols[i + 1] else 1
+        if not counts:
+            break
+        best = max(counts, key=counts.get)
+        merges.append(best)
+        vocab = {merge_pair(s, best): c for s, c in vocab.items()}
+    return merges
+'''
+
+
+def test_counting_without_overlap_fails_the_fixed_case_for_every_student(ref):
+    from autograder.plugin import run_checks
+    from autograder.sandbox import LocalSubmission
+    ns = {"merge_pair": ref.merge_pair, "get_pair_counts": ref.get_pair_counts}
+    exec(NON_OVERLAPPING_LEARN_BPE, ns)
+    # Typed by hand: overlapping counts give a a: 3 > x y: 2, so (a, a) is merged first.
+    assert ref.learn_bpe({"xy": 2, "aaaa": 1}, 3, None) == [("a", "a"), ("x", "y"), ("aa", "aa")]
+    assert ns["learn_bpe"]({"xy": 2, "aaaa": 1}, 3, None) == [("x", "y"), ("a", "a"), ("aa", "aa")]
+    for i in range(40):
+        results = run_checks(TOKENS, LocalSubmission(ns), f"student{i:02d}", b"overlap", select="learn_bpe")
+        fixed = [r for r in results if "overlapping pairs count" in r.name]
+        assert len(fixed) == 1 and fixed[0].score == 0, f"student{i:02d}"
+        assert "skip overlapping pairs when counting" in fixed[0].output

@@ -2,17 +2,20 @@
 
 Protocol: one JSON request per line on the request pipe, one JSON answer per line on the
 answer pipe (``wire`` encoding). The first request is ``{"op": "init", "cells": [...],
-"cell_timeout": s, ...}``; its answer lists the names the notebook defined and the errors
-its cells raised. Later requests call functions (``call``), build objects (``new``,
-``probe``), read attributes (``getattr``), call methods (``method``) and ``len``. While
-answering, the child may ask the grader something (``ask_grader``: a line
-``{"callback": ..., "id": <the request's id>}``, answered on the request pipe), e.g. a
-product with weights only the grader holds (``probes.Weights``).
+"cell_timeout": s, "stop_at": checkpoint or null, ...}``: the notebook's cells run
+(``cells.Runner``) up to the hidden-test cell ``stop_at`` (to the end when null); the answer
+lists the names the notebook defined and the errors its cells raised. ``{"op": "run_to",
+"checkpoint": ...}`` runs on to a later hidden-test cell, with the same answer. Other
+requests call functions (``call``), build objects (``new``, ``probe``), read attributes
+(``getattr``), call methods (``method``) and ``len``. While answering, the child may ask the
+grader something (``ask_grader``: a line ``{"callback": ..., "id": <the request's id>}``,
+answered on the request pipe), e.g. a product with weights only the grader holds
+(``probes.Weights``).
 """
 import json
 import time
 
-from .cells import run_cells
+from .cells import Runner
 from .errors import error_of
 from .probes import PROBES, Weights
 from .timing import GraderTimeout, alarm
@@ -33,15 +36,20 @@ class Child:
     def __init__(self, req, resp):
         self.req = req
         self.resp = resp
-        self.ns = {"__name__": "__submission__", "__builtins__": __builtins__,
-                   "get_ipython": _Dummy(), "display": _Dummy()}
+        # As in a kernel: __name__ is "__main__" (so `if __name__ == "__main__":` blocks run).
+        self.ns = {"__name__": "__main__", "__builtins__": __builtins__, "display": _Dummy()}
+        self.runner = None
         self.handles = {}
         self.probes = {}
 
     # -- running the notebook ------------------------------------------------
     def init(self, msg):
-        errors = run_cells(msg["cells"], self.ns, float(msg.get("cell_timeout", 10)),
-                           msg.get("definitions_only", False))
+        self.runner = Runner(msg["cells"], self.ns, float(msg.get("cell_timeout", 10)),
+                             msg.get("definitions_only", False))
+        return self.run_to(msg.get("stop_at"), msg.get("budget"))
+
+    def run_to(self, checkpoint, budget=None):
+        errors = self.runner.run_to(checkpoint, None if budget is None else float(budget))
         defined = sorted(k for k, v in self.ns.items() if callable(v) and not k.startswith("__"))
         return {"ok": {"defined": defined, "errors": errors}}
 
@@ -76,6 +84,8 @@ class Child:
         op = msg["op"]
         if op == "init":
             return self.init(msg)
+        if op == "run_to":
+            return self.run_to(msg.get("checkpoint"), msg.get("budget"))
         if op == "probe":
             factory = PROBES[msg["name"]]
             return {"ok": self.new_handle(factory(*self.resolve(msg.get("args", []))))}
