@@ -187,7 +187,8 @@ def render_fragment(result):
 
 def write_html(result, out_dir):
     """Write ``OUT/<assignment_id>/<student_id>/report.html``; returns its ``Path``."""
-    path = Path(out_dir) / result.assignment_id / result.student_id / "report.html"
+    from .report import fs_name  # the same folder as results.json, in every locale
+    path = Path(out_dir) / fs_name(result.assignment_id) / fs_name(result.student_id) / "report.html"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_html(result), encoding="utf-8")
     return path

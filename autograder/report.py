@@ -21,7 +21,7 @@ from . import safetext
 from .problems import Problem, column
 
 
-def _fs(name):
+def fs_name(name):
     """A name as the file system wants it: the same bytes on disk in every locale."""
     return os.fsdecode(str(name).encode("utf-8", "surrogateescape"))
 
@@ -59,7 +59,7 @@ def results_json(result, test_visibility=None, output_format="text"):
 
 def write_results(result, out_dir):
     """Write ``OUT/<assignment_id>/<student_id>/results.json`` (UTF-8); returns its ``Path``."""
-    path = Path(out_dir) / _fs(result.assignment_id) / _fs(result.student_id) / "results.json"
+    path = Path(out_dir) / fs_name(result.assignment_id) / fs_name(result.student_id) / "results.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results_json(result), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path

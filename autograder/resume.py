@@ -18,6 +18,7 @@ from pathlib import Path
 from .child import wire
 from .plugin import CheckResult
 from .problems import Problem
+from .submission_files import UnreadableSubmission, read_submission
 
 FOLDER = ".resume"
 _GRADER_FILES = ("client.py", "local.py", "plugin.py", "checking.py", "counted.py", "grade.py", "safetext.py",
@@ -53,7 +54,7 @@ class Store:
     def _exercise_version(self, exercise):
         if exercise.name not in self._exercises:
             digest = hashlib.sha256()
-            for path in (exercise.checks_file, exercise.solution_module):
+            for path in (exercise.checks_file, exercise.solution_module, exercise.release_notebook):
                 digest.update(Path(path).read_bytes() if Path(path).is_file() else b"")
             self._exercises[exercise.name] = digest.hexdigest()
         return self._exercises[exercise.name]
@@ -65,13 +66,14 @@ class Store:
 
     def fingerprint(self, job):
         """Hex digest of what ``job``'s result depends on (``None`` when it cannot be read)."""
-        try:
-            content = job.path.read_bytes()
-        except OSError:
+        paths = [job.path, *job.alternatives]  # every notebook handing in this exercise counts
+        try:  # read as grading reads them: regular files, never through a symbolic link
+            contents = [read_submission(p) for p in paths]
+        except (OSError, UnreadableSubmission):
             return None
         parts = [self.key, self.grader, self.limits, self._exercise_version(job.exercise),
-                 hashlib.sha256(content).hexdigest(),
-                 *(os.fsencode(x).hex() for x in (job.student_id, job.path.name, *job.ignored))]
+                 *(hashlib.sha256(c).hexdigest() for c in contents),
+                 *(os.fsencode(x).hex() for x in (job.student_id, *(p.name for p in paths)))]
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
     def load(self, job):

@@ -27,8 +27,10 @@
 # it on the course's worked numbers and prints PASS, or what was expected, what came back
 # and, when the wrong value is one a known mistake gives, the mistake's name. Passing them is
 # a good sign; after you submit, hidden checks call your five functions on the same worked
-# numbers and on random cases drawn for you alone. The cells marked *instructor demo* (the
-# long training runs) are skipped when grading.
+# numbers and on random cases drawn for you alone. Your notebook is run as Restart & Run All
+# runs it, every cell from top to bottom, and each function is checked at its hidden-test
+# cell, as it stands there; the cells marked *instructor demo* (the long training runs) are
+# skipped when grading.
 
 # %% module=true
 import numpy as np

@@ -76,7 +76,7 @@ def buggy_kv(tmp_path):
     folder.mkdir()
     (folder / "check_kv_cache.py").write_text(BUGGY_CHECKS, encoding="utf-8")
     (folder / "conftest.py").write_text(Path(checks_conftest.__file__).read_text(encoding="utf-8"), encoding="utf-8")
-    return _ExerciseWithChecks(KV.name, KV.title, KV.functions, str(folder))
+    return _ExerciseWithChecks(KV.name, KV.title, KV.functions, folder=str(folder))
 
 
 def test_a_check_that_raises_is_a_grader_error_not_a_wrong_answer(tmp_path, buggy_kv):
