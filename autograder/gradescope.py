@@ -304,13 +304,12 @@ def student_id(metadata, fields=STUDENT_ID_FIELDS):
 
 
 def _notebook_grade_ids(path):
-    from .notebook_code import MAX_NOTEBOOK_BYTES
+    """The nbgrader grade ids in the notebook at ``path``, read as grading reads it (a regular
+    file, never through a link, outputs dropped); an empty set when it cannot be read."""
+    from .notebook_code import InvalidNotebook, grade_ids, load_cells
     try:
-        if path.stat().st_size > MAX_NOTEBOOK_BYTES:  # grading refuses it anyway; do not parse it
-            return set()
-        cells = json.loads(path.read_text(encoding="utf-8", errors="replace")).get("cells", [])
-        return {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in cells} - {None}
-    except (ValueError, AttributeError, OSError, RecursionError, TypeError):
+        return grade_ids(load_cells(path))
+    except InvalidNotebook:
         return set()
 
 

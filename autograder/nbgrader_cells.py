@@ -49,3 +49,32 @@ class OverwriteReleasedCells(OverwriteCells):
                 if source_cell.locked and cell.source == released_source(source_cell.source, self):
                     cell.source = source_cell.source
         return super().preprocess_cell(cell, resources, cell_index)
+
+    def add_missing_grade_cells(self, nb, resources):
+        """Put back grade cells a student deleted, each after the nearest earlier cell of the
+        source notebook that the submission still has (else first).
+
+        nbgrader 0.9.6 looks only at the cell just before it in the source, and only among
+        graded and solution cells: when that cell is locked but neither (a visible-check or
+        demo cell of this course), it raises ``KeyError`` and the student's whole notebook
+        fails to autograde. Same placement otherwise.
+        """
+        source_nb = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
+        source_cells = source_nb.source_cells
+        source_ids = [cell.name for cell in source_cells]
+        solution_ids = {cell.name for cell in source_nb.solution_cells}
+        for grade_cell in source_nb.grade_cells:
+            present = {}
+            for i, cell in enumerate(nb.cells):
+                meta = cell["metadata"].get("nbgrader") if isinstance(cell.get("metadata"), dict) else None
+                if isinstance(meta, dict) and meta.get("grade_id") and meta["grade_id"] not in present:
+                    present[meta["grade_id"]] = i
+            if grade_cell.name in present:
+                continue
+            self.log.warning(f"Missing grade cell {grade_cell.name} encountered, adding to notebook")
+            k = source_ids.index(grade_cell.name)
+            new = self.missing_cell_transform(source_cells[k], grade_cell.max_score,
+                                              is_solution=grade_cell.name in solution_ids)
+            before = next((present[source_ids[j]] for j in range(k - 1, -1, -1) if source_ids[j] in present), None)
+            nb.cells.insert(0 if before is None else before + 1, new)
+        return nb, resources

@@ -14,6 +14,7 @@ missing they FAIL, they do not skip.
 """
 import errno
 import os
+from pathlib import Path
 import resource
 import socket
 import sys
@@ -28,7 +29,7 @@ from autograder.discover import discover
 from autograder.exercises import EXERCISES, PROJECT_ROOT
 from autograder.grade import grade_all
 from autograder.launch import Sandbox
-from autograder.notebook_code import read_code_cells
+from autograder.notebook_code import read_notebook
 from autograder.sandbox import ChildSubmission, Limits, StudentCodeError
 from conftest import SECRET
 
@@ -98,10 +99,11 @@ def attack_outcomes(tmp_path, attacks, setup="", limits=FAST):
 
     Returns: list of outcome strings, or "crashed: <detail>" where the child died.
     """
-    path = _write(tmp_path / "probe" / "attention.ipynb",
-                  filled_notebook(ATTENTION, {"causal_mask": _hostile_source(attacks, setup)}))
+    # Only the hostile cell runs: the notebook's other cells (its visible checks, a demo
+    # printing causal_mask(3)) would call the attacks at start-up too.
+    cells = [(1, "import numpy as np\n" + _hostile_source(attacks, setup))]
     out = []
-    with ChildSubmission(read_code_cells(path), limits) as sub:
+    with ChildSubmission(cells, limits) as sub:
         assert sub.ensure_started()["errors"] == []
         assert sub.confinement.startswith("bubblewrap+seccomp")
         for i in range(len(attacks)):
@@ -119,17 +121,22 @@ def _grader_state():
 
 
 def _sandbox_processes():
-    """Pids of processes running as a sandbox uid (only meaningful when grading as root)."""
+    """Pids of processes running as a sandbox uid for this checkout (only meaningful when
+    grading as root). Sandboxes of another checkout grading on the same machine at the same
+    time are not this test's: they are told apart by the grader's path in their command line."""
     first, last = confinement.sandbox_uids()
+    mine = os.fsencode(str(Path(confinement.__file__).resolve().parent))  # .../autograder
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/status") as f:
                     uid = next(int(line.split()[1]) for line in f if line.startswith("Uid:"))
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    cmdline = f.read()
             except (OSError, StopIteration):
                 continue
-            if first <= uid <= last:
+            if first <= uid <= last and (mine in cmdline or not cmdline):
                 found.append(int(entry))
     return found
 

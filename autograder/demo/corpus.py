@@ -189,7 +189,7 @@ class Entry:
 
 
 def corpus():
-    """The parity corpus: 36 hand-ins, every style several times, over the five exercises."""
+    """The parity corpus: 33 hand-ins, every style several times, over all six exercises."""
     plan = {
         "tokens": [("loop_definitions", "magics"), ("conditional_definitions", "docstring_questions"),
                    ("percent_formatting", "scratch_redefinition"), ("retyped_cell", "failing_scratch_cell"),
@@ -206,6 +206,7 @@ def corpus():
         "kv_cache": [("loop_definitions", "percent_formatting"), ("magics", "retyped_cell"),
                      ("docstring_questions", "conditional_definitions"), ("scratch_redefinition", "guarded_main"),
                      ("failing_scratch_cell", "deleted_test_cell"), ("percent_formatting", "magics")],
+        "learned_attention": [("magics", "scratch_redefinition"), ("loop_definitions", "docstring_questions")],
     }
     layouts = ["plain", "copy", "plain", "jupyter_copy", "plain", "renamed"]
     # A wrong helper, so "one bug, charged once" is compared too; and the issue's loop-filled dict.
@@ -299,6 +300,12 @@ def nbgrader_autograde(workdir, submitted, secret, timeout=60, workers=1):
     config.CourseDirectory.db_url = f"sqlite:///{course}/gradebook.db"
     config.Execute.timeout = timeout
     config.OverwriteCells.add_missing_cells = True
+    # The course's own autograde preprocessors (nbgrader_config.py): nbgrader's, with
+    # OverwriteCells replaced by the course's subclass (autograder/nbgrader_cells.py).
+    config.Autograde.sanitize_preprocessors = [
+        "nbgrader.preprocessors.ClearOutput", "nbgrader.preprocessors.DeduplicateIds",
+        "nbgrader.preprocessors.OverwriteKernelspec", "autograder.nbgrader_cells.OverwriteReleasedCells",
+        "nbgrader.preprocessors.CheckCellMetadata"]
     saved = {k: os.environ.get(k) for k in ("COURSE_SECRET", "TIKTOKEN_CACHE_DIR")}
     os.environ["COURSE_SECRET"] = secret.decode()
     os.environ["TIKTOKEN_CACHE_DIR"] = str(cache_dir())
