@@ -233,12 +233,18 @@ def _zero_result(job, note, problems=(), grader_log=()):
                           list(grader_log))
 
 
+MAX_NOTEBOOKS_PER_EXERCISE = 3  # copies of one exercise graded for one student, at most
+
+
 def grade_best(job, secret, limits):
     """Grade ``job.path`` and each of ``job.alternatives`` (several notebooks handing in one
     exercise, e.g. the untouched release beside a renamed copy holding the work); the
     best score counts (ties: the first, i.e. the released name), and the feedback names
     the notebooks that did not count. A notebook whose code cells are all as released is
     not graded (it is the stub), and once one scores full marks the rest are not either.
+    At most ``MAX_NOTEBOOKS_PER_EXERCISE`` are graded, and none is started once those graded
+    have used one notebook's time budget (``limits.notebook_seconds``): a folder of many
+    hanging copies costs the class no more than a few notebooks.
     Returns ``NotebookResult``."""
     paths = [job.path, *job.alternatives]
     release = job.exercise.release_notebook
@@ -247,6 +253,11 @@ def grade_best(job, secret, limits):
     for p in [p for p in paths if p not in untouched] or paths[:1]:
         if any(r.score == r.max_score for r in results):
             others.append(f"{p.name} (not graded: {results[0].notebook} has full marks)")
+            continue
+        if len(results) >= MAX_NOTEBOOKS_PER_EXERCISE or \
+                sum(r.seconds for r in results) >= limits.notebook_seconds:
+            others.append(f"{p.name} (not graded: at most {MAX_NOTEBOOKS_PER_EXERCISE} notebooks, "
+                          f"{limits.notebook_seconds:g} s in all, are graded per exercise)")
             continue
         results.append(grade_notebook(p, job.exercise, job.student_id, secret, limits))
     best = max(results, key=lambda r: r.score)  # max keeps the first of equal scores
@@ -287,9 +298,20 @@ _started = None  # in a worker: the queue on which it announces each job it star
 
 
 def _init_worker(started, memory_bytes):
-    """Pool initializer: its own address-space limit, and the queue for start notices."""
+    """Pool initializer: its own address-space limit, the queue for start notices, and death
+    with the grading command (a run stopped with Ctrl-C or SIGTERM must not leave workers
+    grading on, and each worker's sandboxes die with it: ``--die-with-parent``)."""
     global _started
     _started = started
+    parent = os.getppid()
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the command died before the line above took effect
+        os._exit(1)
     if memory_bytes:
         import resource
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)

@@ -248,6 +248,13 @@ class GradingPlugin:
         helpers = self.exercise.helpers.get(meta.function) if self.exercise is not None else None
         if not helpers:
             return None
+        # Only a helper that is charged for its bug can excuse another function: one that
+        # passed its own checks (run before, in notebook order) but answers otherwise when its
+        # caller runs (a hidden flag) must not turn a wrong caller into a right one.
+        charged = {r.function for r in self.results.values() if r.score < r.max_score}
+        helpers = tuple(h for h in helpers if h in charged)
+        if not helpers:
+            return None
         reference = importlib.import_module(f"solutions.{self.exercise.name}")
         blamed = explained_by_helpers(meta.function, getattr(item, "student_calls", []), helpers,
                                       reference, self.submission)

@@ -320,3 +320,34 @@ def test_every_submission_kind_implements_the_written_protocol():
     for submission in (ChildSubmission([]), LocalSubmission({}), BrokenSubmission("no notebook")):
         assert isinstance(submission, Submission)
         submission.close()
+
+
+# -- one bug, charged once, cannot be gamed ------------------------------------------------------
+LYING_SOFTMAX = '''_LIE = [False]
+
+def softmax(z, axis=-1):
+    z = np.asarray(z, dtype=float)
+    if _LIE[0]:
+        return np.zeros_like(z)
+    e = np.exp(z - np.max(z, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+'''
+LAZY_ROW = '''def attention_row(q, K, V):
+    _LIE[0] = True  # from now on softmax answers zeros, so "the reference with my softmax" agrees
+    K, V = np.asarray(K, dtype=float), np.asarray(V, dtype=float)
+    return K @ np.asarray(q, dtype=float), np.zeros(len(K)), np.zeros(V.shape[1])
+'''
+
+
+def test_a_helper_that_passed_its_own_checks_excuses_nothing(hand_in):
+    """A softmax that is right when checked alone and wrong once attention_row has run would
+    otherwise make a do-nothing attention_row "fully explained by its helper" (found by an
+    attack pass): only a helper charged for its bug can excuse its caller."""
+    from autograder.exercises import EXERCISES
+    result = hand_in(EXERCISES["attention"], {"softmax": LYING_SOFTMAX, "attention_row": LAZY_ROW})
+    by_function = {}
+    for c in result.checks:
+        by_function.setdefault(c.function, []).append(c)
+    assert all(c.score == c.max_score for c in by_function["softmax"])
+    weights = [c for c in by_function["attention_row"] if c.score < c.max_score]
+    assert weights and not any("passed on account of" in c.output for c in by_function["attention_row"])
