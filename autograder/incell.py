@@ -22,6 +22,9 @@ from .sandbox import LocalSubmission
 from .seeds import load_secret
 
 
+CHARGED_KEY = "_autograder_charged_functions"
+
+
 class ChecksFailed(AssertionError):
     """No check of this function passed; the message lists why."""
 
@@ -58,10 +61,15 @@ def grade(exercise_name, function, namespace=None, student_id=None):
     """
     ns = namespace if namespace is not None else _namespace()
     sid = student_id or student_id_from_cwd()
+    # Functions charged in earlier hidden-test cells of this kernel: only those may excuse a
+    # caller ("one bug, charged once", plugin.py). Kept in the kernel's namespace because the
+    # hidden cells re-import the grader each time.
+    charged = ns.setdefault(CHARGED_KEY, set())
     with warnings.catch_warnings(), contextlib.redirect_stderr(sys.stdout):
         warnings.simplefilter("ignore")
         results = run_checks(find(exercise_name), LocalSubmission(ns), sid,
-                             load_secret(create=True), select=function)
+                             load_secret(create=True), select=function, charged=set(charged))
+    charged.update(r.function for r in results if r.score < r.max_score)
     earned = sum(r.score for r in results)
     available = sum(r.max_score for r in results)
     lines = [f"{'PASS' if r.score == r.max_score else 'FAIL'}  {r.score:g}/{r.max_score:g}  {r.name}"

@@ -221,6 +221,7 @@ class GradingPlugin:
         self.only = only  # node names to run (rerunning suspect checks on the reference)
         self.suspects = {}  # nodeid -> traceback of an exception that is not a verdict
         self.exercise = exercise
+        self.charged_before = set()  # functions charged in earlier runs (see run_checks)
         self.submission = submission
         self.student_id = student_id
         self.secret = secret
@@ -251,7 +252,7 @@ class GradingPlugin:
         # Only a helper that is charged for its bug can excuse another function: one that
         # passed its own checks (run before, in notebook order) but answers otherwise when its
         # caller runs (a hidden flag) must not turn a wrong caller into a right one.
-        charged = {r.function for r in self.results.values() if r.score < r.max_score}
+        charged = self.charged_before | {r.function for r in self.results.values() if r.score < r.max_score}
         helpers = tuple(h for h in helpers if h in charged)
         if not helpers:
             return None
@@ -328,7 +329,7 @@ class GradingPlugin:
             self.errors.append(str(report.longrepr))
 
 
-def run_checks(exercise, submission, student_id, secret, select=None, only=None):
+def run_checks(exercise, submission, student_id, secret, select=None, only=None, charged=()):
     """Run the hidden checks of ``exercise`` on ``submission``.
 
     Args:
@@ -338,6 +339,9 @@ def run_checks(exercise, submission, student_id, secret, select=None, only=None)
         secret: the course secret (``bytes``).
         select: optional student-facing function name; only its checks run.
         only: optional set of check names (``check_x``); only those run.
+        charged: functions that already lost points in earlier runs on the same notebook
+            (``incell.py`` runs one function per hidden-test cell); with those this run
+            charges, they are the helpers that may excuse a caller (``_helper_excuse``).
     Returns:
         list of ``CheckResult`` in the order the checks are written. A check that raised
         something other than a verdict is rerun on the reference solution, with the same
@@ -348,6 +352,7 @@ def run_checks(exercise, submission, student_id, secret, select=None, only=None)
         GraderError: the check file could not be collected or run.
     """
     plugin = GradingPlugin(submission, student_id, secret, select, only, exercise)
+    plugin.charged_before = set(charged)
     args = [str(exercise.checks_file), "-c", str(CHECKS_DIR / "pytest.ini"),
             "--rootdir", str(CHECKS_DIR), "-p", "no:cacheprovider",
             "--import-mode=importlib", "-W", "ignore", "-p", "no:terminal", "-p", "no:logging",
