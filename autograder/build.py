@@ -1,4 +1,4 @@
-"""Generate every copy of an exercise from its one source, ``exercises/<name>.py``.
+"""Generate every copy of an exercise from its one source, ``exercises/<name>/notebook.py``.
 
     python -m autograder.build            # rebuild all generated copies
     python -m autograder.build --check    # exit 1 if any committed copy has drifted
@@ -12,7 +12,7 @@ The text form is jupytext's percent format. Cell headers say what a cell is:
   nbgrader's ``### BEGIN SOLUTION`` / ``### END SOLUTION`` markers.
 * ``# %% tests="attention_row"``: where the hidden checks of that function run in
   ``nbgrader autograde``; the build writes the cell's body and its points (the sum of the
-  points of that function's checks in ``autograder/checks/check_<name>.py``).
+  points of that function's checks in ``exercises/<name>/checks.py``).
 * ``# %% demo=true``: an instructor demo (a long training run, heavy plots): tagged
   ``instructor-demo`` so grading skips it, and an nbgrader locked (read-only) cell with
   ``grade_id`` ``demo_<n>`` (n = 1, 2, ... in notebook order). See ``demo_cell``.
@@ -55,7 +55,7 @@ KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3
 TEST_CELL = """# The hidden checks of {function} run here when your notebook is graded.
 ### BEGIN HIDDEN TESTS
 import sys as _sys
-for _name in [_m for _m in list(_sys.modules) if _m.split(".")[0] in ("autograder", "solutions")]:
+for _name in [_m for _m in list(_sys.modules) if _m.split(".")[0] in ("autograder", "solutions", "exercises")]:
     del _sys.modules[_name]
 from autograder.incell import grade
 grade("{exercise}", "{function}")
@@ -162,7 +162,7 @@ def solution_module(exercise):
     """Source text of ``solutions/<name>.py``: the ``module`` and ``solution`` cells, markers removed."""
     text = jupytext.read(exercise.text_form, fmt="py:percent")
     parts = [f'"""Reference solutions for the "{exercise.name}" exercise.\n\n'
-             f"GENERATED from exercises/{exercise.name}.py by `python -m autograder.build`: edit that\n"
+             f"GENERATED from exercises/{exercise.name}/notebook.py by `python -m autograder.build`: edit that\n"
              'file, not this one (tests/test_build.py fails when they differ).\n"""']
     for cell in text.cells:
         if cell.cell_type == "code" and ("solution" in cell.metadata or cell.metadata.get("module")):

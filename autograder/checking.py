@@ -1,6 +1,6 @@
 """What a check file uses: the ``check`` decorator, value comparison and named mistakes.
 
-A check is a function ``check_*`` in ``autograder/checks/check_<exercise>.py``, run by
+A check is a function ``check_*`` in ``exercises/<exercise>/checks.py``, run by
 pytest. It receives the student's functions by name as fixtures (``attention_row``),
 plus ``rng`` (a per-student seeded ``numpy.random.Generator``) and ``submission``. It
 compares what the student's code returns with a value from ../shared/WORKED_EXAMPLES.md

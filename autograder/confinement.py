@@ -29,7 +29,7 @@ Every child that runs student code is started by bubblewrap (``bwrap``, Debian p
   capped at ``Limits.scratch_bytes``. Nothing else exists there: not the course folder,
   not ``/etc/shadow``, not other students' notebooks, not ``/sys`` (the folders above what
   is shown exist only as empty mount points). Grader files that lie inside a shown folder
-  (``grader_locations``: ``solutions``, ``autograder``, the course secret, e.g. after a
+  (``grader_locations``: ``solutions``, ``autograder``, ``exercises``, the course secret, e.g. after a
   non-editable install into the venv) are covered by an empty folder. Paths under ``/root``
   (0700) are handed to it through a private mount namespace of the grader's launcher,
   so ``/root`` is never made readable on the machine.
@@ -98,12 +98,14 @@ def sandbox_uids():
 # -- the files the child sees ------------------------------------------------------------
 def grader_locations():
     """Files of the grader that must never be visible, even inside a shown folder (a
-    non-editable install puts ``solutions`` and ``autograder`` into the venv's packages):
-    the reference solutions, the grader package, the course secret."""
+    non-editable install puts ``solutions``, ``autograder`` and ``exercises`` into the venv's
+    packages): the reference solutions, the grader package, the course (hidden checks), the
+    course secret."""
     import importlib.util
     from .seeds import SECRET_FILE
-    locations = {str(PROJECT_ROOT / "solutions"), str(PROJECT_ROOT / "autograder"), str(SECRET_FILE)}
-    for name in ("solutions", "autograder"):
+    packages = ("solutions", "autograder", "exercises")
+    locations = {str(PROJECT_ROOT / name) for name in packages} | {str(SECRET_FILE)}
+    for name in packages:
         try:
             spec = importlib.util.find_spec(name)  # finds, does not import
         except (ImportError, ValueError):

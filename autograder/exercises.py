@@ -1,35 +1,90 @@
-"""The course's exercises: one entry per notebook, the single list everything else reads.
+"""The course's exercises, discovered from their folders: the one list everything else reads.
 
-Each exercise is one nbgrader assignment holding one notebook. Its text form is
-``exercises/<name>.py`` (the one source of truth, jupytext percent format); ``python -m
-autograder.build`` generates ``source/<name>/<name>.ipynb``, ``solutions/<name>.py`` and
-``assignments/<name>/<name>.ipynb`` from it. Its hidden checks are
-``autograder/checks/check_<name>.py``.
+``autograder/`` is the engine; ``exercises/<name>/`` is the course. Each exercise is one
+nbgrader assignment holding one notebook, and its folder holds everything about it:
+
+* ``exercise.toml``: what the registry reads (``FIELDS`` lists the keys): its title, its
+  place in the course, the functions students write, which of them call others (the helper
+  map), the points the course promises, the plots the notebook draws, and its entries in
+  the parity corpus (``autograder.demo.corpus``).
+* ``notebook.py``: the one source of the notebook (jupytext percent format);
+  ``python -m autograder.build`` generates ``source/<name>/<name>.ipynb``,
+  ``solutions/<name>.py`` and ``assignments/<name>/<name>.ipynb`` from it.
+* ``checks.py``: the hidden checks (pytest), with points, named mistakes and ``VISIBLE``.
+* ``mistakes.py``: realistic wrong implementations (``MISTAKES``), the ones the course
+  text names (``NAMED``) and who hands which in in the demo class (``DEMO``).
+* ``worked.py``: the course text's worked values (``WORKED``), each with its section and the
+  reference computation that reproduces it (``docs/worked-examples.md`` is generated from them).
+
+``python -m autograder new <name>`` writes a new folder from a template (``autograder.new``).
 """
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+COURSE_DIR = PROJECT_ROOT / "exercises"
+# The engine's side of the checks: pytest.ini and the fixtures (conftest.py) every check file uses.
 CHECKS_DIR = Path(__file__).resolve().parent / "checks"
+
+# Files every exercise folder holds, and what each is for (``missing_files`` names the absent ones).
+FILES = {
+    "exercise.toml": "what the registry reads",
+    "__init__.py": "makes the folder the package exercises.<name>",
+    "notebook.py": "the notebook's source (jupytext percent format)",
+    "checks.py": "the hidden checks",
+    "mistakes.py": "realistic mistakes, the named ones, the demo class's hand-ins",
+    "worked.py": "the course text's worked values",
+}
+# Keys of exercise.toml: {key: (type, required)}.
+FIELDS = {
+    "order": (int, True),         # place in the course (1, 2, ...): the order of lists and tables
+    "title": (str, True),         # what the student sees as the notebook's title
+    "summary": (str, True),       # one line for README's exercise table: what the student implements
+    "points": ((int, float), True),  # the total the course promises; the checks' points must add up to it
+    "functions": (list, True),    # the student-facing names the checks call (the contract)
+    "helpers": (dict, False),     # {function: [helper, ...]}: see Exercise.helpers
+    "plots": (int, False),        # images the solution notebook draws (at least)
+    "parity": (list, False),      # [{styles = [...], layout = "...", mistake = "<label>"}, ...]
+}
 
 
 @dataclass(frozen=True)
 class Exercise:
-    """One notebook of the course.
+    """One notebook of the course, as its folder ``exercises/<name>/`` declares it.
 
     Attributes:
-        name: assignment id, notebook name and module name, e.g. "attention".
+        name: assignment id, notebook name and folder name, e.g. "attention".
         title: what the student sees as the notebook's title.
-        functions: the student-facing names the checks call (the contract).
+        functions: the student-facing names the checks call (the contract), a tuple.
         helpers: ``{function: (helper, ...)}``: student functions whose reference calls
             other student functions. When a wrong answer of ``function`` is what the
             reference gives with the student's helpers, the helper alone loses points
             ("one bug, charged once": ``plugin.explained_by_helpers``).
+        order: place in the course (1 = first).
+        summary: what the student implements, one line (README's exercise table).
+        points: the total the course promises (a declared figure; the tests compare the
+            checks' sum with it, so neither can drift alone).
+        plots: how many images the solution notebook draws, at least.
+        parity: the exercise's parity corpus entries, a tuple of dicts with ``styles``
+            (tuple of style names of ``autograder.demo.corpus.STYLES``), ``layout`` and
+            optional ``mistake`` (a label of ``mistakes.py``).
+        folder: the exercise's folder (``Path``).
     """
     name: str
     title: str
     functions: tuple
     helpers: dict = field(default_factory=dict, hash=False, compare=False)
+    order: int = 0
+    summary: str = ""
+    points: float = 0.0
+    plots: int = 0
+    parity: tuple = field(default=(), hash=False, compare=False)
+    folder: Path = None
+
+    def __post_init__(self):
+        if self.folder is None:
+            object.__setattr__(self, "folder", COURSE_DIR / self.name)
 
     @property
     def assignment(self):
@@ -43,7 +98,28 @@ class Exercise:
 
     @property
     def text_form(self):
-        return PROJECT_ROOT / "exercises" / f"{self.name}.py"
+        """The notebook's one source, ``exercises/<name>/notebook.py``."""
+        return self.folder / "notebook.py"
+
+    @property
+    def checks_file(self):
+        """The hidden checks, ``exercises/<name>/checks.py``."""
+        return self.folder / "checks.py"
+
+    @property
+    def checks_module(self):
+        """The check file's module name, e.g. "exercises.attention.checks"."""
+        return f"exercises.{self.name}.checks"
+
+    @property
+    def mistakes_module(self):
+        """The mistakes' module name, e.g. "exercises.attention.mistakes"."""
+        return f"exercises.{self.name}.mistakes"
+
+    @property
+    def worked_module(self):
+        """The worked values' module name, e.g. "exercises.attention.worked"."""
+        return f"exercises.{self.name}.worked"
 
     @property
     def source_notebook(self):
@@ -57,29 +133,67 @@ class Exercise:
     def solution_module(self):
         return PROJECT_ROOT / "solutions" / f"{self.name}.py"
 
-    @property
-    def checks_file(self):
-        return CHECKS_DIR / f"check_{self.name}.py"
+    def missing_files(self):
+        """Names of the files of ``FILES`` that the folder lacks (``[]`` when complete)."""
+        return [f for f in FILES if not (self.folder / f).is_file()]
 
 
-EXERCISES = {e.name: e for e in [
-    Exercise("tokens", "Tokens: byte-pair encoding, and a production tokenizer",
-             ("get_pair_counts", "merge_pair", "learn_bpe", "bpe_encode", "tiktoken_pieces"),
-             helpers={"learn_bpe": ("get_pair_counts", "merge_pair"), "bpe_encode": ("merge_pair",)}),
-    Exercise("embeddings", "Embeddings: meaning as a direction",
-             ("cosine_similarity", "cosine_similarity_matrix", "semantic_search")),
-    Exercise("attention", "One attention row, and the whole grid",
-             ("softmax", "project_qkv", "attention_row", "causal_mask", "attention_matrix"),
-             helpers={"attention_row": ("softmax",), "attention_matrix": ("softmax", "causal_mask")}),
-    Exercise("next_token", "From the context vector to the next token, and one training step",
-             ("forward", "cross_entropy", "grad_logits", "grad_unembedding", "sgd_update", "numerical_gradient"),
-             helpers={"grad_unembedding": ("grad_logits",)}),
-    Exercise("kv_cache", "Generating text: the KV cache",
-             ("KVCache", "decode_step", "causal_self_attention", "kv_cache_size")),
-    Exercise("learned_attention", "Attention that learns: position, training, and several heads",
-             ("positional_encoding", "model_forward", "attention_backward", "train_step",
-              "multi_head_attention")),
-]}
+def load(folder):
+    """The ``Exercise`` declared by ``folder/exercise.toml``.
+
+    Raises:
+        ValueError: the file is missing or unreadable, a required key is missing, a key is
+            unknown or of the wrong type, or a helper is not one of the functions; the message
+            names the file and what is wrong.
+    """
+    folder = Path(folder)
+    path = folder / "exercise.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{path}: missing (every folder in exercises/ is an exercise; "
+                         "`python -m autograder new <name>` writes one)") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    problems = [f"missing key {k!r}" for k, (_, required) in FIELDS.items() if required and k not in data]
+    problems += [f"unknown key {k!r}" for k in data if k not in FIELDS]
+    problems += [f"{k!r} must be {FIELDS[k][0]}" for k, v in data.items()
+                 if k in FIELDS and not isinstance(v, FIELDS[k][0])]
+    if not folder.name.isidentifier():
+        problems.append(f"folder name {folder.name!r} is not a Python identifier")
+    if problems:
+        raise ValueError(f"{path}: " + "; ".join(problems))
+    functions = tuple(data["functions"])
+    helpers = {f: tuple(hs) for f, hs in data.get("helpers", {}).items()}
+    strangers = sorted({f for f, hs in helpers.items() for f in (f, *hs)} - set(functions))
+    if strangers:
+        raise ValueError(f"{path}: helpers names {', '.join(strangers)}, not in functions")
+    parity = tuple({"styles": tuple(e.get("styles", ())), "layout": e.get("layout", "plain"),
+                    "mistake": e.get("mistake")} for e in data.get("parity", []))
+    return Exercise(folder.name, data["title"], functions, helpers, order=data["order"],
+                    summary=data["summary"], points=float(data["points"]), plots=data.get("plots", 0),
+                    parity=parity, folder=folder)
+
+
+def discover(root=COURSE_DIR):
+    """Every exercise under ``root``, ``{name: Exercise}`` in course order.
+
+    Every sub-folder is an exercise, except those whose name starts with "_" or "."
+    (``__pycache__``).
+
+    Raises:
+        ValueError: a folder without a valid ``exercise.toml`` (see ``load``), or two
+            exercises with the same ``order``.
+    """
+    found = [load(p) for p in sorted(Path(root).iterdir()) if p.is_dir() and p.name[0] not in "_."]
+    orders = [e.order for e in found]
+    clashes = sorted({o for o in orders if orders.count(o) > 1})
+    if clashes:
+        raise ValueError(f"{root}: two exercises share order {clashes}")
+    return {e.name: e for e in sorted(found, key=lambda e: e.order)}
+
+
+EXERCISES = discover()
 
 ALL_FUNCTIONS = sorted({f for e in EXERCISES.values() for f in e.functions})
 

@@ -14,7 +14,8 @@ Build (instructor's machine)::
 writes ``DIR/<assignment>-autograder.zip`` holding, at its root: ``setup.sh`` and
 ``run_autograder`` (from ``gradescope_files/``), ``config.json`` (this build's options),
 ``requirements.txt`` (the pinned dependencies) and ``project/``: the ``autograder`` package
-(without the demo and without other assignments' checks), the assignment's reference
+(without the demo), the assignment's folder of ``exercises/`` (its ``exercise.toml`` and
+hidden checks; not the other assignments', not its notebook source or mistakes), its reference
 solution, the course secret (``project/.course_secret``) and tiktoken's ``cl100k_base``
 cache file (``project/.cache/tiktoken/``), so grading needs no network.
 
@@ -106,11 +107,16 @@ def _solution_modules(exercise):
     return sorted(names)
 
 
+# What grading reads of an exercise's folder (the registry's declaration, the hidden checks).
+BUNDLED_COURSE_FILES = ("__init__.py", "exercise.toml", "checks.py")
+
+
 def bundle_files(exercise):
     """``{path inside the zip: source Path}`` for the project part of the bundle.
 
-    The grader package minus the demo, the bundle templates and other assignments' checks;
-    ``solutions/__init__.py`` and the reference modules the checks import.
+    The grader package minus the demo and the bundle templates; of ``exercises/``, the
+    package's ``__init__.py`` and, of this assignment's folder, what grading reads
+    (``BUNDLED_COURSE_FILES``); ``solutions/__init__.py`` and the reference modules the checks import.
     """
     files = {}
     for path in sorted(PACKAGE_DIR.rglob("*")):
@@ -119,9 +125,11 @@ def bundle_files(exercise):
             continue
         if path.suffix in (".pyc", ".pyo"):
             continue
-        if rel.parts[0] == "checks" and path.name.startswith("check_") and path != exercise.checks_file:
-            continue
         files[f"project/autograder/{rel.as_posix()}"] = path
+    course = exercise.folder.parent
+    files["project/exercises/__init__.py"] = course / "__init__.py"
+    for name in BUNDLED_COURSE_FILES:
+        files[f"project/exercises/{exercise.name}/{name}"] = exercise.folder / name
     solutions = PROJECT_ROOT / "solutions"
     files["project/solutions/__init__.py"] = solutions / "__init__.py"
     for name in _solution_modules(exercise):
@@ -255,7 +263,7 @@ def setup_problems(source):
     problems = []
     try:
         config = load_config(source)
-        checks = source / "project" / "autograder" / "checks" / f"check_{config['assignment']}.py"
+        checks = source / "project" / "exercises" / config["assignment"] / "checks.py"
         if not checks.is_file():
             problems.append(f"hidden checks missing: {checks}")
     except (OSError, ValueError, KeyError) as exc:

@@ -1,8 +1,9 @@
 """Run an exercise's hidden checks with pytest against one submission, and collect points.
 
 ``run_checks(exercise, submission, student_id, secret)`` calls ``pytest.main`` on
-``autograder/checks/check_<exercise>.py`` with ``GradingPlugin``, which supplies the
-``submission``, ``student_id`` and ``rng`` fixtures and records, for every check, the
+``exercises/<exercise>/checks.py`` with ``GradingPlugin``, which supplies the
+``submission``, ``student_id`` and ``rng`` fixtures (``autograder/checks/conftest.py`` adds
+one per student-facing name) and records, for every check, the
 points earned and the feedback text (never a traceback or the check's source).
 
 Two things make the grade match ``nbgrader autograde`` and charge each bug once:
@@ -37,6 +38,7 @@ import pytest
 
 from . import safetext
 from .checking import Mismatch
+from .checks import conftest as name_fixtures
 from .exercises import CHECKS_DIR
 from .problems import Problem, of_student_error
 from .sandbox import StudentCodeError
@@ -354,12 +356,12 @@ def run_checks(exercise, submission, student_id, secret, select=None, only=None,
     plugin = GradingPlugin(submission, student_id, secret, select, only, exercise)
     plugin.charged_before = set(charged)
     args = [str(exercise.checks_file), "-c", str(CHECKS_DIR / "pytest.ini"),
-            "--rootdir", str(CHECKS_DIR), "-p", "no:cacheprovider",
+            "--rootdir", str(exercise.folder), "-p", "no:cacheprovider",
             "--import-mode=importlib", "-W", "ignore", "-p", "no:terminal", "-p", "no:logging",
             # (unraisableexception runs gc.collect five times per session: most of the cost)
             "-p", "no:unraisableexception", "-p", "no:threadexception", "-p", "no:faulthandler",
             "--capture=no"]
-    code = pytest.main(args, plugins=[plugin])
+    code = pytest.main(args, plugins=[plugin, name_fixtures])
     if plugin.errors or code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         raise GraderError(f"pytest exited with {code!r}: {' '.join(plugin.errors)[:2000]}")
     if plugin.suspects and only is None:

@@ -1,6 +1,6 @@
 """Visible checks: the self-checks a student runs in the notebook, written by the build.
 
-Each check file (``autograder/checks/check_<name>.py``) lists its visible cases in
+Each check file (``exercises/<name>/checks.py``) lists its visible cases in
 ``VISIBLE``: a call on the course's public worked-example inputs, the expected value, and
 the values its known mistakes give there, computed by the same wrong variants the hidden
 checks use. ``python -m autograder.build`` renders them as VALUES ONLY into the notebook:
@@ -125,7 +125,7 @@ def _solutions_from(exercise, solution_text):
     """Import the check file against ``solution_text`` (the reference just generated), not
     against whatever ``solutions/<name>.py`` holds on disk."""
     package = importlib.import_module("solutions")
-    names = [f"solutions.{exercise.name}", f"autograder.checks.check_{exercise.name}"]
+    names = [f"solutions.{exercise.name}", exercise.checks_module]
     saved = {n: sys.modules.pop(n, None) for n in names}
     saved_attribute = getattr(package, exercise.name, None)
     module = types.ModuleType(names[0])
@@ -159,7 +159,7 @@ def visible_cases(exercise, solution_text=None):
     if solution_text is None:
         solution_text = exercise.solution_module.read_text(encoding="utf-8")
     with _solutions_from(exercise, solution_text):
-        module = importlib.import_module(f"autograder.checks.check_{exercise.name}")
+        module = importlib.import_module(exercise.checks_module)
         cases = list(getattr(module, "VISIBLE", []))
     seen = set()
     for case in cases:

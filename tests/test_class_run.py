@@ -16,16 +16,18 @@ import nbformat
 import pytest
 
 from autograder import cli, preflight, seeds, tiktoken_cache
-from autograder.checks import conftest as checks_conftest
 from autograder.demo.fill import filled_notebook
 from autograder.discover import Job, discover
-from autograder.exercises import EXERCISES, PROJECT_ROOT, Exercise
-from autograder.grade import grade_all, grade_job
+from autograder.exercises import EXERCISES, PROJECT_ROOT
+from autograder.grade import grade_all, grade_job, points_by_function
 from autograder.problems import Problem
 from autograder.sandbox import Limits
 
 KV = EXERCISES["kv_cache"]
 ATTENTION = EXERCISES["attention"]
+# Points of the attention notebook: the sum of its checks' points (test_exercises.py compares
+# it with the total the course promises).
+ATTENTION_POINTS = sum(points_by_function(ATTENTION).values())
 SECRET = b"class-run-secret"
 
 
@@ -61,22 +63,13 @@ def check_sound(kv_cache_size):
 '''
 
 
-@dataclasses.dataclass(frozen=True)
-class _ExerciseWithChecks(Exercise):
-    folder: str = ""
-
-    @property
-    def checks_file(self):
-        return Path(self.folder) / f"check_{self.name}.py"
-
-
 @pytest.fixture
 def buggy_kv(tmp_path):
-    folder = tmp_path / "checks"
+    """The kv_cache exercise with other hidden checks: its folder holds ``BUGGY_CHECKS``."""
+    folder = tmp_path / "kv_cache"
     folder.mkdir()
-    (folder / "check_kv_cache.py").write_text(BUGGY_CHECKS, encoding="utf-8")
-    (folder / "conftest.py").write_text(Path(checks_conftest.__file__).read_text(encoding="utf-8"), encoding="utf-8")
-    return _ExerciseWithChecks(KV.name, KV.title, KV.functions, folder=str(folder))
+    (folder / "checks.py").write_text(BUGGY_CHECKS, encoding="utf-8")
+    return dataclasses.replace(KV, folder=folder)
 
 
 def test_a_check_that_raises_is_a_grader_error_not_a_wrong_answer(tmp_path, buggy_kv):
@@ -127,7 +120,8 @@ def test_a_killed_worker_costs_only_its_notebook_and_the_class_keeps_full_pool_w
     results, failures = grade_all(jobs, SECRET, Limits(confine=False), workers=2,
                                   on_pool=lambda size, indices, alone: pools.append((size, indices, alone)))
     scores = {r.student_id: r.score for r in results}
-    assert scores == {"ann": 19, "bob": 19, "cid": 19, "dee": 19, "eve": 19, "kim": 0} and failures == 0
+    assert scores == {"ann": ATTENTION_POINTS, "bob": ATTENTION_POINTS, "cid": ATTENTION_POINTS, "dee": ATTENTION_POINTS,
+                      "eve": ATTENTION_POINTS, "kim": 0} and failures == 0
     kim = next(r for r in results if r.student_id == "kim")
     assert "killed the grader's worker" in kim.notes[0] and Problem.WORKER_KILLED in kim.all_problems
     # Every pool is as wide as asked (or as the notebooks left): the class never turns serial.
@@ -267,7 +261,7 @@ def _comparable(results):
 
 
 def test_an_interrupted_run_resumes_to_the_uninterrupted_results(tmp_path):
-    from autograder.demo.mistakes.kv_cache import MISTAKES
+    from exercises.kv_cache.mistakes import MISTAKES
     root = tmp_path / "submitted"
     _write(root, "ann", KV)
     _write(root, "ben", KV, stubs=KV.functions)

@@ -10,8 +10,12 @@ import pytest
 from autograder.demo.fill import filled_notebook
 from autograder.discover import discover
 from autograder.exercises import EXERCISES, PROJECT_ROOT
+from autograder.grade import points_by_function
 
 ATTENTION = EXERCISES["attention"]
+# Points of the attention notebook: the sum of its checks' points (test_exercises.py compares
+# it with the total the course promises).
+ATTENTION_POINTS = sum(points_by_function(ATTENTION).values())
 
 
 def _grade(args, env_secret="cli-secret"):
@@ -40,12 +44,12 @@ def test_whole_tree_is_graded_and_every_student_gets_results(submitted, tmp_path
     assert proc.returncode == 0, proc.stderr
     scores = {s: json.loads((out / "attention" / s / "results.json").read_text())["score"]
               for s in ("ann", "ben", "cat")}
-    assert scores == {"ann": 19, "ben": 0, "cat": 0}
+    assert scores == {"ann": ATTENTION_POINTS, "ben": 0, "cat": 0}
     cat = json.loads((out / "attention" / "cat" / "results.json").read_text())
-    assert "not a valid notebook" in cat["output"] and cat["max_score"] == 19
+    assert "not a valid notebook" in cat["output"] and cat["max_score"] == ATTENTION_POINTS
     with open(out / "grades.csv", newline="") as f:
         rows = {r["student_id"]: r for r in csv.DictReader(f)}
-    assert rows["ann"]["attention.ipynb"] == "19" and rows["ann"]["max_score"] == "19"
+    assert rows["ann"]["attention.ipynb"] == rows["ann"]["max_score"] == f"{ATTENTION_POINTS:g}"
     assert rows["cat"]["problems"] == "invalid notebook"
     assert 'attention_row: weights for "the cat"' in proc.stdout  # the printed table
     # an HTML report beside every results.json, the broken notebook's included
@@ -61,7 +65,7 @@ def test_results_json_has_the_gradescope_fields(submitted, tmp_path):
     for t in data["tests"]:
         assert {"name", "score", "max_score", "output", "visibility"} <= set(t)
         assert t["name"].split(":")[0] in ATTENTION.functions
-    assert sum(t["max_score"] for t in data["tests"]) == data["max_score"] == 19
+    assert sum(t["max_score"] for t in data["tests"]) == data["max_score"] == ATTENTION_POINTS
 
 
 def test_lone_notebook_takes_student_from_flag_or_file_name(submitted, tmp_path):
@@ -73,7 +77,7 @@ def test_lone_notebook_takes_student_from_flag_or_file_name(submitted, tmp_path)
     out = tmp_path / "graded"
     proc = _grade([lone, "--student", "zoe", "--out", out])
     assert proc.returncode == 0
-    assert json.loads((out / "attention" / "zoe" / "results.json").read_text())["score"] == 19
+    assert json.loads((out / "attention" / "zoe" / "results.json").read_text())["score"] == ATTENTION_POINTS
 
 
 def test_unknown_notebook_is_reported_not_fatal(tmp_path):
@@ -101,6 +105,6 @@ def test_a_submission_that_kills_its_worker_costs_only_its_own_points(submitted,
     jobs = [j for j in discover(submitted) if j.student_id in ("ann", "ben", "kim")]
     results, failures = grade_all(jobs, b"s", Limits(confine=False), workers=2)
     scores = {r.student_id: r.score for r in results}
-    assert scores == {"ann": 19, "ben": 0, "kim": 0}
+    assert scores == {"ann": ATTENTION_POINTS, "ben": 0, "kim": 0}
     kim = next(r for r in results if r.student_id == "kim")
     assert "killed the grader's worker process" in kim.notes[0] and failures == 0

@@ -27,13 +27,16 @@ from autograder import confinement
 from autograder.demo.fill import filled_notebook
 from autograder.discover import discover
 from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.grade import grade_all
+from autograder.grade import grade_all, points_by_function
 from autograder.launch import Sandbox
 from autograder.notebook_code import read_notebook
 from autograder.sandbox import ChildSubmission, Limits, StudentCodeError
 from conftest import SECRET
 
 ATTENTION = EXERCISES["attention"]
+# Points of the attention notebook: the sum of its checks' points (test_exercises.py compares
+# it with the total the course promises).
+ATTENTION_POINTS = sum(points_by_function(ATTENTION).values())
 FAST = Limits(call_seconds=5.0, retry_seconds=2.0, cell_seconds=5.0)
 
 # Shared by every hostile notebook: raw system calls through ctypes, also in the 32-bit
@@ -154,7 +157,7 @@ def class_run(tmp_path, attacks, setup="", limits=FAST):
     assert failures == 0
     by_student = {r.student_id: r for r in results}
     for ref in ("a_ref", "c_ref"):
-        assert by_student[ref].score == by_student[ref].max_score == 19, by_student[ref].checks
+        assert by_student[ref].score == by_student[ref].max_score == ATTENTION_POINTS, by_student[ref].checks
     hostile = by_student["b_hostile"]
     assert all(c.score == 0 for c in hostile.checks if c.function == "causal_mask")
     assert all(r.confinement.startswith("bubblewrap+seccomp") for r in results)
@@ -472,7 +475,7 @@ def test_symlinked_notebooks_and_folders_are_not_followed(tmp_path):
     results, failures = grade_all(discover(root), SECRET, FAST, workers=1)
     by = {r.student_id: r for r in results}
     assert failures == 0 and sorted(by) == ["alice", "bob", "dave", "erin"]  # carol's link is not entered
-    assert by["alice"].score == by["alice"].max_score == 19
+    assert by["alice"].score == by["alice"].max_score == ATTENTION_POINTS
     for sid in ("bob", "dave"):
         assert by[sid].score == 0 and "symbolic link" in by[sid].notes[0], by[sid].notes
     assert by["erin"].score == 0 and "not a regular file" in by["erin"].notes[0]
@@ -589,7 +592,7 @@ def test_grading_stops_before_student_code_without_the_sandbox(tmp_path, monkeyp
     import csv
     import json
     data = json.loads((tmp_path / "out" / "attention" / "attention" / "results.json").read_text())
-    assert data["extra_data"] == {"confinement": "unconfined"} and data["score"] == 19
+    assert data["extra_data"] == {"confinement": "unconfined"} and data["score"] == ATTENTION_POINTS
     rows = list(csv.DictReader((tmp_path / "out" / "grades.csv").open()))
     assert rows[0]["confinement"] == "unconfined"
 

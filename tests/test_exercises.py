@@ -1,23 +1,81 @@
-"""Does every exercise give the reference full marks and untouched stubs zero, for any student?"""
+"""Is every exercise folder complete, and does every exercise give the reference full marks
+and untouched stubs zero, for any student?"""
+import importlib
+
 import pytest
 
-from autograder.exercises import EXERCISES
+from autograder.demo.corpus import STYLES
+from autograder.demo.mistakes import mistakes_module
+from autograder.exercises import EXERCISES, FILES, discover
+from autograder.grade import check_metas, points_by_function
 
-# Points available per exercise (the sums of the @check points, fixed when each was written).
-TOTALS = {"tokens": 23, "embeddings": 14, "attention": 19, "next_token": 17, "kv_cache": 15,
-          "learned_attention": 20}
+
+def total(exercise):
+    """The points of ``exercise``: the sum of its checks' ``@check`` points."""
+    return sum(points_by_function(exercise).values())
 
 
-def test_every_exercise_has_a_total():
-    assert set(TOTALS) == set(EXERCISES)
+def test_the_course_has_its_six_exercises_in_course_order():
+    # the six notebooks of the course, in the order its text teaches them
+    assert list(EXERCISES) == ["tokens", "embeddings", "attention", "next_token", "kv_cache",
+                               "learned_attention"]
+
+
+@pytest.mark.parametrize("name", list(EXERCISES))
+def test_exercise_folder_holds_everything(name):
+    exercise = EXERCISES[name]
+    assert exercise.missing_files() == [], f"exercises/{name}/ lacks {exercise.missing_files()}"
+    assert importlib.import_module(exercise.checks_module).__file__ == str(exercise.checks_file)
+
+
+@pytest.mark.parametrize("name", list(EXERCISES))
+def test_checks_add_up_to_the_points_the_course_promises(name):
+    """``points`` of exercise.toml is typed by the course's author, apart from the checks:
+    the two must agree (so neither a forgotten check nor a changed weight goes unnoticed)."""
+    exercise = EXERCISES[name]
+    assert exercise.points > 0
+    assert total(exercise) == exercise.points
+    assert set(points_by_function(exercise)) == set(exercise.functions), "a function without checks"
+
+
+@pytest.mark.parametrize("name", list(EXERCISES))
+def test_every_exercise_declares_its_mistakes_parity_entries_and_demo_hand_ins(name):
+    exercise = EXERCISES[name]
+    module = mistakes_module(exercise)
+    labels = {m.label for m in module.MISTAKES}
+    assert all(m.exercise == name and m.function in exercise.functions for m in module.MISTAKES)
+    assert module.NAMED, f"exercises/{name}/mistakes.py: NAMED lists no mistake of the course text"
+    assert set(module.NAMED) <= labels, set(module.NAMED) - labels
+    assert set(l for ls in module.DEMO.values() for l in ls) <= labels
+    assert exercise.parity, f"exercises/{name}/exercise.toml: no [[parity]] entry"
+    for entry in exercise.parity:
+        assert entry["styles"] and set(entry["styles"]) <= set(STYLES), entry
+        assert entry["layout"] in ("plain", "copy", "jupyter_copy", "renamed"), entry
+        assert entry["mistake"] is None or entry["mistake"] in labels, entry
+
+
+def test_a_folder_without_exercise_toml_is_an_error_not_a_skip(tmp_path):
+    (tmp_path / "half_done").mkdir()
+    (tmp_path / "half_done" / "notebook.py").write_text("", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"half_done/exercise.toml: missing"):
+        discover(tmp_path)
+    (tmp_path / "half_done" / "exercise.toml").write_text('order = 1\ntitle = "x"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"missing key 'summary'.*missing key 'points'.*missing key 'functions'"):
+        discover(tmp_path)
+    (tmp_path / "half_done" / "exercise.toml").write_text(
+        'order = 1\ntitle = "x"\nsummary = "y"\npoints = 1\nfunctions = ["f"]\n', encoding="utf-8")
+    exercise = discover(tmp_path)["half_done"]
+    assert exercise.missing_files() == [f for f in FILES if f not in ("exercise.toml", "notebook.py")]
 
 
 @pytest.mark.parametrize("student", ["s1", "s2"])
 @pytest.mark.parametrize("name", list(EXERCISES))
 def test_reference_gets_full_marks(name, student, hand_in):
-    result = hand_in(EXERCISES[name], student=student)
+    exercise = EXERCISES[name]
+    result = hand_in(exercise, student=student)
     assert [(c.name, c.output) for c in result.checks if c.score < c.max_score] == []
-    assert result.score == result.max_score == TOTALS[name]
+    assert result.score == result.max_score == exercise.points
+    assert len(result.checks) == len(check_metas(exercise))
     assert result.notes == []
 
 
@@ -25,5 +83,5 @@ def test_reference_gets_full_marks(name, student, hand_in):
 def test_untouched_stubs_score_zero_with_not_implemented(name, hand_in):
     exercise = EXERCISES[name]
     result = hand_in(exercise, stubs=exercise.functions)
-    assert result.score == 0 and result.max_score == TOTALS[name]
+    assert result.score == 0 and result.max_score == exercise.points
     assert all("not implemented" in c.output for c in result.checks), [c.output for c in result.checks]

@@ -25,10 +25,13 @@ from autograder import gradescope, report
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
 from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.grade import check_metas, grade_notebook
+from autograder.grade import check_metas, grade_notebook, points_by_function
 
 SECRET = b"gradescope-test-secret"
 ATTENTION = EXERCISES["attention"]
+# Points of the attention notebook: the sum of its checks' points (test_exercises.py compares
+# it with the total the course promises).
+ATTENTION_POINTS = sum(points_by_function(ATTENTION).values())
 # sha256 of cl100k_base.tiktoken, as tiktoken checks it (../shared/WORKED_EXAMPLES.md section 2)
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 MISTAKES = {m.id: m for m in all_mistakes()}
@@ -117,9 +120,10 @@ def test_zip_has_gradescope_layout(container):
         assert zf.read("project/.course_secret").strip() == SECRET
         caches = [n for n in names if n.startswith("project/.cache/tiktoken/")]
         assert [hashlib.sha256(zf.read(n)).hexdigest() for n in caches] == [CL100K_SHA256]
-        # the hidden checks and reference of this assignment only; no demo
-        checks = sorted(n for n in names if "/checks/check_" in n)
-        assert checks == ["project/autograder/checks/check_attention.py"]
+        # the hidden checks and reference of this assignment only; no demo, no notebook source
+        course = sorted(n for n in names if n.startswith("project/exercises/"))
+        assert course == ["project/exercises/__init__.py", "project/exercises/attention/__init__.py",
+                          "project/exercises/attention/checks.py", "project/exercises/attention/exercise.toml"]
         assert sorted(n for n in names if n.startswith("project/solutions/")) == [
             "project/solutions/__init__.py", "project/solutions/attention.py"]
         assert not [n for n in names if "/demo/" in n or "__pycache__" in n]
@@ -165,7 +169,7 @@ def test_results_equal_local_grading(kind, container, tmp_path):
         assert note in results["output"]
     failed = {t["name"] for t in results["tests"] if t["score"] < t["max_score"]}
     if kind == "reference":
-        assert results["score"] == 19 and not failed
+        assert results["score"] == ATTENTION_POINTS and not failed
     elif kind == "stubs":
         assert results["score"] == 0
         assert all("not implemented" in t["output"] for t in results["tests"])
@@ -182,7 +186,7 @@ def test_results_equal_local_grading(kind, container, tmp_path):
 def test_results_follow_gradescope_specification(container):
     results, _, _ = submit(container["root"], {"attention.ipynb": filled_notebook(
         ATTENTION, {WRONG[0].function: WRONG[0].code})})
-    module = importlib.import_module("autograder.checks.check_attention")
+    module = importlib.import_module(ATTENTION.checks_module)
     takes_rng = {f.check_meta.name for _, f in inspect.getmembers(module, inspect.isfunction)
                  if hasattr(f, "check_meta") and "rng" in inspect.signature(f).parameters}
     assert len(takes_rng) == 7  # the attention checks that draw per-student cases
@@ -194,7 +198,7 @@ def test_results_follow_gradescope_specification(container):
     assert results["stdout_visibility"] == "hidden"
     lost = sum(m.points for m in check_metas(ATTENTION) if m.name in WRONG[0].failing)
     assert lost == 4  # weights and context of "the cat" (1 + 1), the random rows (2)
-    assert results["score"] == sum(t["score"] for t in results["tests"]) == 19 - lost
+    assert results["score"] == sum(t["score"] for t in results["tests"]) == ATTENTION_POINTS - lost
     assert isinstance(results["execution_time"], float) and results["execution_time"] > 0
     assert isinstance(results["output"], str)
 
@@ -215,7 +219,7 @@ def test_submission_layouts(layout, container):
     files, note = LAYOUTS[layout]
     content = {"REF": filled_notebook(ATTENTION), "EMPTY": nbformat.v4.new_notebook()}
     results, _, _ = submit(container["root"], {k: content.get(v, v) for k, v in files.items()})
-    assert results["score"] == 19
+    assert results["score"] == ATTENTION_POINTS
     if note:
         assert note in results["output"]
 
@@ -309,7 +313,7 @@ def test_unconfined_is_an_explicit_build_option(container, tmp_path, monkeypatch
     monkeypatch.setattr(gradescope, "sandbox_problem", _no_bwrap)
     gradescope.grade_submission(root, tmp_path / "out.json")
     results = json.loads((tmp_path / "out.json").read_text())
-    assert results["score"] == 19
+    assert results["score"] == ATTENTION_POINTS
     assert results["extra_data"]["confinement"].startswith("none")
 
 
@@ -321,7 +325,7 @@ def test_every_assignment_builds(name, tmp_path):
     assert path.name == f"{name}-autograder.zip"
     with zipfile.ZipFile(path) as zf:
         config = json.loads(zf.read("config.json"))
-        assert f"project/autograder/checks/check_{name}.py" in zf.namelist()
+        assert f"project/exercises/{name}/checks.py" in zf.namelist()
     assert list(config["tests"]) == [m.name for m in check_metas(exercise)]
     assert set(config["tests"].values()) == {"visible", "hidden"}  # worked values and randomized cases
     assert config["assignment"] == name and config["unconfined"] is False

@@ -11,7 +11,7 @@ from autograder.sandbox import LocalSubmission
 
 SECRET = b"test-secret"
 KV_CACHE = EXERCISES["kv_cache"]
-POINTS = 15
+POINTS = EXERCISES["kv_cache"].points  # declared in exercise.toml; test_exercises.py sums the checks
 COUNT_CHECK = "decode_step: each step projects only the new token (rows counted through W_Q, W_K, W_V)"
 
 
@@ -131,7 +131,7 @@ def test_in_kernel_counting_catches_recomputation(ref):
 
 
 def test_in_kernel_aliasing_is_caught(ref):
-    from autograder.demo.mistakes.kv_cache import MISTAKES
+    from exercises.kv_cache.mistakes import MISTAKES
     alias = next(m for m in MISTAKES if m.label == "aliases_inputs")
     results = run_checks(KV_CACHE, LocalSubmission(_namespace_with(ref, alias.code)), "s1", SECRET)
     failed = {r.name: r.output for r in results if r.score < r.max_score}

@@ -16,7 +16,7 @@ from autograder.sandbox import LocalSubmission
 
 SECRET = b"test-secret"
 LEARNED = EXERCISES["learned_attention"]
-POINTS = 20
+POINTS = EXERCISES["learned_attention"].points  # declared in exercise.toml; test_exercises.py sums the checks
 DOG_SENTENCE = "the dog saw the cat and it"
 
 

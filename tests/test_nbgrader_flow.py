@@ -30,11 +30,14 @@ from autograder import gradebook
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
 from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.grade import NotebookResult, check_metas
+from autograder.grade import NotebookResult, check_metas, points_by_function
 from autograder.plugin import CheckResult
 
 NAME = "attention"
 ATTENTION = EXERCISES[NAME]
+# Points of the attention notebook: the sum of its checks' points (test_exercises.py compares
+# it with the total the course promises).
+ATTENTION_POINTS = sum(points_by_function(ATTENTION).values())
 BIN = Path(sys.executable).parent
 DUEDATE = "2026-01-15 17:00:00 UTC"  # in the past: both submissions are late
 
@@ -192,9 +195,9 @@ def test_in_kernel_autograde_agrees_and_is_quiet_on_honest_work(term):
 def test_export_equals_the_autograders_class_table(term):
     ours = _csv(term.course / "graded" / "grades.csv", "student_id")
     exported = _csv(term.course / "gradebook.csv", "student_id")  # where nbgrader_config.py sends it
-    assert {s: float(r["total"]) for s, r in ours.items()} == {"alice": 19.0, "bob": 15.0}
+    assert {s: float(r["total"]) for s, r in ours.items()} == {"alice": ATTENTION_POINTS, "bob": ATTENTION_POINTS - 4.0}
     assert {s: float(r["score"]) for s, r in exported.items()} == {s: float(r["total"]) for s, r in ours.items()}
-    assert {float(r["max_score"]) for r in exported.values()} == {19.0}
+    assert {float(r["max_score"]) for r in exported.values()} == {ATTENTION_POINTS}
     assert not (term.course / "grades.csv").exists()
     for who, row in exported.items():  # collect kept timestamp.txt: the submission time is known
         submitted = (term.course / "submitted" / who / NAME / "timestamp.txt").read_text().strip()
@@ -218,7 +221,8 @@ def test_each_student_fetches_only_their_own_feedback(term):
         released = (term.course / "feedback" / who / NAME / "attention.html").read_text(encoding="utf-8")
         assert fetched[who] == released
     assert fetched["alice"] != fetched["bob"]
-    assert "Score: 19.0 / 19.0" in fetched["alice"] and "Score: 15.0 / 19.0" in fetched["bob"]
+    assert f"Score: {ATTENTION_POINTS:.1f} / {ATTENTION_POINTS:.1f}" in fetched["alice"]
+    assert f"Score: {ATTENTION_POINTS - 4:.1f} / {ATTENTION_POINTS:.1f}" in fetched["bob"]
     # The grader's report and per-check messages, not the hidden code.
     assert "autograder-report" in fetched["bob"]
     assert "forget to divide the scores by sqrt(d_k)" in fetched["bob"]
@@ -262,7 +266,7 @@ def test_a_manual_override_survives_regrading(term, tmp_path):
         assert grades["test_attention_row"].auto_score == 5.0 and grades["test_attention_row"].score == 4.0
         assert grades["test_attention_row"].needs_manual_grade
         assert grades["test_softmax"].score == 0.0 and not grades["test_softmax"].needs_manual_grade
-        assert nb.score == 19.0 - 3.0 - 1.0
+        assert nb.score == ATTENTION_POINTS - 3.0 - 1.0
 
 
 def test_late_penalties_come_from_the_course_config(term, tmp_path):
@@ -272,7 +276,7 @@ def test_late_penalties_come_from_the_course_config(term, tmp_path):
     assert gradebook.record(course, [(_job(course, "alice"), _result("alice", {}))]) == (1, [])
     with Gradebook(course.db_url, course.course_id) as gb:
         nb = gb.find_submission_notebook(NAME, NAME, "alice")
-        assert nb.score == 19.0 and nb.late_submission_penalty == 19.0
+        assert nb.score == nb.late_submission_penalty == ATTENTION_POINTS
         assert gb.find_submission(NAME, "alice").total_seconds_late > 0
 
 

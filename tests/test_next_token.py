@@ -11,7 +11,7 @@ from autograder.sandbox import LocalSubmission
 SECRET = b"test-secret"
 
 NEXT_TOKEN = EXERCISES["next_token"]
-POINTS = 17
+POINTS = EXERCISES["next_token"].points  # declared in exercise.toml; test_exercises.py sums the checks
 
 
 # -- the reference reproduces every worked value (typed from WORKED_EXAMPLES.md, section 6,

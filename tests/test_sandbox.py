@@ -12,11 +12,14 @@ import pytest
 
 from autograder.demo.fill import filled_notebook
 from autograder.exercises import EXERCISES
-from autograder.grade import grade_notebook
+from autograder.grade import grade_notebook, points_by_function
 from autograder.sandbox import ChildSubmission, Limits, StudentCodeError
 from conftest import SECRET
 
 ATTENTION = EXERCISES["attention"]
+# Points of the attention notebook: the sum of its checks' points (test_exercises.py compares
+# it with the total the course promises).
+ATTENTION_POINTS = sum(points_by_function(ATTENTION).values())
 FAST = Limits(call_seconds=2.0, retry_seconds=0.5, cell_seconds=2.0)
 
 
@@ -136,7 +139,7 @@ def test_a_file_that_is_not_a_notebook_scores_zero_with_the_reason(tmp_path):
     path = tmp_path / "attention.ipynb"
     path.write_text('{"cells": [ this is not json', encoding="utf-8")
     result = grade_notebook(path, ATTENTION, "s3", SECRET)
-    assert result.score == 0 and result.max_score == 19
+    assert result.score == 0 and result.max_score == ATTENTION_POINTS
     assert "not a valid notebook" in result.notes[0]
     assert all("not a valid notebook" in c.output for c in result.checks)
 

@@ -13,44 +13,21 @@ import pytest
 
 from autograder import visible
 from autograder.demo.fill import reference_code
-from autograder.demo.mistakes import all_mistakes
+from autograder.demo.mistakes import all_mistakes, mistakes_module
 from autograder.exercises import EXERCISES
 from autograder.visible_helper import _same
 
-# The mistakes the course texts name, as realistic code (autograder/demo/mistakes), and a
-# phrase a visible check must print for each.
-NAMED = {
-    "attention": {"no_sqrt_scaling": "forget to divide the scores by sqrt(d_k)",
-                  "softmax_wrong_axis": "softmax over the wrong axis",
-                  "hides_diagonal": "hide the diagonal too",
-                  "mask_after_softmax": "zero the masked weights after the softmax"},
-    "tokens": {"overlapping_merge": "merge overlapping occurrences",
-               "ties_by_largest_pair": "break ties by comparing the pairs themselves",
-               "ties_to_last_met": "break ties in favour of the pair met last"},
-    "embeddings": {"dot_product_only": "return the dot product without dividing by the norms",
-                   "ranks_by_dot_product": "rank by the dot product instead of the cosine",
-                   "ties_to_higher_index": "break ties towards the higher index"},
-    "next_token": {"y_minus_p": "compute y - p instead of p - y",
-                   "sign_flipped": "add the gradient instead of subtracting it"},
-    "kv_cache": {"aliases_inputs": "keep a reference to the caller's array instead of a copy",
-                 "size_no_factor_2": "leave out the factor 2"},
-    "learned_attention": {"no_softmax_correction": "leave out the `- w @ dw` term",
-                          "backward_scaling_dropped": "drop the 1/sqrt(d_k) scaling in the backward pass",
-                          "backward_scaled_twice": "apply the 1/sqrt(d_k) scaling twice in the backward pass",
-                          "position_after_projections": "add the position table after the projections",
-                          "scaled_by_d_model": "scale every head by sqrt(d_model) instead of sqrt(d_head)",
-                          "split_without_transpose": "split the heads with a plain reshape",
-                          "heads_concatenated_wrong_order": "concatenate the heads in the wrong order",
-                          "no_output_projection": "forget the output projection W_O",
-                          "sine_cosine_swapped": "swap sine and cosine",
-                          "repeated_word_overwritten": "grad_E[ids] += d_x, which keeps only one of them"},
-}
+def named(exercise):
+    """The mistakes the course text names, as realistic code (``NAMED`` of the exercise's
+    mistakes.py): ``{label: phrase a visible check must print}``."""
+    return mistakes_module(exercise).NAMED
 
 
 def test_every_course_mistake_is_listed():
-    assert set(NAMED) == set(EXERCISES)
     known = {m.id for m in all_mistakes()}
-    assert {f"{e}-{label}" for e, labels in NAMED.items() for label in labels} <= known
+    for name, exercise in EXERCISES.items():
+        assert named(exercise), f"exercises/{name}/mistakes.py names no mistake (NAMED)"
+        assert {f"{name}-{label}" for label in named(exercise)} <= known
 
 
 @pytest.mark.parametrize("name", list(EXERCISES))
@@ -132,7 +109,7 @@ def test_visible_checks_in_the_release(name, tmp_path):
             assert text.count("FAIL") == n and text.count("not implemented yet") == n, text
             assert "VisibleCheckFailed" in text, text
 
-        for label, phrase in NAMED[name].items():
+        for label, phrase in named(exercise).items():
             mistake = mistakes[label]
             printed = kernel.hand_in(dict(reference, **{mistake.function: mistake.code}))
             failing = [t for t in printed.values() if "FAIL" in t and phrase in t]

@@ -21,8 +21,9 @@ import sys
 from . import server, timing
 from .landlock import landlock
 
-# Names whose import a submission must not be helped by (requirement 2 of issue #2).
-BLOCKED_PACKAGES = ("autograder", "solutions")
+# Packages a submission must not import: the grader, the reference solutions, the course's
+# hidden checks.
+BLOCKED_PACKAGES = ("autograder", "solutions", "exercises")
 
 
 class _Blocker:

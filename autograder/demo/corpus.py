@@ -189,36 +189,18 @@ class Entry:
 
 
 def corpus():
-    """The parity corpus: 33 hand-ins, every style several times, over all six exercises."""
-    plan = {
-        "tokens": [("loop_definitions", "magics"), ("conditional_definitions", "docstring_questions"),
-                   ("percent_formatting", "scratch_redefinition"), ("retyped_cell", "failing_scratch_cell"),
-                   ("guarded_main", "deleted_test_cell"), ("big_outputs",)],
-        "embeddings": [("magics", "percent_formatting"), ("loop_definitions", "retyped_cell"),
-                       ("docstring_questions", "scratch_redefinition"), ("conditional_definitions",),
-                       ("guarded_main", "failing_scratch_cell"), ("deleted_test_cell", "magics")],
-        "attention": [("docstring_questions", "percent_formatting"), ("magics", "scratch_redefinition"),
-                      ("loop_definitions", "deleted_test_cell"), ("retyped_cell", "conditional_definitions"),
-                      ("guarded_main",), ("failing_scratch_cell", "docstring_questions")],
-        "next_token": [("conditional_definitions", "magics"), ("percent_formatting", "retyped_cell"),
-                       ("scratch_redefinition", "loop_definitions"), ("docstring_questions", "guarded_main"),
-                       ("deleted_test_cell", "failing_scratch_cell"), ("magics", "docstring_questions")],
-        "kv_cache": [("loop_definitions", "percent_formatting"), ("magics", "retyped_cell"),
-                     ("docstring_questions", "conditional_definitions"), ("scratch_redefinition", "guarded_main"),
-                     ("failing_scratch_cell", "deleted_test_cell"), ("percent_formatting", "magics")],
-        "learned_attention": [("magics", "scratch_redefinition"), ("loop_definitions", "docstring_questions")],
-    }
-    layouts = ["plain", "copy", "plain", "jupyter_copy", "plain", "renamed"]
-    # A wrong helper, so "one bug, charged once" is compared too; and the issue's loop-filled dict.
-    mistakes = {("tokens", 2): "tokens-overlapping_merge", ("attention", 3): "attention-overflowing_softmax",
-                ("next_token", 1): "next_token-y_minus_p", ("embeddings", 4): "embeddings-dot_product_only",
-                ("kv_cache", 5): "kv_cache-missing_layers"}
+    """The parity corpus: every exercise's ``parity`` entries (its ``exercise.toml``), plus
+    one tokens hand-in that fills ``ENCODINGS`` in a loop.
+
+    Student ids are ``<first 3 letters of the exercise><i>`` (i = 0, 1, ... in the file).
+    """
     entries = []
-    for name, style_sets in plan.items():
-        for i, styles in enumerate(style_sets):
-            mistake = mistakes.get((name, i))
-            entries.append(Entry(f"{name[:3]}{i}", name, styles, mistake, layouts[i]))
-    entries.append(Entry("tok_loop", "tokens", ("magics",), replacements={"tiktoken_pieces": TIKTOKEN_BY_LOOP}))
+    for name, exercise in EXERCISES.items():
+        for i, entry in enumerate(exercise.parity):
+            mistake = f"{name}-{entry['mistake']}" if entry["mistake"] else None
+            entries.append(Entry(f"{name[:3]}{i}", name, entry["styles"], mistake, entry["layout"]))
+    if "tokens" in EXERCISES:
+        entries.append(Entry("tok_loop", "tokens", ("magics",), replacements={"tiktoken_pieces": TIKTOKEN_BY_LOOP}))
     return entries
 
 

@@ -1,28 +1,28 @@
 """The demo class: who hands in what.
 
 ``ada`` hands in the reference solutions, ``bo`` the untouched stubs, and the others
-realistic mistakes from ``autograder.demo.mistakes``: each name maps to mistake ids
-(``<exercise>-<label>``), at most one per function; every other function is the reference.
+realistic mistakes: each name maps to mistake ids (``<exercise>-<label>``), at most one per
+function; every other function is the reference. Who hands in which mistake is declared by
+each exercise (``DEMO`` in ``exercises/<name>/mistakes.py``).
 ``eve`` also breaks things a grader must survive: an endless loop and an attempt to
 import the grader's reference solutions.
 """
+from ..exercises import EXERCISES
+from .mistakes import mistakes_module
 
 REFERENCE = "reference"
 STUBS = "stubs"
 
-STUDENTS = {
-    "ada": REFERENCE,
-    "bo": STUBS,
-    "cy": ["attention-no_sqrt_scaling", "tokens-overlapping_merge", "embeddings-dot_product_only",
-           "next_token-sign_flipped", "kv_cache-recomputes_prefix",
-           "learned_attention-no_softmax_correction"],
-    "dee": ["attention-softmax_wrong_axis", "tokens-pairs_not_weighted", "embeddings-nan_for_zero_vector",
-            "next_token-y_minus_p", "kv_cache-size_no_factor_2",
-            "learned_attention-scaled_by_d_model"],
-    "eve": ["attention-mask_after_softmax", "attention-overflowing_softmax",
-            "tokens-most_frequent_pair_first", "next_token-mutates_input", "kv_cache-aliases_inputs",
-            "learned_attention-position_after_projections"],
-}
+
+def _students():
+    students = {"ada": REFERENCE, "bo": STUBS}
+    for exercise in EXERCISES.values():
+        for student, labels in getattr(mistakes_module(exercise), "DEMO", {}).items():
+            students.setdefault(student, []).extend(f"{exercise.name}-{label}" for label in labels)
+    return students
+
+
+STUDENTS = _students()
 
 # Hostile code handed in by "eve" on top of her mistakes (exercise -> {function: code}).
 HOSTILE = {

@@ -1,5 +1,5 @@
-"""Realistic mistakes in the attention exercise (issue #4's list)."""
-from . import Mistake
+"""Realistic mistakes in the attention exercise: the ones the course text names."""
+from autograder.demo.mistakes import Mistake
 
 E = "attention"
 
@@ -108,3 +108,19 @@ def attention_matrix(Q, K, V, causal=False):
               "attention_matrix: random cases, causal and not, large scores"),
         feedback="without renormalizing"),
 ]
+
+# The mistakes the course text names, and a phrase the visible check that catches each must
+# print (tests/test_visible.py hands each in to the released notebook).
+NAMED = {
+    'no_sqrt_scaling': 'forget to divide the scores by sqrt(d_k)',
+    'softmax_wrong_axis': 'softmax over the wrong axis',
+    'hides_diagonal': 'hide the diagonal too',
+    'mask_after_softmax': 'zero the masked weights after the softmax',
+}
+
+# Who hands in which of these in the demo class (autograder.demo.students).
+DEMO = {
+    'cy': ['no_sqrt_scaling'],
+    'dee': ['softmax_wrong_axis'],
+    'eve': ['mask_after_softmax', 'overflowing_softmax'],
+}

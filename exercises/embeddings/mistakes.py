@@ -1,5 +1,5 @@
-"""Realistic mistakes in the embeddings exercise (issue #4's list, and a few more)."""
-from . import Mistake
+"""Realistic mistakes in the embeddings exercise: the ones the course text names, and a few more."""
+from autograder.demo.mistakes import Mistake
 
 E = "embeddings"
 
@@ -123,3 +123,18 @@ def semantic_search(query, documents, k):
 ''', failing=(SEARCH_WORKED, SEARCH_TIES, SEARCH_BIG_K, SEARCH_RANDOM),
         feedback="(index, score) pairs, in that order"),
 ]
+
+# The mistakes the course text names, and a phrase the visible check that catches each must
+# print (tests/test_visible.py hands each in to the released notebook).
+NAMED = {
+    'dot_product_only': 'return the dot product without dividing by the norms',
+    'ranks_by_dot_product': 'rank by the dot product instead of the cosine',
+    'ties_to_higher_index': 'break ties towards the higher index',
+}
+
+# Who hands in which of these in the demo class (autograder.demo.students).
+DEMO = {
+    'cy': ['dot_product_only'],
+    'dee': ['nan_for_zero_vector'],
+    'eve': [],
+}

@@ -1,10 +1,10 @@
-"""Realistic mistakes in the learned_attention exercise (issue #14's list, and two more).
+"""Realistic mistakes in the learned_attention exercise: the ones the course text names, and two more.
 
 The reference ``train_step`` calls the notebook's ``model_forward`` and ``attention_backward``
 (and ``model_forward`` calls ``positional_encoding``), so a mistake in one of those also
 costs the checks of the functions built on it, as it would for a student.
 """
-from . import Mistake
+from autograder.demo.mistakes import Mistake
 
 E = "learned_attention"
 
@@ -170,3 +170,25 @@ def train_step(params, data, lr, positions=True, equal_weights=False):
     Mistake(E, "multi_head_attention", "no_output_projection", _heads(result="joined"),
             failing=HEADS_OUTPUT, feedback="forget the output projection W_O"),
 ]
+
+# The mistakes the course text names, and a phrase the visible check that catches each must
+# print (tests/test_visible.py hands each in to the released notebook).
+NAMED = {
+    'no_softmax_correction': 'leave out the `- w @ dw` term',
+    'backward_scaling_dropped': 'drop the 1/sqrt(d_k) scaling in the backward pass',
+    'backward_scaled_twice': 'apply the 1/sqrt(d_k) scaling twice in the backward pass',
+    'position_after_projections': 'add the position table after the projections',
+    'scaled_by_d_model': 'scale every head by sqrt(d_model) instead of sqrt(d_head)',
+    'split_without_transpose': 'split the heads with a plain reshape',
+    'heads_concatenated_wrong_order': 'concatenate the heads in the wrong order',
+    'no_output_projection': 'forget the output projection W_O',
+    'sine_cosine_swapped': 'swap sine and cosine',
+    'repeated_word_overwritten': 'grad_E[ids] += d_x, which keeps only one of them',
+}
+
+# Who hands in which of these in the demo class (autograder.demo.students).
+DEMO = {
+    'cy': ['no_softmax_correction'],
+    'dee': ['scaled_by_d_model'],
+    'eve': ['position_after_projections'],
+}

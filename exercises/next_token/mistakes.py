@@ -1,5 +1,5 @@
-"""Realistic mistakes in the next_token exercise (issue #5's list, and a few more)."""
-from . import Mistake
+"""Realistic mistakes in the next_token exercise: the ones the course text names, and a few more."""
+from autograder.demo.mistakes import Mistake
 
 E = "next_token"
 
@@ -108,3 +108,17 @@ def forward(context, W1, b1, W_U):
               "forward: random sizes, with negative pre-activations"),
         feedback="column convention"),
 ]
+
+# The mistakes the course text names, and a phrase the visible check that catches each must
+# print (tests/test_visible.py hands each in to the released notebook).
+NAMED = {
+    'y_minus_p': 'compute y - p instead of p - y',
+    'sign_flipped': 'add the gradient instead of subtracting it',
+}
+
+# Who hands in which of these in the demo class (autograder.demo.students).
+DEMO = {
+    'cy': ['sign_flipped'],
+    'dee': ['y_minus_p'],
+    'eve': ['mutates_input'],
+}

@@ -1,6 +1,8 @@
 """Realistic wrong implementations, one module per exercise, each with its expected grade.
 
-The tests hand each one in (``tests/test_mistakes.py``) and assert that exactly the
+Each exercise's ``exercises/<name>/mistakes.py`` lists its ``MISTAKES`` (``Mistake``), the
+ones the course text names (``NAMED``: label -> phrase the visible check prints) and the
+demo class's hand-ins (``DEMO``: student -> labels). The tests hand each one in (``tests/test_mistakes.py``) and assert that exactly the
 listed checks fail and that the feedback names the misconception; the demo class hands
 some of them in through nbgrader. A mistake's ``code`` replaces the whole solution cell
 of its function; every other function is the reference.
@@ -35,15 +37,19 @@ class Mistake:
         return f"{self.exercise}-{self.label}"
 
 
+def mistakes_module(exercise):
+    """The module ``exercises/<name>/mistakes.py`` of ``exercise`` (an ``exercises.Exercise``).
+
+    Raises:
+        ModuleNotFoundError: the exercise has no ``mistakes.py`` (every exercise needs one).
+    """
+    return import_module(exercise.mistakes_module)
+
+
 def all_mistakes():
-    """Every ``Mistake`` of every exercise that has a mistakes module."""
-    found = []
-    for name in EXERCISES:
-        try:
-            module = import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-            continue
-        found += module.MISTAKES
-    return found
+    """Every ``Mistake`` of every exercise, in course order.
+
+    Raises:
+        ModuleNotFoundError: an exercise has no ``mistakes.py`` (never skipped in silence).
+    """
+    return [m for exercise in EXERCISES.values() for m in mistakes_module(exercise).MISTAKES]

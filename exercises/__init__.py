@@ -1,0 +1,1 @@
+"""The course: one folder per exercise (``exercises/<name>/``), read by ``autograder.exercises``."""

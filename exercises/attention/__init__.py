@@ -1,0 +1,1 @@
+"""The "attention" exercise: its notebook source, hidden checks, mistakes and worked values."""

@@ -1,0 +1,49 @@
+"""Worked values of the "attention" exercise: one attention row ("the cat"), the full grid
+("river bank loan") and its causal version.
+
+Each entry is a figure the text prints, where it prints it, and how the reference solution
+(``solutions/attention.py``) reproduces it; ``docs/worked-examples.md`` shows them side by side.
+"""
+import numpy as np
+
+from autograder.worked import FOUNDATIONS, FROM_SCRATCH, Source, Worked
+
+PROJECT = Source(FOUNDATIONS, "Part IV: Anatomy of an LLM Request / Project Each Token into a Query, a Key, and a Value")
+ROW = Source(FOUNDATIONS, "Part IV: Anatomy of an LLM Request / Attention Scores, Softmax, and the Context Vector")
+GRID = Source(FOUNDATIONS, "Going Deeper: The Full QK^T Matrix, By Hand")
+MASK = Source(FROM_SCRATCH, "The reading room / Seven memos, one worker at a time")
+
+# "the cat": inputs (embedding + position stamp) and the three projections.
+X_THE_CAT = np.array([[1.0, 0.0], [1.0, 1.0]])
+W_Q = np.array([[0.0, 1.0], [1.0, 0.0]])
+W_K = np.array([[1.0, 1.0], [0.0, 1.0]])
+W_V = np.array([[0.0, 1.0], [1.0, 0.0]])
+# "river bank loan": queries, keys and values as the text gives them.
+Q_RBL = np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 1.0]])
+K_RBL = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+V_RBL = np.array([[1.0, 1.0], [2.0, 0.0], [0.0, 2.0]])
+
+
+def _cat_row(ref):
+    Q, K, V = ref.project_qkv(X_THE_CAT, W_Q, W_K, W_V)
+    return ref.attention_row(Q[1], K, V)
+
+
+def _grid(ref, causal=False):
+    return ref.attention_matrix(Q_RBL, K_RBL, V_RBL, causal=causal)
+
+
+WORKED = [
+    Worked('keys of "the" and "cat"', PROJECT, [[1, 1], [1, 2]],
+           lambda ref: ref.project_qkv(X_THE_CAT, W_Q, W_K, W_V)[1]),
+    Worked('raw scores of "cat" (k . q)', ROW, [2, 3], lambda ref: _cat_row(ref)[0]),
+    Worked('attention weights of "cat"', ROW, [0.3302, 0.6698], lambda ref: _cat_row(ref)[1], tol=5e-5),
+    Worked('context vector of "cat"', ROW, [0.6698, 1.0], lambda ref: _cat_row(ref)[2], tol=5e-5),
+    Worked("raw scores Q K^T", GRID, [[1, 0, 1], [1, 1, 2], [1, 1, 2]], lambda ref: _grid(ref)[0]),
+    Worked('weights of the "river" row', GRID, [0.40, 0.20, 0.40], lambda ref: _grid(ref)[1][0], tol=0.005),
+    Worked('weights of the "bank" row', GRID, [0.25, 0.25, 0.50], lambda ref: _grid(ref)[1][1], tol=0.005),
+    Worked('output of the "river" row', GRID, [0.80, 1.20], lambda ref: _grid(ref)[2][0], tol=0.005),
+    Worked('output of the "bank" row', GRID, [0.74, 1.26], lambda ref: _grid(ref)[2][1], tol=0.005),
+    Worked("causal weights of the first two rows (a token reads itself and earlier ones)", MASK,
+           [[1, 0, 0], [0.5, 0.5, 0]], lambda ref: _grid(ref, causal=True)[1][:2], tol=1e-12),
+]

@@ -1,0 +1,1 @@
+"""The "embeddings" exercise: its notebook source, hidden checks, mistakes and worked values."""

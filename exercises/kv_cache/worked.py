@@ -1,0 +1,18 @@
+"""Worked values of the "kv_cache" exercise: the size of a KV cache.
+
+Each entry is a figure the text prints, where it prints it, and how the reference solution
+(``solutions/kv_cache.py``) reproduces it; ``docs/worked-examples.md`` shows them side by side.
+"""
+from autograder.worked import FROM_SCRATCH, Source, Worked
+
+LONG_CONTEXT = Source(FROM_SCRATCH, "Generating text, and why the first token is slow / Why long context is hard")
+
+WORKED = [
+    Worked("numbers cached per token, 12 layers of width 768", LONG_CONTEXT, 18432,
+           lambda ref: ref.kv_cache_size(12, 768, 1)[0]),
+    Worked("numbers cached for a 100,000-token context (billions)", LONG_CONTEXT, 1.8,
+           lambda ref: ref.kv_cache_size(12, 768, 100_000)[0] / 1e9, tol=0.05),
+    Worked("bytes of that cache at 16-bit precision (GB)", LONG_CONTEXT, 3.7,
+           lambda ref: ref.kv_cache_size(12, 768, 100_000, bytes_per_number=2)[1] / 1e9, tol=0.05,
+           note='The text says "roughly 3.7 GB": 3.6864e9 bytes.'),
+]
