@@ -31,6 +31,9 @@ Generated from it (and committed, each with a drift test):
   markers removed), which the hidden checks compare against.
 * ``assignments/<name>/<name>.ipynb``: the student release, made by nbgrader's own
   ``generate_assignment`` in a temporary course directory.
+
+Then the pages generated from all exercise folders (``autograder.pages``: README's exercise
+table, ``docs/worked-examples.md``).
 """
 import argparse
 import contextlib
@@ -70,7 +73,7 @@ def _nbgrader(grade_id, *, grade=False, solution=False, locked=False, points=Non
     return meta
 
 
-# -- instructor demos (issue 14) ---------------------------------------------------------------
+# -- instructor demos -------------------------------------------------------------------------
 DEMO_TAG = "instructor-demo"
 
 
@@ -257,7 +260,9 @@ def main(argv=None):
     if drift:
         print("out of date (run `python -m autograder.build`):\n  " + "\n  ".join(drift))
         return 1
-    return 0
+    # the pages generated from the exercise folders (README's table, docs/worked-examples.md)
+    from . import pages
+    return pages.main(["--check"] if args.check else [])
 
 
 if __name__ == "__main__":

@@ -3,8 +3,8 @@
 A check is a function ``check_*`` in ``exercises/<exercise>/checks.py``, run by
 pytest. It receives the student's functions by name as fixtures (``attention_row``),
 plus ``rng`` (a per-student seeded ``numpy.random.Generator``) and ``submission``. It
-compares what the student's code returns with a value from ../shared/WORKED_EXAMPLES.md
-or from the reference solution, and on a mismatch raises ``Mismatch`` whose text is the
+compares what the student's code returns with a value the course text prints (the
+exercise's ``worked.py``) or with the reference solution, and on a mismatch raises ``Mismatch`` whose text is the
 feedback the student reads. Feedback never shows a check's source.
 
 Example::
@@ -22,7 +22,7 @@ import pytest
 
 from .child import wire
 
-WORKED_ATOL = 1e-4  # issue #2, requirement 3: worked numbers are checked to 1e-4 absolute
+WORKED_ATOL = 1e-4  # worked numbers are checked to 1e-4 absolute
 
 
 @dataclass(frozen=True)

@@ -124,10 +124,17 @@ def main(argv=None):
     # -- gradescope: build an autograder zip (autograder/gradescope.py) --
     from . import gradescope
     gradescope.add_build_arguments(sub.add_parser("gradescope", help="build ASSIGNMENT's Gradescope autograder zip"))
+    # -- new: start an exercise folder from the template (autograder/new.py) --
+    n = sub.add_parser("new", help="write exercises/NAME/ from a template: a tiny exercise that builds and grades")
+    n.add_argument("name", help="the exercise's name (a lowercase identifier, e.g. layer_norm)")
+    n.add_argument("--title", help="the notebook's title")
     args = parser.parse_args(argv)
     if args.command == "gradescope":
         return gradescope.build_command(args, parser)
     # -- end gradescope --
+    if args.command == "new":
+        from . import new
+        return new.main([args.name] + (["--title", args.title] if args.title else []))
 
     try:
         jobs = discover(args.path, student=args.student, assignment=args.assignment)

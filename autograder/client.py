@@ -308,7 +308,7 @@ class ChildSubmission:
             raise StudentCodeError("crashed", "notebook", str(reason))
         self.startup = report
 
-    # -- running the notebook's cells (issue 10) ---------------------------------
+    # -- running the notebook's cells ------------------------------------------
     @property
     def checkpoint_order(self):
         """The hidden-test cells' grade ids, in notebook order."""

@@ -14,8 +14,8 @@ Build (instructor's machine)::
 writes ``DIR/<assignment>-autograder.zip`` holding, at its root: ``setup.sh`` and
 ``run_autograder`` (from ``gradescope_files/``), ``config.json`` (this build's options),
 ``requirements.txt`` (the pinned dependencies) and ``project/``: the ``autograder`` package
-(without the demo), the assignment's folder of ``exercises/`` (its ``exercise.toml`` and
-hidden checks; not the other assignments', not its notebook source or mistakes), its reference
+(without the demo), the assignment's folder of ``exercises/`` (its ``exercise.toml``, hidden
+checks and worked values; not the other assignments', not its notebook source or mistakes), its reference
 solution, the course secret (``project/.course_secret``) and tiktoken's ``cl100k_base``
 cache file (``project/.cache/tiktoken/``), so grading needs no network.
 
@@ -107,8 +107,9 @@ def _solution_modules(exercise):
     return sorted(names)
 
 
-# What grading reads of an exercise's folder (the registry's declaration, the hidden checks).
-BUNDLED_COURSE_FILES = ("__init__.py", "exercise.toml", "checks.py")
+# What grading reads of an exercise's folder: the registry's declaration, the hidden checks and
+# the worked values they may import.
+BUNDLED_COURSE_FILES = ("__init__.py", "exercise.toml", "checks.py", "worked.py")
 
 
 def bundle_files(exercise):

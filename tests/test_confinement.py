@@ -1,4 +1,4 @@
-"""Each attack that worked on the unconfined grader (issue 8), made from inside a graded
+"""Each attack that worked on the unconfined grader, made from inside a graded
 function, must fail in the sandbox, while reference students graded in the same class run
 before and after keep full marks.
 

@@ -1,4 +1,4 @@
-"""The KV-cache efficiency count is taken by the grader (issue 9, item 3).
+"""The KV-cache efficiency count is taken by the grader.
 
 The weights handed to ``decode_step`` stay in the grader (autograder/counted.py); products
 come back over the channel and are counted there. Honest cached code in every usual style

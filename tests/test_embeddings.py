@@ -39,7 +39,7 @@ def test_grading_does_not_train_the_toy_model(hand_in):
     assert result.score == result.max_score and result.seconds < 10, result.seconds
 
 
-# -- the course's numbers (../shared/WORKED_EXAMPLES.md), typed here independently -------------
+# -- the course's numbers (docs/worked-examples.md), typed here independently --------------------
 def test_cosine_of_a_scaled_copy_is_one():
     # Section 3: cos((1,2,2), (2,4,4)) = 1.0 exactly.
     assert abs(ref.cosine_similarity([1, 2, 2], [2, 4, 4]) - 1.0) < 1e-12

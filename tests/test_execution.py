@@ -1,4 +1,4 @@
-"""How a notebook is read and run for grading (issue 10): Run-All semantics, IPython syntax
+"""How a notebook is read and run for grading: Run-All semantics, IPython syntax
 read by IPython, checks at the hidden-test cell, intake of awkward files, exact names."""
 import json
 

@@ -1,4 +1,4 @@
-"""Feedback is safe to show (issue 9, item 2): text from a submission cannot forge lines of
+"""Feedback is safe to show: text from a submission cannot forge lines of
 the console table, reach the terminal as escape sequences, swell results.json, or be
 rendered as HTML by Gradescope."""
 import json

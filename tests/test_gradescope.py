@@ -32,7 +32,7 @@ ATTENTION = EXERCISES["attention"]
 # Points of the attention notebook: the sum of its checks' points (test_exercises.py compares
 # it with the total the course promises).
 ATTENTION_POINTS = sum(points_by_function(ATTENTION).values())
-# sha256 of cl100k_base.tiktoken, as tiktoken checks it (../shared/WORKED_EXAMPLES.md section 2)
+# sha256 of cl100k_base.tiktoken, as tiktoken checks it (tiktoken_cache.CL100K_SHA256, typed again here)
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 MISTAKES = {m.id: m for m in all_mistakes()}
 WRONG = [MISTAKES["attention-no_sqrt_scaling"], MISTAKES["attention-scaled_by_d_v"]]
@@ -123,7 +123,8 @@ def test_zip_has_gradescope_layout(container):
         # the hidden checks and reference of this assignment only; no demo, no notebook source
         course = sorted(n for n in names if n.startswith("project/exercises/"))
         assert course == ["project/exercises/__init__.py", "project/exercises/attention/__init__.py",
-                          "project/exercises/attention/checks.py", "project/exercises/attention/exercise.toml"]
+                          "project/exercises/attention/checks.py", "project/exercises/attention/exercise.toml",
+                          "project/exercises/attention/worked.py"]
         assert sorted(n for n in names if n.startswith("project/solutions/")) == [
             "project/solutions/__init__.py", "project/solutions/attention.py"]
         assert not [n for n in names if "/demo/" in n or "__pycache__" in n]

@@ -38,7 +38,7 @@ def test_report_names_the_mistake_and_draws_the_weights(wrong_axis, tmp_path):
     assert page.count("class='check passed'") == len(wrong_axis.checks) - len(failed)
     assert "softmax over the wrong axis" in page
     assert "That is the value you get when you take the softmax over the wrong axis" in page
-    # the worked example's expected weights (WORKED_EXAMPLES section 5) beside the student's
+    # the worked example's expected weights ("river bank loan") beside the student's
     assert "0.401112" in page and "0.197776" in page
     # each failed grid comparison: the student's heatmap beside the expected one
     grids = [c for c in failed if c.details and np.ndim(c.details["got"]) == 2]

@@ -15,7 +15,7 @@ POINTS = EXERCISES["kv_cache"].points  # declared in exercise.toml; test_exercis
 COUNT_CHECK = "decode_step: each step projects only the new token (rows counted through W_Q, W_K, W_V)"
 
 
-# -- the reference reproduces every worked value (typed from WORKED_EXAMPLES.md, sections 4
+# -- the reference reproduces every worked value (typed from the course text, docs/worked-examples.md: attention and kv_cache
 #    and 7, independently of the check file) -------------------------------------------------------
 @pytest.fixture(scope="module")
 def ref():

@@ -45,7 +45,7 @@ def _record(ref, params, sentence, **switches):
     return ref.model_forward(params, ref.encode(sentence), **switches)
 
 
-# -- section 8, typed from WORKED_EXAMPLES.md -------------------------------------------------------
+# -- toy model 2 of the course text, typed from it -------------------------------------------------------
 def test_corpus_is_the_texts_eighteen_sentences(ref):
     assert len(ref.DATA) == 18
     assert sum("saw" in s for s in ref.SENTENCES) == 12 and sum(s.startswith("today") for s in ref.SENTENCES) == 9
@@ -93,7 +93,7 @@ def test_without_positions(ref, runs):
 def test_equal_weights(ref, runs):
     # This run is sensitive to rounding: the course text's own code (its two lines changed)
     # gives 0.467024 and barked 0.540382 / purred 0.459158 here, the reference, whose first
-    # step agrees with it to 1e-16, 0.540525 / 0.459014; WORKED_EXAMPLES.md types 0.467029 and
+    # step agrees with it to 1e-16, 0.540525 / 0.459014; an earlier measurement gave 0.467029 and
     # 0.5406 / 0.4590. All round to the text's printed 0.467 and 54% / 46%, so the twins are
     # held to 1e-3.
     params, losses = runs["equal"]

@@ -14,7 +14,7 @@ NEXT_TOKEN = EXERCISES["next_token"]
 POINTS = EXERCISES["next_token"].points  # declared in exercise.toml; test_exercises.py sums the checks
 
 
-# -- the reference reproduces every worked value (typed from WORKED_EXAMPLES.md, section 6,
+# -- the reference reproduces every worked value (typed from the course text, docs/worked-examples.md: next_token,
 #    independently of the check file) ----------------------------------------------------------
 @pytest.fixture(scope="module")
 def ref():

@@ -11,7 +11,7 @@ from autograder.tiktoken_cache import cache_dir, prefill
 TOKENS = EXERCISES["tokens"]
 
 
-# -- the reference reproduces every worked value (typed from WORKED_EXAMPLES.md, sections 1
+# -- the reference reproduces every worked value (typed from the course text: the tokens worked values, docs/worked-examples.md
 #    and 2, independently of the check file) ------------------------------------------------
 @pytest.fixture(scope="module")
 def ref():
@@ -107,7 +107,7 @@ def test_cl100k_base_works_offline(tmp_path, where):
     assert "offline ok" in run.stdout
 
 
-# -- issue 10: a learn_bpe that counts pairs without overlap loses a point for every student --
+# -- a learn_bpe that counts pairs without overlap loses a point for every student ------------
 NON_OVERLAPPING_LEARN_BPE = '''
 def learn_bpe(word_counts, num_merges, end_of_word="</w>"):
     tail = (end_of_word,) if end_of_word is not None else ()

@@ -1,4 +1,4 @@
-"""Bounded decoding of answers from a submission (issue 9, item 1).
+"""Bounded decoding of answers from a submission.
 
 The two bombs found on main: a set of 60,000 integers that all hash to 0 (quadratic to
 build: minutes), and a complex array whose ``imag`` part broadcast against its real part

@@ -134,7 +134,7 @@ STYLES = {f.__name__: f for f in (loop_definitions, conditional_definitions, gua
                                   docstring_questions, percent_formatting, scratch_redefinition,
                                   retyped_cell, deleted_test_cell, failing_scratch_cell, big_outputs)}
 
-# tiktoken encodings kept in a dict filled by a top-level loop (issue 10's first example).
+# tiktoken encodings kept in a dict filled by a top-level loop (state a graded function reads).
 TIKTOKEN_BY_LOOP = '''import tiktoken
 
 ENCODINGS = {}

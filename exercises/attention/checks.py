@@ -1,7 +1,7 @@
-"""Hidden checks of the "attention" exercise (issue #4: one attention row, the full grid).
+"""Hidden checks of the "attention" exercise: one attention row, then the full grid.
 
-Worked values come from ../shared/WORKED_EXAMPLES.md: section 4 ("the cat") and section 5
-("river bank loan"). Randomized cases are compared with the reference solution
+Worked values are the course text's (``worked.py`` lists where each comes from): "the cat"
+(one attention row) and "river bank loan" (the full QK^T grid). Randomized cases are compared with the reference solution
 (solutions/attention.py). Each known mistake is computed by a small wrong variant below,
 so the feedback can name it when a student's value matches.
 """
@@ -11,7 +11,7 @@ from autograder.checking import check, expect_close, expect_equal, fail
 from autograder.visible import Visible
 from solutions import attention as ref
 
-# Section 4: the request "the cat".
+# The request "the cat" (one attention row).
 X_THE_CAT = np.array([[1.0, 0.0], [1.0, 1.0]])
 W_Q = np.array([[0.0, 1.0], [1.0, 0.0]])
 W_K = np.array([[1.0, 1.0], [0.0, 1.0]])
@@ -25,7 +25,7 @@ CAT_WEIGHTS = [0.330238, 0.669762]
 CAT_WEIGHTS_UNSCALED = [0.268941, 0.731059]
 CAT_CONTEXT = [0.669762, 1.0]
 
-# Section 5: "river bank loan".
+# "river bank loan" (the full QK^T grid).
 Q_RBL = np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 1.0]])
 K_RBL = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 V_RBL = np.array([[1.0, 1.0], [2.0, 0.0], [0.0, 2.0]])

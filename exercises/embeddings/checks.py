@@ -1,7 +1,6 @@
-"""Hidden checks of the "embeddings" exercise (issue #4: cosine similarity, semantic search).
+"""Hidden checks of the "embeddings" exercise: cosine similarity, semantic search.
 
-The one value the course commits to is ../shared/WORKED_EXAMPLES.md section 3:
-cos((1,2,2), (2,4,4)) = 1.0. The other fixed cases are small enough to work by hand (their
+The one value the course text commits to here (``worked.py``): cos((1,2,2), (2,4,4)) = 1.0. The other fixed cases are small enough to work by hand (their
 cosines are simple fractions, written out beside them). Randomized cases are compared with
 the reference solution (solutions/embeddings.py). Each known mistake is computed by a small
 wrong variant below, so the feedback can name it when a student's value matches.
@@ -23,7 +22,7 @@ from solutions import embeddings as ref
 
 TIE = 1e-9
 
-# Section 3 of WORKED_EXAMPLES: one vector is twice the other.
+# The course text's example: one vector is twice the other.
 A_122 = np.array([1.0, 2.0, 2.0])
 B_244 = np.array([2.0, 4.0, 4.0])
 COS_122_244 = 1.0

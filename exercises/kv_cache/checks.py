@@ -1,8 +1,9 @@
-"""Hidden checks of the "kv_cache" exercise (issue #5: generation with a KV cache).
+"""Hidden checks of the "kv_cache" exercise: generation with a KV cache.
 
-Worked values come from ../shared/WORKED_EXAMPLES.md: section 4 ("the cat": inputs, weights,
-keys, values, the context of "cat") and section 7 (decoding through the cache; the cache's
-size for 12 layers of width 768). Randomized cases are compared with the reference solution
+Worked values are the course text's (``worked.py`` and the attention exercise's list where
+they come from): "the cat" (inputs, weights, keys, values, the context of "cat") and the
+section on generating text (decoding through the cache; the cache's size for 12 layers of
+width 768). Randomized cases are compared with the reference solution
 (solutions/kv_cache.py). Each known mistake is a small wrong variant below, so the feedback
 can name it when a student's value matches.
 

@@ -1,7 +1,7 @@
-"""Hidden checks of the "learned_attention" exercise (issue #14: attention that learns what
-"it" refers to, position, the backward pass of one read, and multi-head attention).
+"""Hidden checks of the "learned_attention" exercise: attention that learns what "it" refers
+to, position, the backward pass of one read, and multi-head attention.
 
-Worked values come from ../shared/WORKED_EXAMPLES.md, section 8 (the course text's toy model
+Worked values are the course text's (``worked.py`` lists where each comes from: its toy model
 2, np.random.seed(5)): the shares and the prediction before training, and the losses at steps
 0 and 25. The long runs of that section (1,001 steps, the experiments, seed 4) are not rerun
 here: a short run of the student's ``train_step`` is compared step by step with the

@@ -1,9 +1,9 @@
-"""Hidden checks of the "next_token" exercise (issue #5: from the context vector to "sat", and
-one training step).
+"""Hidden checks of the "next_token" exercise: from the context vector to "sat", and one
+training step.
 
-Worked values come from ../shared/WORKED_EXAMPLES.md, section 6 (the context vector of "cat"
-from section 4 through the feed-forward layer, the logits, the loss for target "sat", its
-gradients and one step on W_U[sat, 0]). Randomized cases are compared with the reference
+Worked values are the course text's (``worked.py`` lists where each comes from): the context
+vector of "cat" through the feed-forward layer, the logits, the loss for target "sat", its
+gradients and one step on W_U[sat, 0]. Randomized cases are compared with the reference
 solution (solutions/next_token.py). Each known mistake is a small wrong variant below, so the
 feedback can name it when a student's value matches.
 """

@@ -1,8 +1,8 @@
-"""Hidden checks of the "tokens" exercise (issue #3: byte-pair encoding, then tiktoken).
+"""Hidden checks of the "tokens" exercise: byte-pair encoding, then tiktoken.
 
-Worked values are typed from ../shared/WORKED_EXAMPLES.md: section 1 (BPE on
-"low lower newest widest" with ``</w>``, and on "hug pug hugs" without it) and section 2
-(tiktoken ``cl100k_base``). Randomized cases are compared with the reference solution
+Worked values are the course text's (``worked.py`` lists where each comes from): BPE on
+"low lower newest widest" with ``</w>``, and on "hug pug hugs" without it, and tiktoken's
+``cl100k_base`` splits. Randomized cases are compared with the reference solution
 (solutions/tokens.py). Each known mistake is computed by a small wrong variant below, so
 the feedback can name it when a student's value matches.
 
@@ -366,7 +366,7 @@ def check_pairs_random_order(get_pair_counts, rng):
 @check("merge_pair", 'runs: ("a", "a", "a") with ("a", "a") gives ("aa", "a")', points=1)
 def check_merge_runs(merge_pair):
     pair = ("a", "a")
-    for symbols, want in ((("a", "a", "a"), ("aa", "a")),          # WORKED_EXAMPLES section 1
+    for symbols, want in ((("a", "a", "a"), ("aa", "a")),          # the text's rule: left to right, no overlap
                           (("a", "a", "a", "a"), ("aa", "aa")),
                           (("a", "a", "a", "a", "a"), ("aa", "aa", "a"))):
         expect_equal(merge_pair(symbols, pair), want, normalize=_as_tuple,
@@ -375,7 +375,7 @@ def check_merge_runs(merge_pair):
 
 @check("merge_pair", 'the merges of "newest", and pairs that are not there', points=1)
 def check_merge_worked(merge_pair):
-    # WORKED_EXAMPLES section 1: the three merges es, est, est</w> on "newest"; then
+    # The course text's three merges es, est, est</w> on "newest"; then
     # pairs that do not occur as two symbols must leave the word alone.
     newest = ("n", "e", "w", "e", "s", "t", "</w>")
     cases = [(newest, ("e", "s"), ("n", "e", "w", "es", "t", "</w>")),

@@ -1,0 +1,237 @@
+"""``python -m autograder new NAME [--title T]``: start an exercise from a template.
+
+Writes ``exercises/NAME/`` (``exercise.toml``, ``__init__.py``, ``notebook.py``, ``checks.py``,
+``mistakes.py``, ``worked.py``: see ``autograder.exercises``) holding a tiny working exercise:
+one function, ``mean_vector(X)``, the average of a text's token vectors, with two hidden
+checks (2 points), one visible check, one named mistake (averaging each token's entries
+instead of each column) and one parity corpus entry. It is registered by being there: the
+registry discovers the folder, so ``python -m autograder.build NAME`` builds it, its
+reference gets full marks and its stub 0, and the test suite covers it with no edit anywhere
+else. Then replace the template's function, checks and mistakes with the exercise's own
+(``docs/authoring.md`` walks through it).
+"""
+import argparse
+import keyword
+import sys
+from pathlib import Path
+
+from .exercises import COURSE_DIR, EXERCISES
+
+TOML = '''\
+# The "{name}" exercise, as the registry (autograder/exercises.py) reads it.
+order = {order}
+title = {title_toml}
+summary = "the mean of a text's token vectors"
+# The total the course promises for this notebook; the points of checks.py must add up to it.
+points = 2
+# Images the solution notebook draws, at least.
+plots = 0
+# The functions students write, in notebook order (the contract the checks call).
+functions = ["mean_vector"]
+
+# Functions whose reference calls other student functions go here, e.g.
+# [helpers]
+# attention_row = ["softmax"]
+
+# Hand-ins of the parity corpus (autograder/demo/corpus.py): notebook styles, file layout
+# and, for some, a mistake of mistakes.py; graded by nbgrader and by the autograder alike.
+[[parity]]
+styles = ["magics", "docstring_questions"]
+layout = "plain"
+
+[[parity]]
+styles = ["loop_definitions"]
+layout = "copy"
+mistake = "wrong_axis"
+'''
+
+INIT = '''"""The "{name}" exercise: its notebook source, hidden checks, mistakes and worked values."""
+'''
+
+NOTEBOOK = '''\
+# %% [markdown]
+# # {title}
+#
+# One way to read a text is to average the vectors of its tokens into one vector. It loses
+# the order of the words, which is why attention exists, but it is a start.
+#
+# **What you implement** (fill every cell that says `raise NotImplementedError()`):
+#
+# | function | what it returns |
+# |---|---|
+# | `mean_vector(X)` | the average of the rows of `X` |
+#
+# Conventions: vectors are **rows**; arrays are numpy `float64`.
+#
+# **Visible checks.** Under the function a locked cell runs it on a worked example and prints
+# PASS, or what was expected and what came back. After you submit, hidden checks with cases
+# randomized for each student grade the notebook.
+
+# %% module=true
+import numpy as np
+
+# %% checker=true
+
+# %% [markdown]
+# ## 1. The mean of the token vectors
+#
+# `X` holds one token vector per row, shape (T, d). Return their average, shape (d,).
+
+# %% solution="mean_vector"
+def mean_vector(X):
+    """The average of the token vectors.
+
+    Args:
+        X: token vectors, one per row, shape (T, d), float.
+    Returns:
+        ndarray of shape (d,), float64: the mean of the rows.
+    """
+    ### BEGIN SOLUTION
+    return np.asarray(X, dtype=float).mean(axis=0)
+    ### END SOLUTION
+
+
+# %% visible="mean_vector"
+
+# %% tests="mean_vector"
+
+# %% summary=true
+'''
+
+CHECKS = '''\
+"""Hidden checks of the "{name}" exercise (see ``autograder.checking``).
+
+The worked case is the course's "the cat" inputs (``worked.py``); randomized cases are
+compared with the reference solution (``solutions/{name}.py``). The known mistake is computed
+by a small wrong variant below, so the feedback can name it when a student's value matches.
+"""
+import numpy as np
+
+from autograder.checking import check, expect_close
+from autograder.visible import Visible
+from solutions import {name} as ref
+
+from .worked import X_THE_CAT
+
+MEAN_THE_CAT = [1.0, 0.5]
+WRONG_AXIS = "average each token's entries instead of each column"
+
+
+def _wrong_axis(X):
+    return np.asarray(X, dtype=float).mean(axis=1)
+
+
+@check("mean_vector", 'the mean of "the cat"', points=1)
+def check_the_cat(mean_vector):
+    expect_close(mean_vector(X_THE_CAT), MEAN_THE_CAT, what="mean vector",
+                 mistakes={{WRONG_AXIS: _wrong_axis(X_THE_CAT)}})
+
+
+@check("mean_vector", "random cases", points=1)
+def check_random(mean_vector, rng):
+    X = rng.normal(size=(5, 3))
+    expect_close(mean_vector(X), ref.mean_vector(X), what="mean vector",
+                 mistakes={{WRONG_AXIS: _wrong_axis(X)}})
+
+
+VISIBLE = [
+    Visible("mean_vector", 'the mean of "the cat"', "mean_vector({{X}})", inputs={{"X": X_THE_CAT}},
+            expected=MEAN_THE_CAT, mistakes={{WRONG_AXIS: _wrong_axis(X_THE_CAT)}}),
+]
+'''
+
+MISTAKES = '''\
+"""Realistic mistakes in the {name} exercise: the ones the course text names."""
+from autograder.demo.mistakes import Mistake
+
+E = "{name}"
+
+MISTAKES = [
+    Mistake(E, "mean_vector", "wrong_axis", \'\'\'
+def mean_vector(X):
+    return np.asarray(X, dtype=float).mean(axis=1)    # each token's mean, not each column's
+\'\'\', failing=('mean_vector: the mean of "the cat"', "mean_vector: random cases"),
+        feedback="average each token's entries instead of each column"),
+]
+
+# The mistakes the course text names, and a phrase the visible check that catches each must
+# print (tests/test_visible.py hands each in to the released notebook).
+NAMED = {{
+    "wrong_axis": "average each token's entries instead of each column",
+}}
+
+# Who hands in which of these in the demo class (autograder.demo.students), e.g. {{"cy": ["wrong_axis"]}}.
+DEMO = {{}}
+'''
+
+WORKED = '''\
+"""Worked values of the "{name}" exercise.
+
+Each entry is a figure the course text prints, where it prints it, and how the reference
+solution (``solutions/{name}.py``) reproduces it; ``docs/worked-examples.md`` shows them side by side.
+"""
+import numpy as np
+
+from autograder.worked import FOUNDATIONS, Source, Worked
+
+INPUTS = Source(FOUNDATIONS, "Part IV: Anatomy of an LLM Request / Tokenize, Embed, and Add Position")
+
+# "the cat": each token's embedding plus its position stamp, one row per token.
+X_THE_CAT = np.array([[1.0, 0.0], [1.0, 1.0]])
+
+WORKED = [
+    Worked('input vector of "cat" (its embedding plus its position stamp)', INPUTS, [1, 1],
+           lambda ref: X_THE_CAT[1]),
+]
+'''
+
+TEMPLATE = {"exercise.toml": TOML, "__init__.py": INIT, "notebook.py": NOTEBOOK, "checks.py": CHECKS,
+            "mistakes.py": MISTAKES, "worked.py": WORKED}
+
+
+def create(name, title=None, root=COURSE_DIR):
+    """Write ``root/name/`` from the template.
+
+    Args:
+        name: the exercise's name: a lowercase Python identifier, not a keyword, not taken.
+        title: the notebook's title (default: from the name).
+        root: the course folder (default ``exercises/``).
+    Returns:
+        the new folder (``Path``).
+    Raises:
+        ValueError: a bad or taken name.
+    """
+    root = Path(root)
+    if not (name.isidentifier() and name == name.lower() and not keyword.iskeyword(name)
+            and not name.startswith("_")):
+        raise ValueError(f"{name!r}: an exercise name must be a lowercase Python identifier "
+                         "(it is a folder, a package and an nbgrader assignment id)")
+    folder = root / name
+    if folder.exists() or name in EXERCISES:
+        raise ValueError(f"{folder} exists already")
+    title = title or name.replace("_", " ").capitalize()
+    order = max((e.order for e in EXERCISES.values()), default=0) + 1
+    title_toml = '"' + title.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    folder.mkdir(parents=True)
+    for file, text in TEMPLATE.items():
+        (folder / file).write_text(text.format(name=name, title=title, title_toml=title_toml, order=order),
+                                   encoding="utf-8")
+    return folder
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m autograder new", description=__doc__.split("\n")[0])
+    parser.add_argument("name", help="the exercise's name (a lowercase identifier, e.g. layer_norm)")
+    parser.add_argument("--title", help="the notebook's title")
+    args = parser.parse_args(argv)
+    try:
+        folder = create(args.name, args.title)
+    except ValueError as exc:
+        parser.error(str(exc))
+    print(f"wrote {folder}/ ({', '.join(TEMPLATE)})\n"
+          f"next: python -m autograder.build {args.name}   (generates source/, solutions/, assignments/)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
