@@ -25,6 +25,7 @@ from grade_class import build_class  # noqa: E402
 
 from autograder.demo.corpus import corpus, nbgrader_autograde, write_submissions  # noqa: E402
 from autograder.discover import discover  # noqa: E402
+from autograder.exercises import EXERCISES  # noqa: E402
 from autograder.grade import grade_all  # noqa: E402
 from autograder.sandbox import Limits  # noqa: E402
 
@@ -59,7 +60,7 @@ def main():
             what = f"the parity corpus ({len(entries)} hand-ins)"
         else:
             build_class(tmp / "submitted", args.students)
-            what = f"{args.students} students x 5 exercises"
+            what = f"{args.students} students x {len(EXERCISES)} exercises"
         nbgrader_tree = tmp / ("nbgrader-submitted" if args.corpus else "submitted")
         c0 = cpu_seconds()
         theirs, nbgrader_seconds = nbgrader_autograde(tmp / "nbgrader", nbgrader_tree, SECRET)

@@ -1,17 +1,16 @@
-"""Worked values of the "attention" exercise: one attention row ("the cat"), the full grid
-("river bank loan") and its causal version.
+"""Worked values of the "attention" exercise: one attention row ("the cat") and the full grid
+("river bank loan").
 
 Each entry is a figure the text prints, where it prints it, and how the reference solution
 (``solutions/attention.py``) reproduces it; ``docs/worked-examples.md`` shows them side by side.
 """
 import numpy as np
 
-from autograder.worked import FOUNDATIONS, FROM_SCRATCH, Source, Worked
+from autograder.worked import FOUNDATIONS, Source, Worked
 
 PROJECT = Source(FOUNDATIONS, "Part IV: Anatomy of an LLM Request / Project Each Token into a Query, a Key, and a Value")
 ROW = Source(FOUNDATIONS, "Part IV: Anatomy of an LLM Request / Attention Scores, Softmax, and the Context Vector")
 GRID = Source(FOUNDATIONS, "Going Deeper: The Full QK^T Matrix, By Hand")
-MASK = Source(FROM_SCRATCH, "The reading room / Seven memos, one worker at a time")
 
 # "the cat": inputs (embedding + position stamp) and the three projections.
 X_THE_CAT = np.array([[1.0, 0.0], [1.0, 1.0]])
@@ -29,8 +28,8 @@ def _cat_row(ref):
     return ref.attention_row(Q[1], K, V)
 
 
-def _grid(ref, causal=False):
-    return ref.attention_matrix(Q_RBL, K_RBL, V_RBL, causal=causal)
+def _grid(ref):
+    return ref.attention_matrix(Q_RBL, K_RBL, V_RBL)
 
 
 WORKED = [
@@ -44,6 +43,4 @@ WORKED = [
     Worked('weights of the "bank" row', GRID, [0.25, 0.25, 0.50], lambda ref: _grid(ref)[1][1], tol=0.005),
     Worked('output of the "river" row', GRID, [0.80, 1.20], lambda ref: _grid(ref)[2][0], tol=0.005),
     Worked('output of the "bank" row', GRID, [0.74, 1.26], lambda ref: _grid(ref)[2][1], tol=0.005),
-    Worked("causal weights of the first two rows (a token reads itself and earlier ones)", MASK,
-           [[1, 0, 0], [0.5, 0.5, 0]], lambda ref: _grid(ref, causal=True)[1][:2], tol=1e-12),
 ]

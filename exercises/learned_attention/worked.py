@@ -5,8 +5,6 @@ Each entry is a figure the text prints, where it prints it, and how the referenc
 (``solutions/learned_attention.py``) reproduces it; ``docs/worked-examples.md`` shows them side by
 side. The training run is the text's: seed 5, 1,001 full-batch steps, learning rate 0.3.
 """
-import numpy as np
-
 from autograder.worked import FROM_SCRATCH, Source, Worked
 
 LOOKUP = Source(FROM_SCRATCH, "The reading room / The lookup, step by step")
@@ -50,8 +48,4 @@ WORKED = [
            lambda ref: _read(ref, ref.init_params(SEED), DOG_SENTENCE)["weights"], tol=5e-3),
     Worked("without position stamps: loss at steps 500 and 1000", EXPERIMENTS, [0.467, 0.463],
            lambda ref: [_train(ref, positions=False)[1][s] for s in (500, 1000)], tol=5e-4),
-    Worked("the floor that run approaches, 12 ln 2 / 18 (six sentences right, twelve at 50/50)",
-           EXPERIMENTS, 0.462, lambda ref: 12 * np.log(2) / 18, tol=5e-4),
-    Worked("sinusoidal position table, position 1, first two slots (sin 1, cos 1)", LOOKUP,
-           [0.8415, 0.5403], lambda ref: ref.positional_encoding(2, 8)[1][:2], tol=5e-5),
 ]
