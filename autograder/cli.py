@@ -128,13 +128,15 @@ def main(argv=None):
     n = sub.add_parser("new", help="write exercises/NAME/ from a template: a tiny exercise that builds and grades")
     n.add_argument("name", help="the exercise's name (a lowercase identifier, e.g. layer_norm)")
     n.add_argument("--title", help="the notebook's title")
+    n.add_argument("--no-build", action="store_true", help="only write the folder (build later)")
     args = parser.parse_args(argv)
     if args.command == "gradescope":
         return gradescope.build_command(args, parser)
     # -- end gradescope --
     if args.command == "new":
         from . import new
-        return new.main([args.name] + (["--title", args.title] if args.title else []))
+        return new.main([args.name] + (["--title", args.title] if args.title else [])
+                        + (["--no-build"] if args.no_build else []))
 
     try:
         jobs = discover(args.path, student=args.student, assignment=args.assignment)

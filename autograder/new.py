@@ -1,17 +1,18 @@
-"""``python -m autograder new NAME [--title T]``: start an exercise from a template.
+"""``python -m autograder new NAME [--title T] [--no-build]``: start an exercise from a template.
 
 Writes ``exercises/NAME/`` (``exercise.toml``, ``__init__.py``, ``notebook.py``, ``checks.py``,
 ``mistakes.py``, ``worked.py``: see ``autograder.exercises``) holding a tiny working exercise:
 one function, ``mean_vector(X)``, the average of a text's token vectors, with two hidden
 checks (2 points), one visible check, one named mistake (averaging each token's entries
 instead of each column) and one parity corpus entry. It is registered by being there: the
-registry discovers the folder, so ``python -m autograder.build NAME`` builds it, its
-reference gets full marks and its stub 0, and the test suite covers it with no edit anywhere
-else. Then replace the template's function, checks and mistakes with the exercise's own
+registry discovers the folder. The command then builds it (``python -m autograder.build
+NAME``: its three notebooks, README's table, the worked-examples page); its reference gets full
+marks and its stub 0, and the test suite covers it with no edit anywhere else. Then replace the template's function, checks and mistakes with the exercise's own
 (``docs/authoring.md`` walks through it).
 """
 import argparse
 import keyword
+import subprocess
 import sys
 from pathlib import Path
 
@@ -223,14 +224,18 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m autograder new", description=__doc__.split("\n")[0])
     parser.add_argument("name", help="the exercise's name (a lowercase identifier, e.g. layer_norm)")
     parser.add_argument("--title", help="the notebook's title")
+    parser.add_argument("--no-build", action="store_true", help="only write the folder; build later with "
+                        "python -m autograder.build NAME")
     args = parser.parse_args(argv)
     try:
         folder = create(args.name, args.title)
     except ValueError as exc:
         parser.error(str(exc))
-    print(f"wrote {folder}/ ({', '.join(TEMPLATE)})\n"
-          f"next: python -m autograder.build {args.name}   (generates source/, solutions/, assignments/)")
-    return 0
+    print(f"wrote {folder}/ ({', '.join(TEMPLATE)})")
+    if args.no_build:
+        return 0
+    # A fresh interpreter: this one's registry was read before the folder existed.
+    return subprocess.call([sys.executable, "-m", "autograder.build", args.name], cwd=folder.parent.parent)
 
 
 if __name__ == "__main__":

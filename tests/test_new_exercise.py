@@ -1,7 +1,7 @@
 """Does a seventh exercise take one command and one folder?
 
 In a temporary copy of the repository (its tracked and new files, as a clone plus the work
-in progress holds them): ``python -m autograder new`` writes the folder, the build makes its
+in progress holds them): ``python -m autograder new`` writes the folder and builds its
 notebooks, the grader gives the reference full marks and the untouched stubs 0, and the
 exercise tests pass for it: with no edit anywhere else.
 """
@@ -50,11 +50,10 @@ def _files(root):
 
 @pytest.fixture(scope="module")
 def seventh(copy):
-    """The copy after ``python -m autograder new toy_mean`` and ``python -m autograder.build toy_mean``;
-    and ``(new files, changed files)``."""
+    """The copy after ``python -m autograder new toy_mean`` (which also builds it); and
+    ``(new files, changed files)``."""
     before = _files(copy)
     _run(["-m", "autograder", "new", NAME, "--title", "The mean of the token vectors"], copy)
-    _run(["-m", "autograder.build", NAME], copy)
     after = _files(copy)
     return copy, (set(after) - set(before), {f for f in before if f in after and after[f] != before[f]})
 
