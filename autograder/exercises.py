@@ -45,6 +45,7 @@ FIELDS = {
     "functions": (list, True),    # the student-facing names the checks call (the contract)
     "helpers": (dict, False),     # {function: [helper, ...]}: see Exercise.helpers
     "plots": (int, False),        # images the solution notebook draws (at least)
+    "prints": (list, False),      # lines the solution notebook must print (the course text's figures)
     "parity": (list, False),      # [{styles = [...], layout = "...", mistake = "<label>"}, ...]
 }
 
@@ -66,6 +67,8 @@ class Exercise:
         points: the total the course promises (a declared figure; the tests compare the
             checks' sum with it, so neither can drift alone).
         plots: how many images the solution notebook draws, at least.
+        prints: lines the solution notebook must print (the course text's figures, as the
+            notebook prints them), a tuple of str.
         parity: the exercise's parity corpus entries, a tuple of dicts with ``styles``
             (tuple of style names of ``autograder.demo.corpus.STYLES``), ``layout`` and
             optional ``mistake`` (a label of ``mistakes.py``).
@@ -79,6 +82,7 @@ class Exercise:
     summary: str = ""
     points: float = 0.0
     plots: int = 0
+    prints: tuple = ()
     parity: tuple = field(default=(), hash=False, compare=False)
     folder: Path = None
 
@@ -172,7 +176,7 @@ def load(folder):
                     "mistake": e.get("mistake")} for e in data.get("parity", []))
     return Exercise(folder.name, data["title"], functions, helpers, order=data["order"],
                     summary=data["summary"], points=float(data["points"]), plots=data.get("plots", 0),
-                    parity=parity, folder=folder)
+                    prints=tuple(data.get("prints", ())), parity=parity, folder=folder)
 
 
 def discover(root=COURSE_DIR):
