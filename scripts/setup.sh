@@ -28,11 +28,12 @@ command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
+# Reinstalled when the pins or the package layout (pyproject.toml: which packages) change.
 stamp=.venv/.installed-requirements
-if ! cmp -s requirements.txt "$stamp" 2>/dev/null; then
+if ! cat requirements.txt pyproject.toml | cmp -s - "$stamp" 2>/dev/null; then
   .venv/bin/python -m pip install --quiet -r requirements.txt
   .venv/bin/python -m pip install --quiet --no-deps -e .
-  cp requirements.txt "$stamp"
+  cat requirements.txt pyproject.toml > "$stamp"
 fi
 
 # The HTML report test renders a report in headless Chromium (Debian package "chromium").

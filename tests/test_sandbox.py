@@ -95,10 +95,13 @@ def test_the_grader_packages_cannot_be_imported(hand_in):
             "    return theirs(X, W_Q, W_K, W_V)\n"
             "def causal_mask(T):\n"
             "    import autograder\n"
-            "    return np.tril(np.ones((T, T), dtype=bool))\n")
-    result = hand_in(ATTENTION, {"project_qkv": code, "causal_mask": ""})
+            "    return np.tril(np.ones((T, T), dtype=bool))\n"
+            "def attention_row(q, K, V):\n"
+            "    from exercises.attention import checks   # the hidden checks and their values\n"
+            "    return checks.CAT_SCORES, checks.CAT_WEIGHTS, checks.CAT_CONTEXT\n")
+    result = hand_in(ATTENTION, {"project_qkv": code, "causal_mask": "", "attention_row": ""})
     for c in result.checks:
-        if c.function in ("project_qkv", "causal_mask"):
+        if c.function in ("project_qkv", "causal_mask", "attention_row"):
             assert "ImportError" in c.output and "not available to submissions" in c.output
 
 
