@@ -6,7 +6,7 @@ import pytest
 
 from autograder import build
 from autograder.exercises import EXERCISES, PROJECT_ROOT, Exercise
-from autograder.grade import points_by_function
+from autograder.check_files import points_by_function
 from autograder.visible import Visible
 
 

@@ -306,7 +306,7 @@ def test_an_interrupted_run_resumes_to_the_uninterrupted_results(tmp_path):
 
 
 def test_each_grading_worker_gets_its_own_memory_limit():
-    code = ("import resource; from autograder.grade import _init_worker; _init_worker(None, 3 << 30); "
+    code = ("import resource; from autograder.pool import _init_worker; _init_worker(None, 3 << 30); "
             "print(resource.getrlimit(resource.RLIMIT_AS)[0])")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=60)
     assert proc.stdout.strip() == str(3 << 30), proc.stderr

@@ -23,7 +23,7 @@ import textwrap
 import nbformat
 import pytest
 
-from autograder import confinement
+from autograder import confinement, launch
 from autograder.demo.fill import filled_notebook
 from autograder.discover import discover
 from autograder.exercises import EXERCISES, PROJECT_ROOT
@@ -171,7 +171,7 @@ def _killed(out):
 # -- the sandbox is there ---------------------------------------------------------------
 def test_the_sandbox_is_available_here():
     """On CI (and wherever the suite runs) the sandbox must start: this fails, never skips."""
-    assert confinement.check_available() is None
+    assert launch.check_available() is None
 
 
 def test_many_sandboxes_in_a_row_leave_no_process_behind():
@@ -574,7 +574,7 @@ def test_grading_stops_before_student_code_without_the_sandbox(tmp_path, monkeyp
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))  # no bwrap on PATH
     monkeypatch.setenv("COURSE_SECRET", "test-secret")
-    confinement.check_available.cache_clear()
+    launch.check_available.cache_clear()
     try:
         code = main(["grade", str(path), "--out", str(tmp_path / "out"), "--jobs", "1", "--quiet"])
         err = capsys.readouterr().err
@@ -585,7 +585,7 @@ def test_grading_stops_before_student_code_without_the_sandbox(tmp_path, monkeyp
                      "--unconfined"])
         assert code == 0 and marker.exists()
     finally:
-        confinement.check_available.cache_clear()
+        launch.check_available.cache_clear()
     import csv
     import json
     data = json.loads((tmp_path / "out" / "attention" / "attention" / "results.json").read_text())

@@ -21,11 +21,12 @@ import zipfile
 import nbformat
 import pytest
 
-from autograder import gradescope, report
+from autograder import gradescope, gradescope_container, report
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
 from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.grade import check_metas, grade_notebook
+from autograder.check_files import check_metas
+from autograder.grade import grade_notebook
 
 SECRET = b"gradescope-test-secret"
 ATTENTION = EXERCISES["attention"]
@@ -140,7 +141,7 @@ def test_setup_reports_what_is_missing(container, tmp_path):
     cache.write_bytes(b"truncated")
     with open(source / "requirements.txt", "a") as f:
         f.write("numpy==0.0.1\n")
-    problems = gradescope.setup_problems(source)
+    problems = gradescope_container.setup_problems(source)
     assert any("course secret missing" in p for p in problems)
     assert any("cl100k_base" in p for p in problems)
     assert any(p.startswith("not installed: numpy==0.0.1") for p in problems)
@@ -230,10 +231,10 @@ def test_links_and_junk_are_not_candidates(tmp_path):
     nbformat.write(filled_notebook(ATTENTION), sub / ".ipynb_checkpoints" / "attention-checkpoint.ipynb")
     nbformat.write(filled_notebook(ATTENTION), sub / "work" / "mine.ipynb")
     grade_ids = gradescope.release_grade_ids(ATTENTION)
-    path, notes = gradescope.find_notebook(sub, ATTENTION, grade_ids)
+    path, notes = gradescope_container.find_notebook(sub, ATTENTION, grade_ids)
     assert path == sub / "work" / "mine.ipynb" and notes == ["graded work/mine.ipynb"]
     (sub / "work" / "mine.ipynb").unlink()
-    path, notes = gradescope.find_notebook(sub, ATTENTION, grade_ids)
+    path, notes = gradescope_container.find_notebook(sub, ATTENTION, grade_ids)
     assert path is None and "no Jupyter notebook" in notes[0]
 
 
@@ -245,15 +246,15 @@ def test_no_notebook_in_the_submission(container):
 
 
 def test_student_id_from_metadata():
-    assert gradescope.student_id({"users": [{"sid": "s9", "email": "e@x", "id": 3}]})[0] == "s9"
+    assert gradescope_container.student_id({"users": [{"sid": "s9", "email": "e@x", "id": 3}]})[0] == "s9"
     # no roster id: the email, then Gradescope's number
-    assert gradescope.student_id({"users": [{"sid": "", "email": "e@x", "id": 3}]})[0] == "e@x"
-    assert gradescope.student_id({"users": [{"sid": None, "email": None, "id": 3}]})[0] == "3"
+    assert gradescope_container.student_id({"users": [{"sid": "", "email": "e@x", "id": 3}]})[0] == "e@x"
+    assert gradescope_container.student_id({"users": [{"sid": None, "email": None, "id": 3}]})[0] == "3"
     # a group: the same id whatever the order Gradescope lists them in
     group = [{"sid": "b2", "email": "b@x", "id": 2}, {"sid": "a1", "email": "a@x", "id": 1}]
-    assert gradescope.student_id({"users": group})[0] == gradescope.student_id({"users": group[::-1]})[0] == "a1"
+    assert gradescope_container.student_id({"users": group})[0] == gradescope_container.student_id({"users": group[::-1]})[0] == "a1"
     with pytest.raises(ValueError):
-        gradescope.student_id({"users": []})
+        gradescope_container.student_id({"users": []})
 
 
 def test_missing_metadata_fails_closed(container):
@@ -297,8 +298,8 @@ def _no_bwrap(limits):
 
 def test_sandbox_that_cannot_start_fails_closed(container, tmp_path, monkeypatch):
     root = _copy_root(container, tmp_path)
-    monkeypatch.setattr(gradescope, "sandbox_problem", _no_bwrap)
-    gradescope.grade_submission(root, tmp_path / "out.json")
+    monkeypatch.setattr(gradescope_container, "sandbox_problem", _no_bwrap)
+    gradescope_container.grade_submission(root, tmp_path / "out.json")
     results = json.loads((tmp_path / "out.json").read_text())
     assert results["score"] == 0 and len(results["tests"]) == len(check_metas(ATTENTION))
     assert all("sandbox could not start" in t["output"] for t in results["tests"])
@@ -306,8 +307,8 @@ def test_sandbox_that_cannot_start_fails_closed(container, tmp_path, monkeypatch
 
 def test_unconfined_is_an_explicit_build_option(container, tmp_path, monkeypatch):
     root = _copy_root(container, tmp_path, unconfined=True)
-    monkeypatch.setattr(gradescope, "sandbox_problem", _no_bwrap)
-    gradescope.grade_submission(root, tmp_path / "out.json")
+    monkeypatch.setattr(gradescope_container, "sandbox_problem", _no_bwrap)
+    gradescope_container.grade_submission(root, tmp_path / "out.json")
     results = json.loads((tmp_path / "out.json").read_text())
     assert results["score"] == 19
     assert results["extra_data"]["confinement"].startswith("none")

@@ -30,7 +30,8 @@ from autograder import gradebook
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
 from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.grade import NotebookResult, check_metas
+from autograder.check_files import check_metas
+from autograder.notebook_result import NotebookResult
 from autograder.plugin import CheckResult
 
 NAME = "attention"

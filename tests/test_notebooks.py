@@ -4,7 +4,7 @@ import re
 import pytest
 
 from autograder.exercises import EXERCISES
-from autograder.grade import check_metas, points_by_function
+from autograder.check_files import check_metas, points_by_function
 from autograder.visible import visible_cases
 
 # Plots each notebook draws (heatmaps of similarities and attention weights, tokens per
