@@ -56,7 +56,7 @@ def check_sandbox():
     if isinstance(problem, str) and problem:
         raise PreflightError(f"the sandbox for student code is not available: {problem}; fix "
                              "that, or grade with --unconfined (student code then runs as this "
-                             "user, with resource limits only; see README)")
+                             "user, with resource limits only; see docs/confinement.md)")
 
 
 # Exercises whose checks call tiktoken's cl100k_base (see check_tokens.py).

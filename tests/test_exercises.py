@@ -12,18 +12,18 @@ def test_every_exercise_has_a_total():
     assert set(TOTALS) == set(EXERCISES)
 
 
-@pytest.mark.parametrize("student", ["s1", "s2"])
+@pytest.mark.parametrize("student", ["s1", pytest.param("s2", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("name", list(EXERCISES))
-def test_reference_gets_full_marks(name, student, hand_in):
-    result = hand_in(EXERCISES[name], student=student)
+def test_reference_gets_full_marks(name, student, graded):
+    result = graded(EXERCISES[name], student=student)
     assert [(c.name, c.output) for c in result.checks if c.score < c.max_score] == []
     assert result.score == result.max_score == TOTALS[name]
     assert result.notes == []
 
 
 @pytest.mark.parametrize("name", list(EXERCISES))
-def test_untouched_stubs_score_zero_with_not_implemented(name, hand_in):
+def test_untouched_stubs_score_zero_with_not_implemented(name, graded):
     exercise = EXERCISES[name]
-    result = hand_in(exercise, stubs=exercise.functions)
+    result = graded(exercise, stubs=exercise.functions)
     assert result.score == 0 and result.max_score == TOTALS[name]
     assert all("not implemented" in c.output for c in result.checks), [c.output for c in result.checks]

@@ -18,7 +18,7 @@ apt_install() { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get ins
 if command -v bwrap >/dev/null 2>&1; then
   log "bubblewrap: $(command -v bwrap)"
 elif can_apt; then
-  apt_install bubblewrap || log "WARNING: could not install bubblewrap; grading will fail closed (see README)"
+  apt_install bubblewrap || log "WARNING: could not install bubblewrap; grading will fail closed (see docs/gradescope.md)"
 else
   log "WARNING: bubblewrap is missing and not installed here; run: apt-get install bubblewrap"
 fi
