@@ -41,8 +41,8 @@ def hand_in(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def graded(tmp_path_factory):
-    """``graded(exercise, replacements=None, stubs=(), student="s1")`` -> NotebookResult, like
+def graded_once(tmp_path_factory):
+    """``graded_once(exercise, replacements=None, stubs=(), student="s1")`` -> NotebookResult, like
     ``hand_in`` but graded once per test session for each distinct hand-in and shared by every
     test that asks for the same one (each gets its own copy). Sandboxed grading costs about a
     second a notebook; the reference and stub notebooks are asked for by many tests."""

@@ -14,16 +14,16 @@ def test_every_exercise_has_a_total():
 
 @pytest.mark.parametrize("student", ["s1", pytest.param("s2", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("name", list(EXERCISES))
-def test_reference_gets_full_marks(name, student, graded):
-    result = graded(EXERCISES[name], student=student)
+def test_reference_gets_full_marks(name, student, graded_once):
+    result = graded_once(EXERCISES[name], student=student)
     assert [(c.name, c.output) for c in result.checks if c.score < c.max_score] == []
     assert result.score == result.max_score == TOTALS[name]
     assert result.notes == []
 
 
 @pytest.mark.parametrize("name", list(EXERCISES))
-def test_untouched_stubs_score_zero_with_not_implemented(name, graded):
+def test_untouched_stubs_score_zero_with_not_implemented(name, graded_once):
     exercise = EXERCISES[name]
-    result = graded(exercise, stubs=exercise.functions)
+    result = graded_once(exercise, stubs=exercise.functions)
     assert result.score == 0 and result.max_score == TOTALS[name]
     assert all("not implemented" in c.output for c in result.checks), [c.output for c in result.checks]

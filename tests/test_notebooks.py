@@ -19,6 +19,7 @@ PRINTS = {"learned_attention": [f"step {s:4d}   loss {v}" for s, v in _TEXT_LOSS
     "cat:0.60"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(EXERCISES))
 def test_solution_notebook_runs_end_to_end(name, executed_notebook):
     exercise = EXERCISES[name]
