@@ -21,10 +21,8 @@ def _grade(args, env_secret="cli-secret"):
                           env=env, capture_output=True, text=True, timeout=600)
 
 
-@pytest.fixture
-def submitted(tmp_path):
-    """nbgrader's submitted/ tree: a good, a stubbed and a broken submission."""
-    root = tmp_path / "submitted"
+def _submitted_tree(root):
+    """nbgrader's submitted/ tree at ``root``: a good, a stubbed and a broken submission."""
     for student, nb in [("ann", filled_notebook(ATTENTION)),
                         ("ben", filled_notebook(ATTENTION, stubs=ATTENTION.functions))]:
         (root / student / "attention").mkdir(parents=True)
@@ -34,9 +32,21 @@ def submitted(tmp_path):
     return root
 
 
-def test_whole_tree_is_graded_and_every_student_gets_results(submitted, tmp_path):
-    out = tmp_path / "graded"
-    proc = _grade([submitted, "--out", out, "--jobs", "2"])
+@pytest.fixture
+def submitted(tmp_path):
+    return _submitted_tree(tmp_path / "submitted")
+
+
+@pytest.fixture(scope="module")
+def graded_tree(tmp_path_factory):
+    """The tree graded once by the command line: ``(completed process, output folder)``."""
+    tmp = tmp_path_factory.mktemp("cli")
+    out = tmp / "graded"
+    return _grade([_submitted_tree(tmp / "submitted"), "--out", out, "--jobs", "2"]), out
+
+
+def test_whole_tree_is_graded_and_every_student_gets_results(graded_tree):
+    proc, out = graded_tree
     assert proc.returncode == 0, proc.stderr
     scores = {s: json.loads((out / "attention" / s / "results.json").read_text())["score"]
               for s in ("ann", "ben", "cat")}
@@ -53,9 +63,8 @@ def test_whole_tree_is_graded_and_every_student_gets_results(submitted, tmp_path
     assert "not a valid notebook" in (out / "attention" / "cat" / "report.html").read_text()
 
 
-def test_results_json_has_the_gradescope_fields(submitted, tmp_path):
-    out = tmp_path / "graded"
-    _grade([submitted / "ann" / "attention", "--out", out])
+def test_results_json_has_the_gradescope_fields(graded_tree):
+    _, out = graded_tree
     data = json.loads((out / "attention" / "ann" / "results.json").read_text())
     assert {"score", "max_score", "tests", "output", "visibility"} <= set(data)
     for t in data["tests"]:
