@@ -79,6 +79,7 @@ def buggy_kv(tmp_path):
     return _ExerciseWithChecks(KV.name, KV.title, KV.functions, folder=str(folder))
 
 
+@pytest.mark.slow
 def test_a_check_that_raises_is_a_grader_error_not_a_wrong_answer(tmp_path, buggy_kv):
     weird = 'def kv_cache_size(n_layers, d_model, n_tokens, bytes_per_number=2):\n    return ("many", "bytes")\n'
     root = tmp_path / "submitted"
@@ -117,6 +118,7 @@ def test_an_exception_out_of_the_grader_is_logged_with_its_traceback(tmp_path, m
 KILLER = "import os\n_ = os.kill(os.getppid(), 9)\n"
 
 
+@pytest.mark.slow
 def test_a_killed_worker_costs_only_its_notebook_and_the_class_keeps_full_pool_width(tmp_path):
     root = tmp_path / "submitted"
     for s in ("ann", "bob", "cid", "dee", "eve"):
@@ -181,6 +183,7 @@ def _csv(path):
         return sorted(tuple(sorted(row.items())) for row in csv.DictReader(f))
 
 
+@pytest.mark.slow
 def test_cp1252_console_and_c_locale_give_the_same_grades(tmp_path):
     root = tmp_path / "submitted"
     _class_with_unicode_names(root)
@@ -266,6 +269,7 @@ def _comparable(results):
              [(c.name, c.score, c.max_score, c.output) for c in r.checks]) for r in results]
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_resumes_to_the_uninterrupted_results(tmp_path):
     from autograder.demo.mistakes.kv_cache import MISTAKES
     root = tmp_path / "submitted"

@@ -100,6 +100,7 @@ def test_missing_path_is_a_usage_error(tmp_path):
     assert proc.returncode == 2 and "does not exist" in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_submission_that_kills_its_worker_costs_only_its_own_points(submitted, tmp_path):
     """Without Landlock a child can signal its parent; the rest of the class is still graded."""
     from autograder.cli import grade_all

@@ -136,6 +136,7 @@ def test_retyped_solution_and_demo_cells_follow_the_release(tmp_path):
         assert sub.function("mine_ran")() is True
 
 
+@pytest.mark.slow
 def test_outputs_never_count_against_the_size_limit(tmp_path):
     cell = _code("def f():\n    return 7\n")
     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=("y" * 1023 + "\n") * 60 * 1024)]

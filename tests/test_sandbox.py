@@ -37,6 +37,7 @@ def _lost_only(result, functions):
             assert got == top, (fn, got, top)
 
 
+@pytest.mark.slow
 def test_endless_loop_costs_only_that_function(hand_in):
     loop = "def causal_mask(T):\n    while True:\n        pass\n"
     result = hand_in(ATTENTION, {"causal_mask": loop}, limits=FAST)
@@ -50,6 +51,7 @@ def test_endless_loop_costs_only_that_function(hand_in):
     assert grid['attention_matrix: causal weights for "river bank loan"'] == 0
 
 
+@pytest.mark.slow
 def test_loop_that_ignores_the_alarm_is_killed(hand_in):
     code = ("import signal\n"
             "def causal_mask(T):\n"
@@ -68,6 +70,7 @@ def test_process_exit_is_a_crash_and_grading_goes_on(hand_in):
     assert all("died" in c.output for c in result.checks if c.function == "project_qkv")
 
 
+@pytest.mark.slow
 def test_megabytes_of_printing_cost_nothing(hand_in):
     code = ("print('x' * 50_000_000)\n"
             "def causal_mask(T):\n"
@@ -78,6 +81,7 @@ def test_megabytes_of_printing_cost_nothing(hand_in):
     assert result.score == result.max_score
 
 
+@pytest.mark.slow
 def test_memory_bomb_is_an_error_not_a_crash_of_the_grader(hand_in):
     code = "def softmax(z, axis=-1):\n    big = np.ones(10 ** 11)\n    return big\n"
     result = hand_in(ATTENTION, {"softmax": code}, limits=FAST)
