@@ -76,3 +76,14 @@ def test_each_measured_figure_is_written_once():
             continue
         again = measured & set(FIGURE.findall(page.read_text(encoding="utf-8")))
         assert not again, f"{page.name} repeats {sorted(again)}"
+
+
+def test_the_parity_corpus_size_written_is_the_corpus_size():
+    from autograder.demo.corpus import corpus
+    written = re.findall(r"parity corpus, (\d+)\s+notebooks", (DOCS / "grading.md").read_text(encoding="utf-8"))
+    assert written == [str(len(corpus()))]
+
+
+def test_the_time_budget_written_is_the_default():
+    from autograder.gradescope_container import DEFAULT_TIME_BUDGET
+    assert f"(default {DEFAULT_TIME_BUDGET:g} s," in (DOCS / "gradescope.md").read_text(encoding="utf-8")
