@@ -232,6 +232,7 @@ def preflight_exit():
     return cli.PREFLIGHT_FAILED
 
 
+@pytest.mark.slow
 def test_missing_secret_stops_the_run_and_new_secret_is_private_from_the_start(tmp_path, monkeypatch, capsys):
     secret_file = tmp_path / "course" / ".course_secret"
     secret_file.parent.mkdir()

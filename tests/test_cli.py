@@ -85,6 +85,7 @@ def test_lone_notebook_takes_student_from_flag_or_file_name(submitted, tmp_path)
     assert json.loads((out / "attention" / "zoe" / "results.json").read_text())["score"] == 19
 
 
+@pytest.mark.slow
 def test_unknown_notebook_is_reported_not_fatal(tmp_path):
     nb = tmp_path / "scratch.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), nb)

@@ -292,6 +292,7 @@ def test_more_threads_than_the_limit_fail(tmp_path):
 
 
 # -- network ------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_unix_udp_and_tcp_sockets_to_listeners_outside_are_refused(tmp_path):
     tcp = socket.socket()
     tcp.bind(("127.0.0.1", 0))
