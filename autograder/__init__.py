@@ -5,5 +5,5 @@ The course itself is ``exercises/<name>/``, one folder per exercise, discovered 
 ``python -m autograder new NAME`` (a new exercise folder from a template, ``new.py``),
 ``python -m autograder.build`` (generating notebooks, solutions and pages from
 ``exercises/``), ``python -m autograder.demo`` (a simulated class through nbgrader). See
-README.md and docs/authoring.md.
+README.md and docs/.
 """

@@ -50,7 +50,7 @@ import nbformat
 
 from . import visible
 from .exercises import EXERCISES, PROJECT_ROOT, find
-from .grade import check_metas, points_by_function
+from .check_files import check_metas, points_by_function
 
 SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}

@@ -33,6 +33,7 @@ from .launch import Sandbox
 from .child import wire
 from .counted import CountedWeights, WeightsRegistry
 from .limits import Limits, StudentCodeError
+from .subreaper import become_subreaper
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 _HERE = Path(__file__).resolve().parent
@@ -77,15 +78,6 @@ def _children():
             if fields[1].decode() == me:
                 found.add(int(entry))
     return found
-
-
-def _become_subreaper():
-    """Orphans of a submission (a daemon it started) become our children, so we can end them."""
-    try:
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-    except (OSError, AttributeError):
-        pass
 
 
 def _limit_child(limits):
@@ -253,7 +245,7 @@ class ChildSubmission:
         """
         common = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
         if not self.limits.confine:
-            _become_subreaper()
+            become_subreaper()
             self._children_before = _children()
             self.workdir = tempfile.mkdtemp(prefix="submission-")
             self.proc = subprocess.Popen(argv, cwd=self.workdir, env=child_env(self.workdir), pass_fds=fds,
@@ -270,7 +262,7 @@ class ChildSubmission:
             self.sandbox.close()
             self.sandbox = None
             raise SandboxUnavailable(f"the sandbox could not start ({exc}); see "
-                                     "`confinement.check_available()`") from None
+                                     "`launch.check_available()`") from None
         self.sandbox.started()
         pid = self.sandbox.child_pid()
         try:

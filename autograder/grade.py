@@ -5,63 +5,19 @@ code that crashes, hangs, floods its output or exhausts memory all end as a
 ``NotebookResult`` whose checks carry 0 points and a message saying why.
 """
 import concurrent.futures as cf
-import multiprocessing
-import os
 import signal
 import time
 import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import plugin, safetext
-from .checking import CheckMeta
+from .check_files import check_metas
 from .plugin import CheckResult
 from .notebook_code import InvalidNotebook, is_untouched_release, read_notebook
+from .notebook_result import NotebookResult
+from .pool import WorkerPool
 from .problems import Problem
 from .sandbox import ChildSubmission, Limits, StudentCodeError
-
-
-@dataclass
-class NotebookResult:
-    """The grade of one notebook of one student.
-
-    Attributes:
-        student_id, assignment_id: who and what (``str``).
-        notebook: the notebook's file name.
-        checks: list of ``plugin.CheckResult``.
-        notes: messages about the whole notebook (cells that raised, a start-up failure).
-        seconds: wall-clock time spent grading it.
-        problems: ``set`` of ``problems.Problem`` of the whole notebook (see ``all_problems``).
-        grader_log: tracebacks of grader errors, for the instructor's log (never shown to students).
-        confinement: how its code ran: "bubblewrap+seccomp (a sandbox uid of its own)",
-            "bubblewrap+seccomp (the grading user's uid)", "unconfined", or "not run"
-            (``launch.py``).
-    """
-    student_id: str
-    assignment_id: str
-    notebook: str
-    checks: list
-    notes: list = field(default_factory=list)
-    seconds: float = 0.0
-    problems: set = field(default_factory=set)
-    grader_log: list = field(default_factory=list)
-    confinement: str = "not run"
-
-    @property
-    def all_problems(self):
-        """The notebook's problems and those of its checks (a ``set`` of ``Problem``)."""
-        found = set(self.problems)
-        for c in self.checks:
-            found |= set(c.problems)
-        return found
-
-    @property
-    def score(self):
-        return sum(c.score for c in self.checks)
-
-    @property
-    def max_score(self):
-        return sum(c.max_score for c in self.checks)
 
 
 class BrokenSubmission:
@@ -185,43 +141,6 @@ def grade_notebook(path, exercise, student_id, secret, limits=None):
                           submission.confinement if submission is not None else "not run")
 
 
-def check_metas(exercise):
-    """The ``CheckMeta`` of every check of ``exercise``, in file order.
-
-    Read from the ``@check(...)`` decorators without importing the check file, so it
-    works before the reference solutions are generated (``build.py`` needs the points).
-
-    Raises:
-        ValueError: a ``@check`` whose arguments are not literals.
-    """
-    import ast
-    tree = ast.parse(exercise.checks_file.read_text(encoding="utf-8"))
-    metas = []
-    for node in tree.body:
-        if not (isinstance(node, ast.FunctionDef) and node.name.startswith("check_")):
-            continue
-        for deco in node.decorator_list:
-            if isinstance(deco, ast.Call) and getattr(deco.func, "id", None) == "check":
-                try:
-                    args = [ast.literal_eval(a) for a in deco.args]
-                    kwargs = {k.arg: ast.literal_eval(k.value) for k in deco.keywords}
-                except ValueError:
-                    raise ValueError(f"{exercise.checks_file.name}: @check of {node.name} "
-                                     "must use literal arguments") from None
-                fn, desc = args[:2]
-                points = args[2] if len(args) > 2 else kwargs.get("points", 1.0)
-                metas.append(CheckMeta(fn, desc, float(points)))
-    return metas
-
-
-def points_by_function(exercise):
-    """``{function: total points}`` of ``exercise``'s checks."""
-    totals = {}
-    for meta in check_metas(exercise):
-        totals[meta.function] = totals.get(meta.function, 0.0) + meta.points
-    return totals
-
-
 # -- a whole class ------------------------------------------------------------------
 def _zero_result(job, note, problems=(), grader_log=()):
     checks = []
@@ -293,37 +212,6 @@ def grade_job(job, secret, limits):
                             [Problem.GRADER_ERROR], [traceback.format_exc()]), True
 
 
-# -- worker processes -----------------------------------------------------------------
-_started = None  # in a worker: the queue on which it announces each job it starts
-
-
-def _init_worker(started, memory_bytes):
-    """Pool initializer: its own address-space limit, the queue for start notices, and death
-    with the grading command (a run stopped with Ctrl-C or SIGTERM must not leave workers
-    grading on, and each worker's sandboxes die with it: ``--die-with-parent``)."""
-    global _started
-    _started = started
-    parent = os.getppid()
-    try:
-        import ctypes
-        import signal
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:  # the command died before the line above took effect
-        os._exit(1)
-    if memory_bytes:
-        import resource
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        limit = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-
-
-def _grade_in_worker(index, job, secret, limits):
-    _started.put((index, os.getpid()))
-    return grade_job(job, secret, limits)
-
-
 KILLED_WORKER_NOTE = ("your notebook could not be run: grading it killed the grader's worker process, "
                       "twice")
 
@@ -376,26 +264,16 @@ def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=Tru
         if progress:
             progress(i, result, False)
 
-    # "spawn", not "forkserver": a forkserver listens on a unix socket that a submission
-    # could connect to and have an unconfined process forked for it.
-    context = multiprocessing.get_context("spawn")
-
     def run_pool(indices, size, alone=False):
         """Grade ``indices`` on a fresh pool; returns ``(unfinished, suspects)``: the notebooks
         left ungraded when the pool broke, and those whose worker died rather than being
         ended by the executor (all that were running, when that cannot be told)."""
         if on_pool:
             on_pool(size, list(indices), alone)
-        started = context.SimpleQueue()
         done = set()
-        pool = cf.ProcessPoolExecutor(max_workers=size, mp_context=context, initializer=_init_worker,
-                                      initargs=(started, limits.grader_memory_bytes))
-        processes = {}
+        pool = WorkerPool(size, limits.grader_memory_bytes)
         try:
-            futures = {pool.submit(_grade_in_worker, i, jobs[i], secret, limits): i for i in indices}
-            processes = getattr(pool, "_processes", None)  # the executor's own dict, kept live
-            if processes is None:
-                processes = {}
+            futures = {pool.submit(i, grade_job, jobs[i], secret, limits): i for i in indices}
             for future in cf.as_completed(futures):
                 i = futures[future]
                 try:
@@ -405,13 +283,9 @@ def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=Tru
                 done.add(i)
                 finish(i, result, failed)
         finally:
-            exit_codes = {pid: p.exitcode for pid, p in list(processes.items())}
-            pool.shutdown(wait=True, cancel_futures=True)
-            exit_codes.update({pid: p.exitcode for pid, p in list(processes.items())})
-        running = {}
-        while not started.empty():
-            i, pid = started.get()
-            running[i] = pid
+            pool.shutdown()
+        exit_codes = pool.exit_codes()
+        running = pool.started()
         unfinished = [i for i in indices if i not in done]
         running = {i: pid for i, pid in running.items() if i not in done}
         # When a worker dies the executor ends the others with SIGTERM: the one that died

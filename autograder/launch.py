@@ -4,13 +4,16 @@
 reads (the seccomp filter, ``--info-fd``) and the launcher that runs between ``fork`` and
 ``exec``: as root it gives bwrap a private mount namespace in which the paths to show
 (``/root/.pyenv/...`` included) are reachable, sets the resource limits and drops to the
-sandbox uid. ``client.ChildSubmission`` uses it; so does ``confinement.check_available``.
+sandbox uid. ``client.ChildSubmission`` uses it; so does ``check_available`` (can a sandbox
+start here at all?).
 """
 import fcntl
 import functools
 import os
+import platform
 import pwd
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -197,3 +200,67 @@ class Sandbox:
         if self.lease is not None:
             self.lease.release()
             self.lease = None
+
+
+# -- is it available? ------------------------------------------------------------------
+# The probe imports what submissions import; whether tiktoken's cache file is present is
+# preflight's question (``preflight.check_tiktoken``), asked only when a tokens notebook is graded.
+_PROBE = ("import os, numpy, tiktoken, matplotlib; "
+          "print(os.getuid(), sorted(p for p in os.listdir('/proc') if p.isdigit()))")
+
+
+@functools.lru_cache(maxsize=1)
+def check_available():
+    """Can a sandbox start here? Starts one that imports numpy, tiktoken and matplotlib.
+
+    Returns:
+        ``None`` when it can, else a ``str`` saying what is missing and how to fix it.
+    """
+    import subprocess
+    from .limits import Limits
+    if platform.system() != "Linux":
+        return f"the sandbox needs Linux (bubblewrap, namespaces, seccomp); this is {platform.system()}"
+    if shutil.which("bwrap") is None:
+        return ("bubblewrap is not installed: run `sudo apt-get install bubblewrap` "
+                "(or `bash scripts/setup.sh` as root)")
+    try:
+        seccomp_bpf()
+    except (ImportError, OSError, AttributeError) as exc:
+        return (f"libseccomp is not usable ({type(exc).__name__}: {exc}): install `libseccomp2` "
+                "(`sudo apt-get install libseccomp2`) and the pinned `pyseccomp` (requirements.txt)")
+    try:
+        sandbox = Sandbox(Limits())
+    except (RuntimeError, ValueError, OSError) as exc:
+        return f"cannot prepare a sandbox: {exc}"
+    try:
+        try:
+            proc = subprocess.Popen(sandbox.command([sys.executable, "-I", "-c", _PROBE]),
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                    **sandbox.popen_kwargs(()))
+        except (OSError, subprocess.SubprocessError) as exc:
+            hint = ""
+            if sandbox.root and isinstance(exc, subprocess.SubprocessError):
+                hint = (" -- as root, the launcher needs CAP_SYS_ADMIN for a private mount namespace "
+                        "(in a container without it, grade as an ordinary user instead)")
+            return f"cannot start bubblewrap: {exc}{hint}"
+        sandbox.started()
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            return "a test sandbox did not finish within 60 s"
+    finally:
+        sandbox.close()
+    if proc.returncode != 0:
+        text = err.decode(errors="replace").strip()
+        hint = ""
+        if "namespace" in text or "Operation not permitted" in text:
+            hint = (" -- user namespaces look disabled: enable them (`sysctl -w kernel.unprivileged_userns_clone=1`"
+                    " or `sysctl -w user.max_user_namespaces=15000`; on Ubuntu 24.04+ also "
+                    "`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` or an AppArmor profile for bwrap)")
+        elif "Permission denied" in text or "Error" in text:
+            hint = (f" -- uid {sandbox.uid} must be able to read the Python installation, the venv and the "
+                    "project's autograder/child and .cache/tiktoken (e.g. `chmod -R o+rX .venv autograder .cache`)")
+        return f"a test sandbox failed (exit {proc.returncode}): {text[-600:]}{hint}"
+    return None

@@ -6,7 +6,7 @@ run stops with an instructor-facing error instead of charging every student for 
   fail for everyone (tiktoken tries to download it, and the child has no network);
 * the course secret: a missing one is created only on request (``--new-secret``), because
   another secret means other randomized cases and so other grades;
-* the sandbox: ``autograder.confinement.check_available()`` (provided by the sandbox
+* the sandbox: ``autograder.launch.check_available()`` (provided by the sandbox
   module) when the run is confined.
 """
 import hashlib
@@ -43,20 +43,20 @@ def check_tiktoken_cache(directory=None):
 def check_sandbox():
     """Raise ``PreflightError`` when the sandbox module reports that confinement is unavailable.
 
-    ``autograder.confinement.check_available()`` returns a text describing what is
+    ``autograder.launch.check_available()`` returns a text describing what is
     missing, or None when bubblewrap and seccomp can start a sandbox here.
     """
-    from .confinement import check_available
+    from .launch import check_available
     try:
         problem = check_available()
     except Exception as exc:
         problem = str(exc) or type(exc).__name__
     if problem is False:
-        problem = "confinement.check_available() reported it unavailable"
+        problem = "launch.check_available() reported it unavailable"
     if isinstance(problem, str) and problem:
         raise PreflightError(f"the sandbox for student code is not available: {problem}; fix "
                              "that, or grade with --unconfined (student code then runs as this "
-                             "user, with resource limits only; see README)")
+                             "user, with resource limits only; see docs/confinement.md)")
 
 
 # Exercises whose checks call tiktoken's cl100k_base (see check_tokens.py).

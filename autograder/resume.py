@@ -16,13 +16,15 @@ import os
 from pathlib import Path
 
 from .child import wire
+from .notebook_result import NotebookResult
 from .plugin import CheckResult
 from .problems import Problem
 from .submission_files import UnreadableSubmission, read_submission
 
 FOLDER = ".resume"
 _GRADER_FILES = ("client.py", "local.py", "plugin.py", "checking.py", "counted.py", "grade.py", "safetext.py",
-                 "child/wire.py", "child/probes.py", "child/server.py", "child/cells.py", "notebook_code.py")
+                 "child/wire.py", "child/probes.py", "child/server.py", "child/cells.py", "notebook_code.py",
+                 "notebook_result.py", "check_files.py")
 _HERE = Path(__file__).resolve().parent
 
 
@@ -119,7 +121,6 @@ def _result_to(result):
 
 
 def _result_from(data):
-    from .grade import NotebookResult
     checks = [CheckResult(**dict(c, problems=frozenset(Problem(p) for p in c["problems"]),
                                  details=wire.from_wire(c.get("details"))))
               for c in data["checks"]]

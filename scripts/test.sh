@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run the test suite (sets up first when needed). Usage: bash scripts/test.sh [pytest args]
+# Run the whole test suite, both tiers (sets up first when needed). Usage: bash scripts/test.sh [pytest args]
+# (plain `.venv/bin/python -m pytest` runs only the quick tier; see tests/conftest.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest --slow "$@"

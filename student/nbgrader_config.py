@@ -3,7 +3,7 @@
 A student's nbgrader needs to know the course id and where the exchange is; without this
 file ``nbgrader fetch_assignment`` looks in /usr/local/share/nbgrader/exchange and fails.
 Put it where every student's nbgrader reads it: ``/etc/jupyter/nbgrader_config.py`` on a
-shared machine, or each student's ``~/.jupyter/nbgrader_config.py`` (see README, "Students").
+shared machine, or each student's ``~/.jupyter/nbgrader_config.py`` (see docs/students.md).
 """
 import os
 

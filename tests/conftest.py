@@ -1,4 +1,10 @@
-"""Shared helpers: hand in a notebook and grade it as the autograder would."""
+"""Shared helpers: hand in a notebook and grade it as the autograder would; the two test tiers.
+
+Plain ``pytest`` runs the quick tier: every test not marked ``slow``. ``pytest --slow`` runs
+both tiers (what ``scripts/test.sh`` and CI run); ``pytest -m slow`` runs the slow tier alone,
+and any other ``-m`` expression or a test named by its node id (``file::test``) chooses for
+itself. Tests left out are reported as deselected, never as skipped or passed.
+"""
 import nbformat
 import pytest
 
@@ -9,6 +15,20 @@ from autograder.sandbox import Limits
 SECRET = b"test-secret"  # fixed, so the randomized cases are the same on every run
 
 
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true", default=False,
+                     help="run the slow tier too (tests marked slow); plain pytest runs only the quick tier")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--slow") or config.getoption("markexpr") or any("::" in a for a in config.args):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+
+
 @pytest.fixture
 def hand_in(tmp_path):
     """``hand_in(exercise, replacements=None, stubs=(), student="s1")`` -> NotebookResult."""
@@ -17,6 +37,28 @@ def hand_in(tmp_path):
         path = tmp_path / f"{student}-{exercise.notebook}"
         nbformat.write(nb, path)
         return grade_notebook(path, exercise, student, SECRET, limits or Limits())
+    return grade
+
+
+@pytest.fixture(scope="session")
+def graded_once(tmp_path_factory):
+    """``graded_once(exercise, replacements=None, stubs=(), student="s1")`` -> NotebookResult, like
+    ``hand_in`` but graded once per test session for each distinct hand-in and shared by every
+    test that asks for the same one (each gets its own copy). Sandboxed grading costs about a
+    second a notebook; the reference and stub notebooks are asked for by many tests."""
+    import copy
+    results = {}
+    folder = tmp_path_factory.mktemp("graded")
+
+    def grade(exercise, replacements=None, stubs=(), student="s1"):
+        key = (exercise.name, tuple(sorted((replacements or {}).items())), tuple(sorted(stubs)), student)
+        if key not in results:
+            nb = filled_notebook(exercise, replacements, stubs)
+            path = folder / f"{len(results)}" / f"{student}-{exercise.notebook}"
+            path.parent.mkdir()
+            nbformat.write(nb, path)
+            results[key] = grade_notebook(path, exercise, student, SECRET, Limits())
+        return copy.deepcopy(results[key])
     return grade
 
 

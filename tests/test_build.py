@@ -6,11 +6,15 @@ import pytest
 
 from autograder import build
 from autograder.exercises import EXERCISES, PROJECT_ROOT, Exercise
-from autograder.grade import points_by_function
+from autograder.check_files import points_by_function
 from autograder.visible import Visible
 
 
-@pytest.fixture(scope="module", params=list(EXERCISES))
+# Generating runs nbgrader for each exercise: one exercise in the quick tier, all in the slow one.
+QUICK = "embeddings"
+
+
+@pytest.fixture(scope="module", params=[n if n == QUICK else pytest.param(n, marks=pytest.mark.slow) for n in EXERCISES])
 def generated(request):
     exercise = EXERCISES[request.param]
     return exercise, build.generated_files(exercise)
@@ -62,6 +66,7 @@ def test_hidden_test_cells_carry_the_points_of_their_checks(generated):
     assert set(points_by_function(exercise)) == set(exercise.functions)
 
 
+@pytest.mark.slow
 def test_demo_cells_are_tagged_locked_and_numbered(tmp_path, monkeypatch):
     """``# %% demo=true`` gives an instructor-demo cell: tagged, locked, grade_id demo_<n>, and
     still locked (read-only) in nbgrader's release."""

@@ -19,7 +19,8 @@ from autograder import cli, preflight, seeds, tiktoken_cache
 from autograder.demo.fill import filled_notebook
 from autograder.discover import Job, discover
 from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.grade import grade_all, grade_job, points_by_function
+from autograder.check_files import points_by_function
+from autograder.grade import grade_all, grade_job
 from autograder.problems import Problem
 from autograder.sandbox import Limits
 
@@ -72,6 +73,7 @@ def buggy_kv(tmp_path):
     return dataclasses.replace(KV, folder=folder)
 
 
+@pytest.mark.slow
 def test_a_check_that_raises_is_a_grader_error_not_a_wrong_answer(tmp_path, buggy_kv):
     weird = 'def kv_cache_size(n_layers, d_model, n_tokens, bytes_per_number=2):\n    return ("many", "bytes")\n'
     root = tmp_path / "submitted"
@@ -110,6 +112,7 @@ def test_an_exception_out_of_the_grader_is_logged_with_its_traceback(tmp_path, m
 KILLER = "import os\n_ = os.kill(os.getppid(), 9)\n"
 
 
+@pytest.mark.slow
 def test_a_killed_worker_costs_only_its_notebook_and_the_class_keeps_full_pool_width(tmp_path):
     root = tmp_path / "submitted"
     for s in ("ann", "bob", "cid", "dee", "eve"):
@@ -175,6 +178,7 @@ def _csv(path):
         return sorted(tuple(sorted(row.items())) for row in csv.DictReader(f))
 
 
+@pytest.mark.slow
 def test_cp1252_console_and_c_locale_give_the_same_grades(tmp_path):
     root = tmp_path / "submitted"
     _class_with_unicode_names(root)
@@ -223,6 +227,7 @@ def preflight_exit():
     return cli.PREFLIGHT_FAILED
 
 
+@pytest.mark.slow
 def test_missing_secret_stops_the_run_and_new_secret_is_private_from_the_start(tmp_path, monkeypatch, capsys):
     secret_file = tmp_path / "course" / ".course_secret"
     secret_file.parent.mkdir()
@@ -260,6 +265,7 @@ def _comparable(results):
              [(c.name, c.score, c.max_score, c.output) for c in r.checks]) for r in results]
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_resumes_to_the_uninterrupted_results(tmp_path):
     from exercises.kv_cache.mistakes import MISTAKES
     root = tmp_path / "submitted"
@@ -300,7 +306,7 @@ def test_an_interrupted_run_resumes_to_the_uninterrupted_results(tmp_path):
 
 
 def test_each_grading_worker_gets_its_own_memory_limit():
-    code = ("import resource; from autograder.grade import _init_worker; _init_worker(None, 3 << 30); "
+    code = ("import resource; from autograder.pool import _init_worker; _init_worker(None, 3 << 30); "
             "print(resource.getrlimit(resource.RLIMIT_AS)[0])")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=60)
     assert proc.stdout.strip() == str(3 << 30), proc.stderr

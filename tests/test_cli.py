@@ -10,7 +10,7 @@ import pytest
 from autograder.demo.fill import filled_notebook
 from autograder.discover import discover
 from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.grade import points_by_function
+from autograder.check_files import points_by_function
 
 ATTENTION = EXERCISES["attention"]
 # Points of the attention notebook: the sum of its checks' points (test_exercises.py compares
@@ -25,10 +25,8 @@ def _grade(args, env_secret="cli-secret"):
                           env=env, capture_output=True, text=True, timeout=600)
 
 
-@pytest.fixture
-def submitted(tmp_path):
-    """nbgrader's submitted/ tree: a good, a stubbed and a broken submission."""
-    root = tmp_path / "submitted"
+def _submitted_tree(root):
+    """nbgrader's submitted/ tree at ``root``: a good, a stubbed and a broken submission."""
     for student, nb in [("ann", filled_notebook(ATTENTION)),
                         ("ben", filled_notebook(ATTENTION, stubs=ATTENTION.functions))]:
         (root / student / "attention").mkdir(parents=True)
@@ -38,9 +36,21 @@ def submitted(tmp_path):
     return root
 
 
-def test_whole_tree_is_graded_and_every_student_gets_results(submitted, tmp_path):
-    out = tmp_path / "graded"
-    proc = _grade([submitted, "--out", out, "--jobs", "2"])
+@pytest.fixture
+def submitted(tmp_path):
+    return _submitted_tree(tmp_path / "submitted")
+
+
+@pytest.fixture(scope="module")
+def graded_tree(tmp_path_factory):
+    """The tree graded once by the command line: ``(completed process, output folder)``."""
+    tmp = tmp_path_factory.mktemp("cli")
+    out = tmp / "graded"
+    return _grade([_submitted_tree(tmp / "submitted"), "--out", out, "--jobs", "2"]), out
+
+
+def test_whole_tree_is_graded_and_every_student_gets_results(graded_tree):
+    proc, out = graded_tree
     assert proc.returncode == 0, proc.stderr
     scores = {s: json.loads((out / "attention" / s / "results.json").read_text())["score"]
               for s in ("ann", "ben", "cat")}
@@ -57,9 +67,8 @@ def test_whole_tree_is_graded_and_every_student_gets_results(submitted, tmp_path
     assert "not a valid notebook" in (out / "attention" / "cat" / "report.html").read_text()
 
 
-def test_results_json_has_the_gradescope_fields(submitted, tmp_path):
-    out = tmp_path / "graded"
-    _grade([submitted / "ann" / "attention", "--out", out])
+def test_results_json_has_the_gradescope_fields(graded_tree):
+    _, out = graded_tree
     data = json.loads((out / "attention" / "ann" / "results.json").read_text())
     assert {"score", "max_score", "tests", "output", "visibility"} <= set(data)
     for t in data["tests"]:
@@ -80,6 +89,7 @@ def test_lone_notebook_takes_student_from_flag_or_file_name(submitted, tmp_path)
     assert json.loads((out / "attention" / "zoe" / "results.json").read_text())["score"] == ATTENTION_POINTS
 
 
+@pytest.mark.slow
 def test_unknown_notebook_is_reported_not_fatal(tmp_path):
     nb = tmp_path / "scratch.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), nb)
@@ -95,6 +105,7 @@ def test_missing_path_is_a_usage_error(tmp_path):
     assert proc.returncode == 2 and "does not exist" in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_submission_that_kills_its_worker_costs_only_its_own_points(submitted, tmp_path):
     """Without Landlock a child can signal its parent; the rest of the class is still graded."""
     from autograder.cli import grade_all

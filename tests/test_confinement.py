@@ -23,11 +23,12 @@ import textwrap
 import nbformat
 import pytest
 
-from autograder import confinement
+from autograder import confinement, launch
 from autograder.demo.fill import filled_notebook
 from autograder.discover import discover
 from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.grade import grade_all, points_by_function
+from autograder.check_files import points_by_function
+from autograder.grade import grade_all
 from autograder.launch import Sandbox
 from autograder.notebook_code import read_notebook
 from autograder.sandbox import ChildSubmission, Limits, StudentCodeError
@@ -174,9 +175,10 @@ def _killed(out):
 # -- the sandbox is there ---------------------------------------------------------------
 def test_the_sandbox_is_available_here():
     """On CI (and wherever the suite runs) the sandbox must start: this fails, never skips."""
-    assert confinement.check_available() is None
+    assert launch.check_available() is None
 
 
+@pytest.mark.slow
 def test_many_sandboxes_in_a_row_leave_no_process_behind():
     """bwrap's own PID-1 reaper was left a zombie for the machine's init to reap, which
     exhausted the sandbox uid's RLIMIT_NPROC after ~30 notebooks: the child is PID 1 now."""
@@ -196,6 +198,7 @@ def test_many_sandboxes_in_a_row_leave_no_process_behind():
 
 
 # -- 32-bit and x32 system calls --------------------------------------------------------
+@pytest.mark.slow
 def test_32_bit_and_x32_system_calls_kill_the_child(tmp_path):
     """prlimit on the grader, fork and socket through i386 ``int 0x80`` and the x32 ABI."""
     if os.uname().machine != "x86_64":
@@ -217,6 +220,7 @@ def test_32_bit_and_x32_system_calls_kill_the_child(tmp_path):
 
 
 # -- other processes' limits and priority -------------------------------------------------
+@pytest.mark.slow
 def test_prlimit_and_setpriority_of_other_processes_are_refused(tmp_path):
     grader = os.getpid()
     attacks = [
@@ -235,6 +239,7 @@ def test_prlimit_and_setpriority_of_other_processes_are_refused(tmp_path):
 
 
 # -- processes --------------------------------------------------------------------------
+@pytest.mark.slow
 def test_fork_chains_with_setsid_are_refused_and_nothing_outlives_the_run(tmp_path):
     setup = '''
     def fork_chain():
@@ -265,6 +270,7 @@ def test_fork_chains_with_setsid_are_refused_and_nothing_outlives_the_run(tmp_pa
     class_run(tmp_path, attacks, setup)
 
 
+@pytest.mark.slow
 def test_more_threads_than_the_limit_fail(tmp_path):
     """RLIMIT_NPROC counts this sandbox's tasks only (threads too): ``processes`` = 8."""
     limits = Limits(call_seconds=5.0, retry_seconds=2.0, cell_seconds=5.0, processes=8)
@@ -290,6 +296,7 @@ def test_more_threads_than_the_limit_fail(tmp_path):
 
 
 # -- network ------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_unix_udp_and_tcp_sockets_to_listeners_outside_are_refused(tmp_path):
     tcp = socket.socket()
     tcp.bind(("127.0.0.1", 0))
@@ -338,6 +345,7 @@ def test_unix_udp_and_tcp_sockets_to_listeners_outside_are_refused(tmp_path):
 
 
 # -- files outside the scratch folder ---------------------------------------------------------
+@pytest.mark.slow
 def test_metadata_of_files_outside_scratch_cannot_change(tmp_path):
     """chmod, chown, utime, setxattr and the immutable flag on the venv's pyvenv.cfg (which
     the child can see, read-only) and on the course secret (which it cannot see at all)."""
@@ -395,6 +403,7 @@ def test_writing_outside_scratch_fails(tmp_path):
     assert not (PROJECT_ROOT / "autograder" / "child" / "evil.py").exists() and not os.path.exists("/evil")
 
 
+@pytest.mark.slow
 def test_filling_scratch_past_its_cap_fails(tmp_path):
     """8 MiB of scratch: a ninth MiB fails with ENOSPC (files are capped at 64 MiB each anyway)."""
     limits = Limits(call_seconds=5.0, retry_seconds=2.0, cell_seconds=5.0, scratch_bytes=8 * 1024 ** 2)
@@ -462,6 +471,7 @@ def test_the_graders_environment_shadow_and_devices_are_unreadable(tmp_path, mon
 
 
 # -- submissions read safely -------------------------------------------------------------------
+@pytest.mark.slow
 def test_symlinked_notebooks_and_folders_are_not_followed(tmp_path):
     root = tmp_path / "submitted"
     alice = _write(root / "alice" / "attention" / "attention.ipynb", filled_notebook(ATTENTION))
@@ -577,7 +587,7 @@ def test_grading_stops_before_student_code_without_the_sandbox(tmp_path, monkeyp
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))  # no bwrap on PATH
     monkeypatch.setenv("COURSE_SECRET", "test-secret")
-    confinement.check_available.cache_clear()
+    launch.check_available.cache_clear()
     try:
         code = main(["grade", str(path), "--out", str(tmp_path / "out"), "--jobs", "1", "--quiet"])
         err = capsys.readouterr().err
@@ -588,7 +598,7 @@ def test_grading_stops_before_student_code_without_the_sandbox(tmp_path, monkeyp
                      "--unconfined"])
         assert code == 0 and marker.exists()
     finally:
-        confinement.check_available.cache_clear()
+        launch.check_available.cache_clear()
     import csv
     import json
     data = json.loads((tmp_path / "out" / "attention" / "attention" / "results.json").read_text())

@@ -1,6 +1,8 @@
 """Does the demo class run end to end and grade each simulated student as designed?"""
 import csv
 
+import pytest
+
 from autograder.demo.mistakes import all_mistakes
 from autograder.demo.run import run
 from autograder.demo.students import REFERENCE, STUBS, STUDENTS
@@ -17,6 +19,7 @@ def test_every_student_plan_names_known_mistakes_one_per_function():
         assert len(functions) == len(set(functions)), student
 
 
+@pytest.mark.slow
 def test_demo_class_through_nbgrader(tmp_path):
     results = run(tmp_path / "demo", jobs=2, quiet=True)
     by = {(r.student_id, r.assignment_id): r for r in results}

@@ -7,7 +7,7 @@ import pytest
 from autograder.demo.corpus import STYLES
 from autograder.demo.mistakes import mistakes_module
 from autograder.exercises import EXERCISES, FILES, discover
-from autograder.grade import check_metas, points_by_function
+from autograder.check_files import check_metas, points_by_function
 
 
 def total(exercise):
@@ -68,11 +68,11 @@ def test_a_folder_without_exercise_toml_is_an_error_not_a_skip(tmp_path):
     assert exercise.missing_files() == [f for f in FILES if f not in ("exercise.toml", "notebook.py")]
 
 
-@pytest.mark.parametrize("student", ["s1", "s2"])
+@pytest.mark.parametrize("student", ["s1", pytest.param("s2", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("name", list(EXERCISES))
-def test_reference_gets_full_marks(name, student, hand_in):
+def test_reference_gets_full_marks(name, student, graded_once):
     exercise = EXERCISES[name]
-    result = hand_in(exercise, student=student)
+    result = graded_once(exercise, student=student)
     assert [(c.name, c.output) for c in result.checks if c.score < c.max_score] == []
     assert result.score == result.max_score == exercise.points
     assert len(result.checks) == len(check_metas(exercise))
@@ -80,8 +80,8 @@ def test_reference_gets_full_marks(name, student, hand_in):
 
 
 @pytest.mark.parametrize("name", list(EXERCISES))
-def test_untouched_stubs_score_zero_with_not_implemented(name, hand_in):
+def test_untouched_stubs_score_zero_with_not_implemented(name, graded_once):
     exercise = EXERCISES[name]
-    result = hand_in(exercise, stubs=exercise.functions)
+    result = graded_once(exercise, stubs=exercise.functions)
     assert result.score == 0 and result.max_score == exercise.points
     assert all("not implemented" in c.output for c in result.checks), [c.output for c in result.checks]

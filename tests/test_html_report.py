@@ -9,7 +9,7 @@ import pytest
 
 from autograder.demo.mistakes import all_mistakes
 from autograder.exercises import EXERCISES
-from autograder.grade import NotebookResult
+from autograder.notebook_result import NotebookResult
 from autograder.html_report import render_html, write_html
 from autograder.plugin import CheckResult
 

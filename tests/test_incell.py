@@ -24,7 +24,7 @@ def test_reference_gets_every_point_in_the_kernel(name, monkeypatch, capsys):
     monkeypatch.setenv("COURSE_SECRET", "incell")
     exercise = EXERCISES[name]
     ns = _namespace(exercise)
-    from autograder.grade import points_by_function
+    from autograder.check_files import points_by_function
     for function, points in points_by_function(exercise).items():
         assert grade(name, function, namespace=ns, student_id="k1") == points
 

@@ -1,10 +1,10 @@
-"""A whole term with nbgrader's own command line, exactly as README's "A term, step by step".
+"""A whole term with nbgrader's own command line, exactly as docs/instructor.md and docs/students.md say.
 
 The course is a fresh copy of this repository's files (what a clone holds); the exchange is
 a temporary folder (``$NBGRADER_EXCHANGE``); two students, alice (reference solutions) and
 bob (forgets the sqrt(d_k) scaling), work on the same machine, each with a HOME of their
-own and the shipped student config. Every command below is a line of README (checked by
-``test_readme_lists_the_commands_this_test_runs``); the one-machine flags README mentions
+own and the shipped student config. Every command below is a line of those pages (checked by
+``test_the_docs_list_the_commands_this_test_runs``); the one-machine flags they mention
 (``--student``, ``--ExchangeCollect.check_owner=False``) are added where it says.
 
 Checks: nbgrader's release equals the committed one; validate fails on the untouched release
@@ -30,7 +30,8 @@ from autograder import gradebook
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
 from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.grade import NotebookResult, check_metas, points_by_function
+from autograder.check_files import check_metas, points_by_function
+from autograder.notebook_result import NotebookResult
 from autograder.plugin import CheckResult
 
 NAME = "attention"
@@ -41,7 +42,7 @@ ATTENTION_POINTS = sum(points_by_function(ATTENTION).values())
 BIN = Path(sys.executable).parent
 DUEDATE = "2026-01-15 17:00:00 UTC"  # in the past: both submissions are late
 
-# README's commands, in the order the term runs them (<name>, <course>, <duedate> filled in).
+# The documented commands, in the order the term runs them (<name>, <course>, <duedate> filled in).
 INSTRUCTOR_START = [
     'nbgrader db assignment add <name> --duedate="<duedate>"',
     "nbgrader generate_assignment <name>",
@@ -84,7 +85,7 @@ class Term:
         self.logs = {}
 
     def run(self, template, cwd, home, student=None, key=None):
-        """Run one README command with bash in ``cwd`` with ``HOME=home``; returns stdout+stderr."""
+        """Run one documented command with bash in ``cwd`` with ``HOME=home``; returns stdout+stderr."""
         line = template
         if template in ONE_MACHINE_FLAGS:
             line += " " + ONE_MACHINE_FLAGS[template]
@@ -151,19 +152,19 @@ def _csv(path, key):
         return {r[key]: r for r in csv.DictReader(f)}
 
 
-def _readme_term_section():
-    text = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index("## A term, step by step")
-    end = text.find("\n## ", start + 1)
-    return text[start:end if end > 0 else None]
+def _term_pages():
+    """The instructor's and the students' pages, where the term's commands are written."""
+    return "\n".join((PROJECT_ROOT / "docs" / page).read_text(encoding="utf-8")
+                     for page in ("instructor.md", "students.md"))
 
 
-def test_readme_lists_the_commands_this_test_runs():
-    section = _readme_term_section()
+def test_the_docs_list_the_commands_this_test_runs():
+    pages = _term_pages()
     for command in ALL_COMMANDS + list(ONE_MACHINE_FLAGS.values()):
-        assert command in section, command
+        assert command in pages, command
 
 
+@pytest.mark.slow
 def test_release_made_by_nbgrader_equals_the_committed_release(term):
     made = nbformat.read(term.course / "assignments" / NAME / ATTENTION.notebook, as_version=4)
     committed = nbformat.read(ATTENTION.release_notebook, as_version=4)
@@ -172,12 +173,14 @@ def test_release_made_by_nbgrader_equals_the_committed_release(term):
     assert "Skipping existing assignment" not in term.logs[(INSTRUCTOR_START[1], None)]
 
 
+@pytest.mark.slow
 def test_validate_fails_on_the_untouched_release_and_passes_a_correct_notebook(term):
     untouched = term.logs["validate untouched"]
     assert "VALIDATION FAILED" in untouched and "NotImplementedError" in untouched
     assert "Success! Your notebook passes all the tests." in term.logs[(VALIDATE, "alice")]
 
 
+@pytest.mark.slow
 def test_in_kernel_autograde_agrees_and_is_quiet_on_honest_work(term):
     assert "has changed" not in term.logs[(AUTOGRADE, None)]
     for who in term.students:
@@ -192,6 +195,7 @@ def test_in_kernel_autograde_agrees_and_is_quiet_on_honest_work(term):
     assert _gradebook_points(term.course, "bob")["attention_row"] == 1.0
 
 
+@pytest.mark.slow
 def test_export_equals_the_autograders_class_table(term):
     ours = _csv(term.course / "graded" / "grades.csv", "student_id")
     exported = _csv(term.course / "gradebook.csv", "student_id")  # where nbgrader_config.py sends it
@@ -205,6 +209,7 @@ def test_export_equals_the_autograders_class_table(term):
         assert row["duedate"].startswith("2026-01-15 17:00:00")
 
 
+@pytest.mark.slow
 def test_term_outputs_are_ignored_by_git(term):
     ignored = subprocess.run(["git", "check-ignore", "gradebook.csv", "gradebook.db", "graded/grades.csv",
                               "submitted/x", "autograded/x", "feedback/x"],
@@ -212,6 +217,7 @@ def test_term_outputs_are_ignored_by_git(term):
     assert len(ignored) == 6, ignored
 
 
+@pytest.mark.slow
 def test_each_student_fetches_only_their_own_feedback(term):
     fetched = {}
     for who in term.students:
@@ -251,6 +257,7 @@ def _job(course, student):
     return Job(Path(course.root) / "submitted" / student / NAME / ATTENTION.notebook, student, ATTENTION)
 
 
+@pytest.mark.slow
 def test_a_manual_override_survives_regrading(term, tmp_path):
     from nbgrader.api import Gradebook
     course = _copy_course(term, tmp_path)
@@ -269,6 +276,7 @@ def test_a_manual_override_survives_regrading(term, tmp_path):
         assert nb.score == ATTENTION_POINTS - 3.0 - 1.0
 
 
+@pytest.mark.slow
 def test_late_penalties_come_from_the_course_config(term, tmp_path):
     from nbgrader.api import Gradebook
     course = _copy_course(term, tmp_path)
@@ -280,6 +288,7 @@ def test_late_penalties_come_from_the_course_config(term, tmp_path):
         assert gb.find_submission(NAME, "alice").total_seconds_late > 0
 
 
+@pytest.mark.slow
 def test_an_unreadable_submission_is_recorded_with_a_report_only_feedback(term, tmp_path):
     course = _copy_course(term, tmp_path)
     job = _job(course, "bob")
@@ -293,6 +302,7 @@ def test_an_unreadable_submission_is_recorded_with_a_report_only_feedback(term, 
     assert "not a valid notebook" in nb.cells[0].outputs[0].data["text/html"]
 
 
+@pytest.mark.slow
 def test_an_edited_test_cell_is_still_reported_and_restored(term, tmp_path, caplog):
     course = _copy_course(term, tmp_path)
     job = _job(course, "alice")
@@ -308,6 +318,7 @@ def test_an_edited_test_cell_is_still_reported_and_restored(term, tmp_path, capl
     assert re.fullmatch(r"# The hidden checks of softmax run here.*", shown.source)
 
 
+@pytest.mark.slow
 def test_validate_tells_the_truth_on_every_exercise(tmp_path):
     """With the shipped student config, nbgrader's Validator fails every untouched release
     and passes every reference notebook (attention is covered by the term above)."""
@@ -329,6 +340,7 @@ def test_validate_tells_the_truth_on_every_exercise(tmp_path):
                 assert any("NotImplementedError" in f["raw_error"] for f in failed), exercise.name
 
 
+@pytest.mark.slow
 def test_cli_records_only_what_nbgrader_lays_out(term, tmp_path, capsys):
     from nbgrader.api import Gradebook, MissingEntry
     from autograder.discover import Job

@@ -4,10 +4,11 @@ import re
 import pytest
 
 from autograder.exercises import EXERCISES
-from autograder.grade import check_metas, points_by_function
+from autograder.check_files import check_metas, points_by_function
 from autograder.visible import visible_cases
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(EXERCISES))
 def test_solution_notebook_runs_end_to_end(name, executed_notebook):
     exercise = EXERCISES[name]

@@ -65,6 +65,7 @@ def test_the_corpus_covers_every_style_several_times():
     assert {e.layout for e in entries} == {"plain", "copy", "jupyter_copy", "renamed"}
 
 
+@pytest.mark.slow
 def test_same_points_per_function_as_nbgrader_autograde(graded):
     entries, theirs, ours, _ = graded
     differ = {}
@@ -75,6 +76,7 @@ def test_same_points_per_function_as_nbgrader_autograde(graded):
     assert not differ, differ
 
 
+@pytest.mark.slow
 def test_honest_notebooks_get_full_marks_and_mistakes_cost_only_their_function(graded):
     entries, theirs, ours, _ = graded
     for entry in entries:
@@ -92,6 +94,7 @@ def test_honest_notebooks_get_full_marks_and_mistakes_cost_only_their_function(g
     assert excused and all(o.startswith("passed on account of merge_pair") for o in excused)
 
 
+@pytest.mark.slow
 def test_copies_in_the_folder_grade_the_work_and_name_the_others(graded):
     entries, _, ours, rows = graded
     for entry in entries:
@@ -105,6 +108,7 @@ def test_copies_in_the_folder_grade_the_work_and_name_the_others(graded):
             assert "several notebooks" not in data["output"] and "several notebooks" not in problems
 
 
+@pytest.mark.slow
 def test_feedback_names_cells_as_jupyter_shows_them(graded):
     entries, _, ours, _ = graded
     for entry in entries:

@@ -2,7 +2,7 @@
 import numpy as np
 
 from autograder.checking import Mismatch, expect_close, expect_equal, fmt
-from autograder.grade import NotebookResult
+from autograder.notebook_result import NotebookResult
 from autograder.plugin import CheckResult
 from autograder.report import message_lines, table
 

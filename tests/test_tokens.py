@@ -130,6 +130,7 @@ def learn_bpe(word_counts, num_merges, end_of_word="</w>"):
 '''
 
 
+@pytest.mark.slow
 def test_counting_without_overlap_fails_the_fixed_case_for_every_student(ref):
     from autograder.plugin import run_checks
     from autograder.sandbox import LocalSubmission

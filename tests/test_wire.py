@@ -22,16 +22,9 @@ def _equal_hash_ints(n):
     return [k * M61 for k in range(1, n + 1)]
 
 
-def test_python_json_itself_is_linear_on_equal_hash_ints():
-    """json keeps numbers in lists and object keys as (salted) strings: no quadratic table."""
-    text = json.dumps({"__set__": _equal_hash_ints(60_000)})
-    t0 = time.perf_counter()
-    json.loads(text)
-    assert time.perf_counter() - t0 < 1.0
-
-
 @pytest.mark.parametrize("form", ["set", "dict", "tuple keys"])
-def test_equal_hash_containers_are_refused_fast(form):
+def test_equal_hash_containers_are_refused(form):
+    """Refused before any hash table is built (how fast: ``benchmarks/wire_decoding.py``)."""
     ints = _equal_hash_ints(60_000)
     if form == "set":
         data = {"__set__": ints}
@@ -39,9 +32,7 @@ def test_equal_hash_containers_are_refused_fast(form):
         data = {"__dict__": [[k, 1] for k in ints]}
     else:
         data = {"__dict__": [[{"__tuple__": [k]}, 1] for k in ints]}
-    t0 = time.perf_counter()
     value = wire.loads(json.dumps(data))
-    assert time.perf_counter() - t0 < 2.0          # main: 167-226 s for the set
     assert isinstance(value, wire.Opaque) and "hash alike" in value.text
 
 
@@ -127,9 +118,7 @@ def kv_cache_size(n_layers, d_model, n_tokens, bytes_per_number=2):
 
 @pytest.mark.parametrize("code", [SET_BOMB, IMAG_BOMB], ids=["equal-hash-set", "broadcast-imag"])
 def test_bombs_written_into_the_channel_cost_only_their_checks(hand_in, code):
-    t0 = time.perf_counter()
     result = hand_in(EXERCISES["kv_cache"], {"kv_cache_size": code})
-    assert time.perf_counter() - t0 < 60
     size_checks = [c for c in result.checks if c.function == "kv_cache_size"]
     assert size_checks and all(c.score == 0 for c in size_checks)
     assert all("object" in c.output or "tuple" in c.output for c in size_checks), [c.output for c in size_checks]
@@ -153,8 +142,6 @@ def flood():
 '''
     limits = Limits(call_seconds=3.0, response_bytes=64 * 1024 ** 2)
     with ChildSubmission([(1, code)], limits) as sub:
-        t0 = time.monotonic()
         with pytest.raises(StudentCodeError) as info:
             sub.function("flood")()
-        assert time.monotonic() - t0 < 12
         assert info.value.kind == "timeout"

@@ -18,7 +18,7 @@ apt_install() { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get ins
 if command -v bwrap >/dev/null 2>&1; then
   log "bubblewrap: $(command -v bwrap)"
 elif can_apt; then
-  apt_install bubblewrap || log "WARNING: could not install bubblewrap; grading will fail closed (see README)"
+  apt_install bubblewrap || log "WARNING: could not install bubblewrap; grading will fail closed (see docs/gradescope.md)"
 else
   log "WARNING: bubblewrap is missing and not installed here; run: apt-get install bubblewrap"
 fi
@@ -50,10 +50,10 @@ fi
 log "python: $PY ($("$PY" --version 2>&1))"
 
 # 3. The pinned requirements, unless they are installed already.
-if (cd project && "$PY" -m autograder.gradescope check-requirements "$SOURCE/requirements.txt" >/dev/null); then
+if (cd project && "$PY" -m autograder.gradescope_container check-requirements "$SOURCE/requirements.txt" >/dev/null); then
   log "pinned requirements: already installed"
 elif [ "$skip" = 1 ]; then
-  (cd project && "$PY" -m autograder.gradescope check-requirements "$SOURCE/requirements.txt") || true
+  (cd project && "$PY" -m autograder.gradescope_container check-requirements "$SOURCE/requirements.txt") || true
   log "ERROR: requirements missing and AUTOGRADER_SKIP_INSTALL=1"; exit 1
 else
   "$PY" -m pip install --quiet --disable-pip-version-check -r requirements.txt
@@ -61,4 +61,4 @@ fi
 echo "$PY" > "$SOURCE/.python"
 
 # 4. Everything grading needs: checks, secret, tiktoken's cache file, packages, the sandbox.
-cd project && "$PY" -m autograder.gradescope check-setup --source "$SOURCE"
+cd project && "$PY" -m autograder.gradescope_container check-setup --source "$SOURCE"

@@ -1,0 +1,103 @@
+"""A pool of grading processes that can tell which job a dead worker was running.
+
+``concurrent.futures.ProcessPoolExecutor`` reports a worker that died only as a broken pool
+(``BrokenProcessPool`` on every unfinished future), and keeps its worker processes to itself.
+``WorkerPool`` wraps it with what ``grade.grade_all`` needs to blame the right notebook:
+each worker announces ``(key, pid)`` when it starts a job (``started``), and the pool keeps
+every worker process it launched, so their exit codes can be read after a shutdown
+(``exit_codes``). Workers are started with ``spawn``, never ``fork`` or ``forkserver`` (a
+forkserver listens on a unix socket that a submission could connect to and have an unconfined
+process forked for it); each dies with the process that made the pool and may get its own
+address-space limit.
+"""
+import concurrent.futures as cf
+import multiprocessing
+import os
+
+_started = None  # in a worker: the queue on which it announces each job it starts
+
+
+def _init_worker(started, memory_bytes):
+    """Pool initializer: its own address-space limit, the queue for start notices, and death
+    with the grading command (a run stopped with Ctrl-C or SIGTERM must not leave workers
+    grading on, and each worker's sandboxes die with it: ``--die-with-parent``)."""
+    global _started
+    _started = started
+    parent = os.getppid()
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the command died before the line above took effect
+        os._exit(1)
+    if memory_bytes:
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _announced(key, fn, args):
+    """In a worker: say that job ``key`` starts here, then run it."""
+    _started.put((key, os.getpid()))
+    return fn(*args)
+
+
+class _RecordingContext:
+    """The ``spawn`` context, except that it keeps every ``Process`` it makes (in ``processes``).
+
+    ``ProcessPoolExecutor`` creates its workers through ``mp_context.Process``; everything
+    else is the stock context's.
+    """
+
+    def __init__(self):
+        self._base = multiprocessing.get_context("spawn")
+        self.processes = []
+
+    def __getattr__(self, name):
+        return getattr(self._base, name)
+
+    def Process(self, *args, **kwargs):  # noqa: N802 (the context API's name)
+        process = self._base.Process(*args, **kwargs)
+        self.processes.append(process)
+        return process
+
+
+class WorkerPool:
+    """``size`` spawned worker processes running submitted jobs; use it once, then ``shutdown``.
+
+    Args:
+        size: number of workers (``int`` >= 1).
+        memory_bytes: each worker's address-space limit (``RLIMIT_AS``, bytes), or ``None``.
+    """
+
+    def __init__(self, size, memory_bytes=None):
+        self._context = _RecordingContext()
+        self._started = self._context.SimpleQueue()
+        self._announced = {}
+        self._executor = cf.ProcessPoolExecutor(max_workers=size, mp_context=self._context,
+                                                initializer=_init_worker, initargs=(self._started, memory_bytes))
+
+    def submit(self, key, fn, *args):
+        """Run ``fn(*args)`` in a worker (``fn`` and ``args`` must pickle); ``key`` names the job
+        in ``started``. Returns a ``concurrent.futures.Future``; its ``result()`` raises
+        ``concurrent.futures.process.BrokenProcessPool`` when a worker of the pool died."""
+        return self._executor.submit(_announced, key, fn, args)
+
+    def shutdown(self):
+        """Cancel jobs not yet started and wait for the workers to end."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    def started(self):
+        """``{key: worker pid}`` of every job a worker has started so far."""
+        while not self._started.empty():
+            key, pid = self._started.get()
+            self._announced[key] = pid
+        return dict(self._announced)
+
+    def exit_codes(self):
+        """``{pid: exit code}`` of every worker launched (``None`` while it runs; ``-N``: killed
+        by signal N). After ``shutdown`` all are final."""
+        return {p.pid: p.exitcode for p in self._context.processes if p.pid is not None}

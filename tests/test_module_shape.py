@@ -1,0 +1,155 @@
+"""The package's shape: no import circles between its modules, and the small pieces that
+replaced shared internals (the worker pool, one subreaper).
+
+The import graph is read statically (``ast``) from every module under ``autograder/``, with
+imports inside functions counted too: a lazy import still ties two modules together.
+"""
+import ast
+import concurrent.futures as cf
+import os
+
+import pytest
+
+from autograder.exercises import PROJECT_ROOT
+
+PACKAGE = PROJECT_ROOT / "autograder"
+
+
+def _module_name(path, root):
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(package=PACKAGE):
+    """``{module: set of autograder modules it imports}`` for every ``.py`` file under ``package``.
+
+    ``from .x import y`` counts as importing ``x.y`` when that is a module, else ``x``; relative
+    imports are resolved against the importing module's package.
+    """
+    files = {_module_name(p, package.parent): p for p in sorted(package.rglob("*.py"))}
+    graph = {}
+    for name, path in files.items():
+        is_package = path.name == "__init__.py"
+        here = name.split(".") if is_package else name.split(".")[:-1]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = here[:len(here) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+                else:
+                    base = (node.module or "").split(".")
+                target = ".".join(base)
+                for alias in node.names:
+                    sub = f"{target}.{alias.name}"
+                    found.add(sub if sub in files else target)
+        graph[name] = {m for m in found if m in files and m != name}
+    return graph
+
+
+def import_cycles(graph):
+    """Strongly connected components of more than one module (Tarjan), each a sorted list."""
+    index, low, stack, on_stack, cycles = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return cycles
+
+
+def test_the_cycle_finder_finds_direct_and_longer_loops():
+    graph = {"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"e"}, "e": {"c"}, "f": {"a"}, "g": set()}
+    assert sorted(import_cycles(graph)) == [["a", "b"], ["c", "d", "e"]]
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_the_import_graph_resolves_relative_and_lazy_imports(tmp_path):
+    pkg = tmp_path / "autograder"
+    (pkg / "child").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "child" / "__init__.py").write_text("")
+    (pkg / "child" / "wire.py").write_text("from . import probes\n")
+    (pkg / "child" / "probes.py").write_text("")
+    (pkg / "grade.py").write_text("from .child import wire\ndef f():\n    from . import resume\n")
+    (pkg / "resume.py").write_text("import autograder.grade\n")
+    graph = import_graph(pkg)
+    assert graph["autograder.grade"] == {"autograder.child.wire", "autograder.resume"}
+    assert graph["autograder.child.wire"] == {"autograder.child.probes"}
+    assert import_cycles(graph) == [["autograder.grade", "autograder.resume"]]
+
+
+def test_no_two_autograder_modules_import_each_other_directly_or_in_a_loop():
+    graph = import_graph()
+    assert "autograder.grade" in graph and "autograder.child.server" in graph  # the walk saw the package
+    assert import_cycles(graph) == []
+
+
+def test_one_job_per_module():
+    graph = import_graph()
+    # the build reads check files without the grading engine
+    assert "autograder.grade" not in graph["autograder.build"]
+    # the container's runtime and the zip builder are apart; the runtime never needs the builder
+    assert "autograder.gradescope" not in graph["autograder.gradescope_container"]
+    # one subreaper, in one module
+    defining = [p for p in PACKAGE.rglob("*.py")
+                if any(isinstance(n, ast.FunctionDef) and "subreaper" in n.name
+                       for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))))]
+    assert [p.name for p in defining] == ["subreaper.py"]
+    # nothing reads another object's private attributes through getattr
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "getattr" and len(node.args) > 1 \
+                    and getattr(node.args[0], "id", None) != "self":  # its own attributes are fine
+                arg = node.args[1]
+                assert not (isinstance(arg, ast.Constant) and str(arg.value).startswith("_")
+                            and not str(arg.value).startswith("__")), f"{path.name}: getattr(..., {arg.value!r})"
+
+
+# -- the worker pool -----------------------------------------------------------------------------------
+def test_the_pool_names_the_job_whose_worker_died_and_how():
+    from autograder.pool import WorkerPool
+    pool = WorkerPool(1)
+    try:
+        assert pool.submit("fine", pow, 2, 10).result(timeout=120) == 1024
+        dying = pool.submit("dies", os._exit, 7)
+        with pytest.raises(cf.process.BrokenProcessPool):
+            dying.result(timeout=120)
+    finally:
+        pool.shutdown()
+    started = pool.started()
+    assert set(started) == {"fine", "dies"}
+    codes = pool.exit_codes()
+    assert codes[started["dies"]] == 7 and None not in codes.values()
+
+
+def test_pool_workers_run_with_their_own_memory_limit():
+    import resource
+    from autograder.pool import WorkerPool
+    pool = WorkerPool(1, memory_bytes=3 << 30)
+    try:
+        soft, _ = pool.submit("limit", resource.getrlimit, resource.RLIMIT_AS).result(timeout=120)
+    finally:
+        pool.shutdown()
+    assert soft == 3 << 30
