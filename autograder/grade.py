@@ -34,7 +34,8 @@ class NotebookResult:
         problems: ``set`` of ``problems.Problem`` of the whole notebook (see ``all_problems``).
         grader_log: tracebacks of grader errors, for the instructor's log (never shown to students).
         confinement: how its code ran: "bubblewrap+seccomp (a sandbox uid of its own)",
-            "bubblewrap+seccomp (the grading user's uid)", "unconfined", or "not run"
+            "bubblewrap+seccomp (the grading user's uid)", "setuid+seccomp+landlock (a uid of its
+            own, no namespaces)" (``launch_setuid.description``), "unconfined", or "not run"
             (``launch.py``).
     """
     student_id: str

@@ -10,6 +10,7 @@ Build (instructor's machine)::
 
     python -m autograder gradescope ASSIGNMENT [--out DIR] [--secret-file F]
         [--randomized-visibility after_published] [--time-budget 420] [--unconfined]
+        [--confinement auto|bubblewrap|setuid]
 
 writes ``DIR/<assignment>-autograder.zip`` holding, at its root: ``setup.sh`` and
 ``run_autograder`` (from ``gradescope_files/``), ``config.json`` (this build's options),
@@ -142,7 +143,8 @@ def _git_commit():
 
 
 def build_bundle(assignment, out_dir, secret, randomized_visibility="after_published",
-                 time_budget=DEFAULT_TIME_BUDGET, unconfined=False, student_id_fields=STUDENT_ID_FIELDS):
+                 time_budget=DEFAULT_TIME_BUDGET, unconfined=False, student_id_fields=STUDENT_ID_FIELDS,
+                 confinement="auto"):
     """Write ``out_dir/<assignment>-autograder.zip`` for Gradescope (layout: module docstring).
 
     Args:
@@ -157,6 +159,8 @@ def build_bundle(assignment, out_dir, secret, randomized_visibility="after_publi
             (an explicit opt-in; by default grading fails closed).
         student_id_fields: keys of ``users[]`` in submission_metadata.json tried in order
             for the student id the seeds use (the id local grading uses).
+        confinement: "auto" (bubblewrap, else the setuid level: ``levels.py``), "bubblewrap"
+            or "setuid": the level the container grades with.
     Returns:
         ``Path`` of the zip.
     Raises:
@@ -168,6 +172,8 @@ def build_bundle(assignment, out_dir, secret, randomized_visibility="after_publi
     exercise = find(assignment)
     if randomized_visibility not in VISIBILITIES:
         raise ValueError(f"randomized visibility must be one of {', '.join(VISIBILITIES)}")
+    if confinement not in ("auto", "bubblewrap", "setuid"):
+        raise ValueError("confinement must be auto, bubblewrap or setuid")
     if not time_budget > 0:
         raise ValueError("the time budget must be positive (seconds)")
     if not secret or not isinstance(secret, bytes):
@@ -185,6 +191,7 @@ def build_bundle(assignment, out_dir, secret, randomized_visibility="after_publi
         "grade_ids": release_grade_ids(exercise),
         "time_budget_seconds": float(time_budget),
         "unconfined": bool(unconfined),
+        "confinement": confinement,
         "student_id_fields": fields,
         "commit": _git_commit(),
     }
@@ -353,6 +360,39 @@ def find_notebook(submission_dir, exercise, grade_ids):
     return chosen, notes
 
 
+def choose_level(root, config):
+    """The confinement level to grade with in this container, and why none can start.
+
+    Tries bubblewrap, then the setuid level (``levels.LEVELS``), or only the level asked for
+    by ``$AUTOGRADER_CONFINEMENT`` or the build's ``--confinement``. Before the setuid level
+    is tried, every file under ``root`` is made readable by root only (``launch_setuid.
+    restrict_tree``) except what a child must read: the Python installation and venv, the
+    child package (its parent folder listable) and tiktoken's cache file.
+
+    Returns:
+        ``(level, None)``, or ``(None, why)`` (``str``) when no level starts.
+    """
+    from .levels import LEVELS, check_level
+    asked = os.environ.get("AUTOGRADER_CONFINEMENT") or config.get("confinement") or "auto"
+    order = LEVELS if asked == "auto" else (asked,)
+    problems = []
+    for level in order:
+        if level == "setuid" and os.geteuid() == 0:
+            from .confinement import CHILD_PACKAGE, visible_paths
+            from .launch_setuid import restrict_tree
+            readable = [p for p, kind in visible_paths() if kind in ("dir", "file")] + [str(CHILD_PACKAGE)]
+            restrict_tree(root, readable=readable, listable=[str(CHILD_PACKAGE.parent)])
+        try:
+            problem = check_level(level)
+        except ValueError as exc:
+            problem = str(exc)
+        if problem is None:
+            print(f"confinement level: {level}" + (f" ({'; '.join(problems)})" if problems else ""))
+            return level, None
+        problems.append(f"{level}: {problem}")
+    return None, "; ".join(problems)
+
+
 def sandbox_problem(limits):
     """Why the sandbox cannot run a trivial notebook here, or ``None`` when it can.
 
@@ -442,8 +482,12 @@ def grade_submission(root, out):
     extra["notebook"] = notebook.relative_to(root / "submission").as_posix()
 
     limits = Limits()  # the same limits as local grading, so the same points
-    problem = sandbox_problem(limits)
+    level, problem = choose_level(root, config)
+    if level is not None:
+        limits = Limits(level=level)
+        problem = sandbox_problem(limits)
     extra["confinement"] = "sandbox"
+    extra["confinement_level"] = level or "none"
     if problem:
         print(f"the sandbox cannot start here: {problem}")
         if not config.get("unconfined"):
@@ -472,6 +516,8 @@ def grade_submission(root, out):
                                       extra))
         return
     print(report.table(result))
+    if result.confinement not in ("not run", ""):
+        extra["confinement"] = result.confinement
     _write_json(out, results_for(result, config, notes, extra))
 
 
@@ -575,6 +621,9 @@ def add_build_arguments(parser):
     parser.add_argument("--unconfined", action="store_true",
                         help="grade without the sandbox when it cannot start in Gradescope's container "
                              "(default: fail closed)")
+    parser.add_argument("--confinement", choices=("auto", "bubblewrap", "setuid"), default="auto",
+                        help="confinement level in the container: auto (default) tries bubblewrap, then "
+                             "the setuid level; see docs/containers.md")
 
 
 def build_command(args, parser):
@@ -587,7 +636,7 @@ def build_command(args, parser):
     fields = [args.student_id_field, *(f for f in STUDENT_ID_FIELDS if f != args.student_id_field)]
     try:
         path = build_bundle(args.assignment, args.out, secret, args.randomized_visibility, args.time_budget,
-                            args.unconfined, fields)
+                            args.unconfined, fields, args.confinement)
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
     print(f"wrote {path} ({path.stat().st_size / 1024 ** 2:.1f} MB): upload it as the assignment's "
@@ -636,9 +685,10 @@ def main(argv=None):
         print(f"setup problem: {p}")
     if not problems:
         from .sandbox import Limits
-        problem = sandbox_problem(Limits())
-        print("sandbox: " + (f"CANNOT START ({problem}); submissions will get a 'not graded' results.json "
-                             "unless the zip was built with --unconfined" if problem else "starts"))
+        level, problem = choose_level(Path(args.source).resolve().parent, load_config(args.source))
+        print(f"sandbox: {level} level starts" if level else
+              f"sandbox: CANNOT START ({problem}); submissions will get a 'not graded' results.json "
+              "unless the zip was built with --unconfined")
         print(f"ready to grade {load_config(args.source)['assignment']}")
     return 1 if problems else 0
 
