@@ -516,7 +516,7 @@ def grade_submission(root, out):
                                       extra))
         return
     print(report.table(result))
-    if result.confinement not in ("not run", ""):
+    if limits.confine and result.confinement not in ("not run", ""):
         extra["confinement"] = result.confinement
     _write_json(out, results_for(result, config, notes, extra))
 

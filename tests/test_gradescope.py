@@ -128,7 +128,7 @@ def test_zip_has_gradescope_layout(container):
 def test_setup_detects_installed_dependencies_and_checks_everything(container):
     out = container["setup"]
     assert "pinned requirements: already installed" in out
-    assert "sandbox: starts" in out and "ready to grade attention" in out
+    assert "sandbox: bubblewrap level starts" in out and "ready to grade attention" in out
     assert (container["root"] / "source" / ".python").read_text().strip() == sys.executable
 
 
@@ -311,6 +311,23 @@ def test_unconfined_is_an_explicit_build_option(container, tmp_path, monkeypatch
     results = json.loads((tmp_path / "out.json").read_text())
     assert results["score"] == 19
     assert results["extra_data"]["confinement"].startswith("none")
+
+
+def test_the_setuid_level_grades_with_course_files_readable_by_root_only(container, tmp_path, monkeypatch):
+    """Forced to the setuid level (as in a container where bubblewrap cannot start): full marks,
+    the level in extra_data, and every file of the bundle readable by root only beforehand."""
+    root = _copy_root(container, tmp_path)
+    monkeypatch.setenv("AUTOGRADER_CONFINEMENT", "setuid")
+    gradescope.grade_submission(root, tmp_path / "out.json")
+    results = json.loads((tmp_path / "out.json").read_text())
+    assert results["score"] == 19, results["output"]
+    assert results["extra_data"]["confinement_level"] == "setuid"
+    assert results["extra_data"]["confinement"].startswith("setuid+seccomp")
+    project = root / "source" / "project"
+    for path in (project / ".course_secret", project / "autograder" / "checks" / "check_attention.py",
+                 project / "solutions" / "attention.py", root / "source" / "config.json",
+                 root / "submission" / "attention.ipynb"):
+        assert os.stat(path).st_mode & 0o077 == 0, path
 
 
 # -- building --------------------------------------------------------------------------------
