@@ -230,18 +230,33 @@ def _normalize(name):
 
 
 def missing_requirements(requirements_file):
-    """Pinned requirements (``name==version`` lines) not installed at that exact version.
+    """Pinned requirements (``name==version`` lines, with or without an environment marker
+    such as ``; python_version < "3.11"``) that apply to this Python and are not installed
+    at that exact version.
+
+    Markers are read with ``packaging`` (a pinned requirement); where it is not installed
+    yet, every marked line counts as missing, so setup installs them.
 
     Returns:
         list of ``"name==version (found X)"`` strings; empty when all are satisfied.
     """
     from importlib import metadata
+    try:
+        from packaging.markers import Marker
+    except ImportError:
+        Marker = None
     missing = []
     for line in Path(requirements_file).read_text(encoding="utf-8").splitlines():
         line = line.split("#", 1)[0].strip()
         if not line or "==" not in line:
             continue
+        line, _, marker = line.partition(";")
         name, version = (part.strip() for part in line.split("==", 1))
+        if marker.strip() and Marker is None:
+            missing.append(f"{name}=={version} (packaging is needed to read its marker)")
+            continue
+        if marker.strip() and not Marker(marker.strip()).evaluate():
+            continue
         try:
             found = metadata.version(name)
         except metadata.PackageNotFoundError:
