@@ -187,7 +187,6 @@ class SetuidSandbox:
         self.root = True
         self._filter = seccomp_filter()  # built here: the launcher between fork and exec only loads it
         self._paths = landlock_paths()
-        self._covers = _covers(self._paths["read"] + self._paths["exec"] + self._paths["list"])
         self.description = description()
         self._landlock = landlock_abi() > 0
         self.lease = _UidLease()
@@ -199,6 +198,7 @@ class SetuidSandbox:
             self.lease.release()
             raise
         self._paths["write"] = [self.scratch, "/dev/null"]
+        self._covers = _covers(self._paths["read"] + self._paths["exec"] + self._paths["list"] + [self.scratch])
         self.info_r, self._info_w = os.pipe()
         self._parent = os.getpid()
 
