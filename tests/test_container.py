@@ -187,7 +187,7 @@ def test_the_solution_gets_full_marks_at_the_setuid_level(container):
 
 def test_the_untouched_release_gets_zero(container):
     results, _, _ = container("release", nbformat.read(ATTENTION.release_notebook, as_version=4))
-    assert results["score"] == 0 and len(results["tests"]) == 19
+    assert results["score"] == 0 and sum(t["max_score"] for t in results["tests"]) == 19
     assert results["extra_data"]["confinement_level"] == "setuid"
 
 

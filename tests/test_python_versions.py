@@ -26,17 +26,26 @@ pytestmark = pytest.mark.slow
 CACHE = Path(os.environ.get("LM_READS_TEXT_CACHE") or Path.home() / ".cache" / "lm-reads-text")
 
 
+def _runs(python):
+    try:
+        return subprocess.run([python, "-c", "pass"], capture_output=True, timeout=60).returncode == 0
+    except OSError:
+        return False
+
+
 def _interpreter(version):
-    """``pythonX.Y`` on PATH, else pyenv's newest ``X.Y.*`` (this kind of machine has pyenv)."""
-    found = shutil.which(f"python{version}")
-    if found:
-        return found
+    """pyenv's newest ``X.Y.*`` (this kind of machine has pyenv), else ``pythonX.Y`` on PATH
+    (one that runs: a pyenv shim of a version not selected does not)."""
     root = os.environ.get("PYENV_ROOT") or str(Path.home() / ".pyenv")
     candidates = sorted(glob.glob(f"{root}/versions/{version}.*/bin/python{version}"),
                         key=lambda p: [int(x) for x in p.split("/versions/")[1].split("/")[0].split(".") if x.isdigit()])
-    if not candidates:
-        pytest.fail(f"no Python {version} here (python{version} on PATH or pyenv's versions/{version}.*)")
-    return candidates[-1]
+    candidates = [p for p in candidates if _runs(p)]
+    if candidates:
+        return candidates[-1]
+    found = shutil.which(f"python{version}")
+    if found and _runs(found):
+        return found
+    pytest.fail(f"no Python {version} here (pyenv's versions/{version}.* or python{version} on PATH)")
 
 
 def _newest():
