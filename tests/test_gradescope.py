@@ -398,3 +398,24 @@ def test_results_written_even_if_python_cannot_start(container, tmp_path):
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 0 and "could not start" in results["output"]
     assert results["stdout_visibility"] == "hidden"
+
+
+def test_setup_rebuilds_a_venv_made_by_another_python(container, tmp_path):
+    """A .venv left by another interpreter (here one that claims to be 2.7.18) is made again
+    with a Python of 3.10 or newer; with installs switched off, setup then stops at the
+    missing requirements instead of grading with the wrong interpreter."""
+    source = tmp_path / "source"
+    shutil.copytree(container["root"] / "source", source, symlinks=True, ignore=shutil.ignore_patterns(".venv", ".python"))
+    fake = source / ".venv" / "bin" / "python"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("#!/bin/sh\necho '2.7.18 (default)'\n")
+    fake.chmod(0o755)
+    env = {k: v for k, v in _env(tmp_path).items() if k != "AUTOGRADER_PYTHON"}
+    env["AUTOGRADER_SKIP_INSTALL"] = "1"
+    proc = subprocess.run(["bash", str(source / "setup.sh")], cwd=source, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert "rebuilding .venv: it was made by another Python" in proc.stdout, proc.stdout + proc.stderr
+    version = subprocess.run([str(fake), "-c", "import sys; print(sys.version_info >= (3, 10))"],
+                             capture_output=True, text=True, timeout=60)
+    assert version.stdout.strip() == "True", version.stderr
+    assert proc.returncode == 1 and "requirements missing and AUTOGRADER_SKIP_INSTALL=1" in proc.stdout
