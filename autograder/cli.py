@@ -121,6 +121,9 @@ def main(argv=None):
     g.add_argument("--unconfined", action="store_true",
                    help="run student code WITHOUT the sandbox (only where bubblewrap cannot run; "
                         "recorded in every results.json and grades.csv)")
+    g.add_argument("--confinement", choices=("auto", "bubblewrap", "setuid"), default="auto",
+                   help="confinement level of student code: auto (default) tries bubblewrap, then the "
+                        "setuid level (grading as root, e.g. in a container); see docs/containers.md")
     # -- gradescope: build an autograder zip (autograder/gradescope.py) --
     from . import gradescope
     gradescope.add_build_arguments(sub.add_parser("gradescope", help="build ASSIGNMENT's Gradescope autograder zip"))
@@ -150,10 +153,13 @@ def main(argv=None):
     limits = Limits(call_seconds=args.call_timeout, confine=not args.unconfined)
     try:
         secret = _secret(args, parser)
-        preflight.run(jobs, confined=limits.confine)
+        level = preflight.run(jobs, confined=limits.confine, level=args.confinement)
     except preflight.PreflightError as exc:
         print(f"cannot grade: {exc}", file=sys.stderr)
         return PREFLIGHT_FAILED
+    if level is not None:
+        from dataclasses import replace
+        limits = replace(limits, level=level)  # every worker uses the level checked here
     if args.unconfined:
         print("warning: --unconfined: student code runs without the sandbox", file=sys.stderr)
     t0 = time.perf_counter()

@@ -54,6 +54,14 @@ Every child that runs student code is started by bubblewrap (``bwrap``, Debian p
 Inside, the child adds Landlock (``child/landlock.py``) as a second layer: read anything
 it can see, write only ``/tmp``, run no program, no TCP, no signals out.
 
+This is the first of two confinement levels (``levels.py``). Where bubblewrap cannot start
+(a container started with a runtime's defaults refuses user namespaces or a new ``/proc``)
+and the grader runs as root, the second level (``launch_setuid.py``) starts each child as a
+uid and gid of its own with the same seccomp allow-list, the same limits, an environment
+built from nothing and Landlock where the kernel has it, but no namespaces: it sees the
+machine's file tree and, without Landlock, its process list and command lines. What each
+level hides and does not hide: ``docs/containers.md``.
+
 ``launch.Sandbox`` starts one sandbox with this policy (uid lease, descriptors, the
 launcher between fork and exec); ``launch.check_available()`` says whether all of this can start here; the grader refuses to run
 student code when it cannot, unless told ``--unconfined``.

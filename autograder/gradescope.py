@@ -7,6 +7,7 @@ Build (instructor's machine)::
 
     python -m autograder gradescope ASSIGNMENT [--out DIR] [--secret-file F]
         [--randomized-visibility after_published] [--time-budget 420] [--unconfined]
+        [--confinement auto|bubblewrap|setuid]
 
 writes ``DIR/<assignment>-autograder.zip`` holding, at its root: ``setup.sh`` and
 ``run_autograder`` (from ``gradescope_files/``), ``config.json`` (this build's options),
@@ -100,7 +101,8 @@ def _git_commit():
 
 
 def build_bundle(assignment, out_dir, secret, randomized_visibility="after_published",
-                 time_budget=DEFAULT_TIME_BUDGET, unconfined=False, student_id_fields=STUDENT_ID_FIELDS):
+                 time_budget=DEFAULT_TIME_BUDGET, unconfined=False, student_id_fields=STUDENT_ID_FIELDS,
+                 confinement="auto"):
     """Write ``out_dir/<assignment>-autograder.zip`` for Gradescope (layout: module docstring).
 
     Args:
@@ -115,6 +117,8 @@ def build_bundle(assignment, out_dir, secret, randomized_visibility="after_publi
             (an explicit opt-in; by default grading fails closed).
         student_id_fields: keys of ``users[]`` in submission_metadata.json tried in order
             for the student id the seeds use (the id local grading uses).
+        confinement: "auto" (bubblewrap, else the setuid level: ``levels.py``), "bubblewrap"
+            or "setuid": the level the container grades with.
     Returns:
         ``Path`` of the zip.
     Raises:
@@ -126,6 +130,8 @@ def build_bundle(assignment, out_dir, secret, randomized_visibility="after_publi
     exercise = find(assignment)
     if randomized_visibility not in VISIBILITIES:
         raise ValueError(f"randomized visibility must be one of {', '.join(VISIBILITIES)}")
+    if confinement not in ("auto", "bubblewrap", "setuid"):
+        raise ValueError("confinement must be auto, bubblewrap or setuid")
     if not time_budget > 0:
         raise ValueError("the time budget must be positive (seconds)")
     if not secret or not isinstance(secret, bytes):
@@ -142,6 +148,7 @@ def build_bundle(assignment, out_dir, secret, randomized_visibility="after_publi
         "grade_ids": release_grade_ids(exercise),
         "time_budget_seconds": float(time_budget),
         "unconfined": bool(unconfined),
+        "confinement": confinement,
         "student_id_fields": fields,
         "commit": _git_commit(),
     }
@@ -192,6 +199,9 @@ def add_build_arguments(parser):
     parser.add_argument("--unconfined", action="store_true",
                         help="grade without the sandbox when it cannot start in Gradescope's container "
                              "(default: fail closed)")
+    parser.add_argument("--confinement", choices=("auto", "bubblewrap", "setuid"), default="auto",
+                        help="confinement level in the container: auto (default) tries bubblewrap, then "
+                             "the setuid level; see docs/containers.md")
 
 
 def build_command(args, parser):
@@ -204,7 +214,7 @@ def build_command(args, parser):
     fields = [args.student_id_field, *(f for f in STUDENT_ID_FIELDS if f != args.student_id_field)]
     try:
         path = build_bundle(args.assignment, args.out, secret, args.randomized_visibility, args.time_budget,
-                            args.unconfined, fields)
+                            args.unconfined, fields, args.confinement)
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
     print(f"wrote {path} ({path.stat().st_size / 1024 ** 2:.1f} MB): upload it as the assignment's "

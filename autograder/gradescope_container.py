@@ -51,18 +51,33 @@ STUDENT_ID_FIELDS = ("sid", "email", "id")  # submission_metadata.json users[] k
 
 # -- checks run by setup.sh ---------------------------------------------------------------
 def missing_requirements(requirements_file):
-    """Pinned requirements (``name==version`` lines) not installed at that exact version.
+    """Pinned requirements (``name==version`` lines, with or without an environment marker
+    such as ``; python_version < "3.11"``) that apply to this Python and are not installed
+    at that exact version.
+
+    Markers are read with ``packaging`` (a pinned requirement); where it is not installed
+    yet, every marked line counts as missing, so setup installs them.
 
     Returns:
         list of ``"name==version (found X)"`` strings; empty when all are satisfied.
     """
     from importlib import metadata
+    try:
+        from packaging.markers import Marker
+    except ImportError:
+        Marker = None
     missing = []
     for line in Path(requirements_file).read_text(encoding="utf-8").splitlines():
         line = line.split("#", 1)[0].strip()
         if not line or "==" not in line:
             continue
+        line, _, marker = line.partition(";")
         name, version = (part.strip() for part in line.split("==", 1))
+        if marker.strip() and Marker is None:
+            missing.append(f"{name}=={version} (packaging is needed to read its marker)")
+            continue
+        if marker.strip() and not Marker(marker.strip()).evaluate():
+            continue
         try:
             found = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -181,6 +196,39 @@ def find_notebook(submission_dir, exercise, grade_ids):
     return chosen, notes
 
 
+def choose_level(root, config):
+    """The confinement level to grade with in this container, and why none can start.
+
+    Tries bubblewrap, then the setuid level (``levels.LEVELS``), or only the level asked for
+    by ``$AUTOGRADER_CONFINEMENT`` or the build's ``--confinement``. Before the setuid level
+    is tried, every file under ``root`` is made readable by root only (``launch_setuid.
+    restrict_tree``) except what a child must read: the Python installation and venv, the
+    child package (its parent folder listable) and tiktoken's cache file.
+
+    Returns:
+        ``(level, None)``, or ``(None, why)`` (``str``) when no level starts.
+    """
+    from .levels import LEVELS, check_level
+    asked = os.environ.get("AUTOGRADER_CONFINEMENT") or config.get("confinement") or "auto"
+    order = LEVELS if asked == "auto" else (asked,)
+    problems = []
+    for level in order:
+        if level == "setuid" and os.geteuid() == 0:
+            from .confinement import CHILD_PACKAGE, visible_paths
+            from .launch_setuid import restrict_tree
+            readable = [p for p, kind in visible_paths() if kind in ("dir", "file")] + [str(CHILD_PACKAGE)]
+            restrict_tree(root, readable=readable, listable=[str(CHILD_PACKAGE.parent)])
+        try:
+            problem = check_level(level)
+        except ValueError as exc:
+            problem = str(exc)
+        if problem is None:
+            print(f"confinement level: {level}" + (f" ({'; '.join(problems)})" if problems else ""))
+            return level, None
+        problems.append(f"{level}: {problem}")
+    return None, "; ".join(problems)
+
+
 def sandbox_problem(limits):
     """Why the sandbox cannot run a trivial notebook here, or ``None`` when it can.
 
@@ -271,8 +319,12 @@ def grade_submission(root, out):
     extra["notebook"] = notebook.relative_to(root / "submission").as_posix()
 
     limits = Limits()  # the same limits as local grading, so the same points
-    problem = sandbox_problem(limits)
+    level, problem = choose_level(root, config)
+    if level is not None:
+        limits = Limits(level=level)
+        problem = sandbox_problem(limits)
     extra["confinement"] = "sandbox"
+    extra["confinement_level"] = level or "none"
     if problem:
         print(f"the sandbox cannot start here: {problem}")
         if not config.get("unconfined"):
@@ -301,6 +353,8 @@ def grade_submission(root, out):
                                       extra))
         return
     print(report.table(result))
+    if limits.confine and result.confinement not in ("not run", ""):
+        extra["confinement"] = result.confinement
     _write_json(out, results_for(result, config, notes, extra))
 
 
@@ -407,9 +461,10 @@ def main(argv=None):
         print(f"setup problem: {p}")
     if not problems:
         from .sandbox import Limits
-        problem = sandbox_problem(Limits())
-        print("sandbox: " + (f"CANNOT START ({problem}); submissions will get a 'not graded' results.json "
-                             "unless the zip was built with --unconfined" if problem else "starts"))
+        level, problem = choose_level(Path(args.source).resolve().parent, load_config(args.source))
+        print(f"sandbox: {level} level starts" if level else
+              f"sandbox: CANNOT START ({problem}); submissions will get a 'not graded' results.json "
+              "unless the zip was built with --unconfined")
         print(f"ready to grade {load_config(args.source)['assignment']}")
     return 1 if problems else 0
 

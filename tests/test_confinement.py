@@ -30,6 +30,7 @@ from autograder.exercises import EXERCISES, PROJECT_ROOT
 from autograder.check_files import points_by_function
 from autograder.grade import grade_all
 from autograder.launch import Sandbox
+from autograder.launch_setuid import landlock_abi
 from autograder.notebook_code import read_notebook
 from autograder.sandbox import ChildSubmission, Limits, StudentCodeError
 from conftest import SECRET
@@ -39,6 +40,21 @@ ATTENTION = EXERCISES["attention"]
 # it with the total the course promises).
 ATTENTION_POINTS = sum(points_by_function(ATTENTION).values())
 FAST = Limits(call_seconds=5.0, retry_seconds=2.0, cell_seconds=5.0)
+# Every attack runs once per confinement level (autograder/levels.py): the bubblewrap
+# sandbox, and the setuid level (forced: on this machine bubblewrap starts).
+LEVELS = ("bubblewrap", "setuid")
+PREFIX = {"bubblewrap": "bubblewrap+seccomp", "setuid": "setuid+seccomp"}
+LANDLOCK = landlock_abi() > 0  # the setuid level's reads are confined by Landlock where the kernel has it
+
+
+@pytest.fixture(params=LEVELS)
+def level(request):
+    return request.param
+
+
+def fast(level, **limits):
+    """``FAST`` limits at confinement level ``level``, with ``limits`` changed."""
+    return Limits(call_seconds=5.0, retry_seconds=2.0, cell_seconds=5.0, level=level, **limits)
 
 # Shared by every hostile notebook: raw system calls through ctypes, also in the 32-bit
 # (int 0x80 from an RWX page below 4 GiB) and x32 ABIs, and a report of what happened.
@@ -109,7 +125,7 @@ def attack_outcomes(tmp_path, attacks, setup="", limits=FAST):
     out = []
     with ChildSubmission(cells, limits) as sub:
         assert sub.ensure_started()["errors"] == []
-        assert sub.confinement.startswith("bubblewrap+seccomp")
+        assert sub.confinement.startswith(PREFIX[limits.level or "bubblewrap"]), sub.confinement
         for i in range(len(attacks)):
             try:
                 out.append(sub.function("causal_mask")(i))
@@ -161,7 +177,7 @@ def class_run(tmp_path, attacks, setup="", limits=FAST):
         assert by_student[ref].score == by_student[ref].max_score == ATTENTION_POINTS, by_student[ref].checks
     hostile = by_student["b_hostile"]
     assert all(c.score == 0 for c in hostile.checks if c.function == "causal_mask")
-    assert all(r.confinement.startswith("bubblewrap+seccomp") for r in results)
+    assert all(r.confinement.startswith(PREFIX[limits.level or "bubblewrap"]) for r in results), results
     assert _grader_state() == before
     if os.geteuid() == 0:
         assert _sandbox_processes() == []
@@ -199,7 +215,7 @@ def test_many_sandboxes_in_a_row_leave_no_process_behind():
 
 # -- 32-bit and x32 system calls --------------------------------------------------------
 @pytest.mark.slow
-def test_32_bit_and_x32_system_calls_kill_the_child(tmp_path):
+def test_32_bit_and_x32_system_calls_kill_the_child(tmp_path, level):
     """prlimit on the grader, fork and socket through i386 ``int 0x80`` and the x32 ABI."""
     if os.uname().machine != "x86_64":
         pytest.fail("this test is written for x86_64 (i386 and x32 ABIs)")
@@ -214,14 +230,14 @@ def test_32_bit_and_x32_system_calls_kill_the_child(tmp_path):
         "syscall(0x40000000 | 57)",
         "syscall(0x40000000 | 41, 2, 2, 0)",
     ]
-    outcomes = attack_outcomes(tmp_path, attacks)
+    outcomes = attack_outcomes(tmp_path, attacks, limits=fast(level))
     assert all(_killed(o) for o in outcomes), outcomes
-    class_run(tmp_path, attacks)
+    class_run(tmp_path, attacks, limits=fast(level))
 
 
 # -- other processes' limits and priority -------------------------------------------------
 @pytest.mark.slow
-def test_prlimit_and_setpriority_of_other_processes_are_refused(tmp_path):
+def test_prlimit_and_setpriority_of_other_processes_are_refused(tmp_path, level):
     grader = os.getpid()
     attacks = [
         f"__import__('resource').prlimit({grader}, 1, (0, 0))",      # the grader's RLIMIT_FSIZE
@@ -232,15 +248,15 @@ def test_prlimit_and_setpriority_of_other_processes_are_refused(tmp_path):
         "os.setpriority(os.PRIO_PROCESS, 0, 19)",
         "__import__('resource').prlimit(0, 4, (0, 0))",              # its own: allowed
     ]
-    outcomes = attack_outcomes(tmp_path, attacks)
+    outcomes = attack_outcomes(tmp_path, attacks, limits=fast(level))
     assert all(o.startswith("PermissionError") or o == "allowed: 'errno EPERM'" for o in outcomes[:6]), outcomes
     assert outcomes[6].startswith("allowed")
-    class_run(tmp_path, attacks)
+    class_run(tmp_path, attacks, limits=fast(level))
 
 
 # -- processes --------------------------------------------------------------------------
 @pytest.mark.slow
-def test_fork_chains_with_setsid_are_refused_and_nothing_outlives_the_run(tmp_path):
+def test_fork_chains_with_setsid_are_refused_and_nothing_outlives_the_run(tmp_path, level):
     setup = '''
     def fork_chain():
         pid = os.fork()
@@ -261,19 +277,19 @@ def test_fork_chains_with_setsid_are_refused_and_nothing_outlives_the_run(tmp_pa
         "syscall(272, 0x10000000)",              # unshare(CLONE_NEWUSER)
         "syscall(161, low_buffer(b'/tmp\\0'))",  # chroot
     ]
-    outcomes = attack_outcomes(tmp_path, attacks, setup)
+    outcomes = attack_outcomes(tmp_path, attacks, setup, fast(level))
     assert outcomes[0].startswith("PermissionError"), outcomes
     assert outcomes[1] == outcomes[2] == "allowed: 'errno EPERM'", outcomes
     assert outcomes[3] == "allowed: 'errno ENOSYS'", outcomes
     assert outcomes[4].startswith("PermissionError"), outcomes
     assert outcomes[5] == outcomes[6] == "allowed: 'errno EPERM'", outcomes
-    class_run(tmp_path, attacks, setup)
+    class_run(tmp_path, attacks, setup, fast(level))
 
 
 @pytest.mark.slow
-def test_more_threads_than_the_limit_fail(tmp_path):
+def test_more_threads_than_the_limit_fail(tmp_path, level):
     """RLIMIT_NPROC counts this sandbox's tasks only (threads too): ``processes`` = 8."""
-    limits = Limits(call_seconds=5.0, retry_seconds=2.0, cell_seconds=5.0, processes=8)
+    limits = fast(level, processes=8)
     setup = '''
     import threading
     def many_threads(n=50):
@@ -297,7 +313,7 @@ def test_more_threads_than_the_limit_fail(tmp_path):
 
 # -- network ------------------------------------------------------------------------------
 @pytest.mark.slow
-def test_unix_udp_and_tcp_sockets_to_listeners_outside_are_refused(tmp_path):
+def test_unix_udp_and_tcp_sockets_to_listeners_outside_are_refused(tmp_path, level):
     tcp = socket.socket()
     tcp.bind(("127.0.0.1", 0))
     tcp.listen()
@@ -327,10 +343,10 @@ def test_unix_udp_and_tcp_sockets_to_listeners_outside_are_refused(tmp_path):
                f"send_unix({unix_path!r})", f"send_unix({abstract.getsockname()!r})",
                "syscall(41, 1, 1, 0)", "syscall(53, 1, 1, 0, low_buffer(bytes(8)))"]  # raw socket, socketpair
     try:
-        outcomes = attack_outcomes(tmp_path, attacks, setup)
+        outcomes = attack_outcomes(tmp_path, attacks, setup, fast(level))
         assert all(o.startswith("PermissionError") for o in outcomes[:4]), outcomes
         assert outcomes[4] == outcomes[5] == "allowed: 'errno EPERM'", outcomes
-        class_run(tmp_path, attacks, setup)
+        class_run(tmp_path, attacks, setup, fast(level))
         with pytest.raises(BlockingIOError):
             tcp.accept()
         with pytest.raises(BlockingIOError):
@@ -346,9 +362,10 @@ def test_unix_udp_and_tcp_sockets_to_listeners_outside_are_refused(tmp_path):
 
 # -- files outside the scratch folder ---------------------------------------------------------
 @pytest.mark.slow
-def test_metadata_of_files_outside_scratch_cannot_change(tmp_path):
+def test_metadata_of_files_outside_scratch_cannot_change(tmp_path, level):
     """chmod, chown, utime, setxattr and the immutable flag on the venv's pyvenv.cfg (which
-    the child can see, read-only) and on the course secret (which it cannot see at all)."""
+    the child can see, read-only) and on the course secret (which it cannot see at all).
+    At the setuid level the child sees both but owns neither: EPERM instead of EROFS."""
     target = os.path.join(sys.prefix, "pyvenv.cfg")
     secret = str(PROJECT_ROOT / ".course_secret")
     before = os.stat(target)
@@ -369,16 +386,18 @@ def test_metadata_of_files_outside_scratch_cannot_change(tmp_path):
                "syscall(16, 0, 0x1_40086602, 0)",     # ioctl with high bits that the kernel drops
                "os.chmod(SECRET, 0o644)", "os.open(SECRET, os.O_RDONLY)",
                "os.chmod('scratch.txt' if open('scratch.txt', 'w') else '', 0o600)"]  # its own: allowed
-    outcomes = attack_outcomes(tmp_path, attacks, setup)
-    assert outcomes[0].startswith("OSError EROFS"), outcomes
+    outcomes = attack_outcomes(tmp_path, attacks, setup, fast(level))
+    not_writable = "OSError EROFS" if level == "bubblewrap" else "PermissionError"
+    unseen = "FileNotFoundError" if level == "bubblewrap" or not os.path.exists(secret) else "PermissionError"
+    assert outcomes[0].startswith(not_writable), outcomes
     assert outcomes[1].startswith("PermissionError"), outcomes  # chown: not on the allow-list
-    assert outcomes[2].startswith("OSError EROFS"), outcomes
+    assert outcomes[2].startswith(not_writable), outcomes
     assert outcomes[3].startswith("PermissionError"), outcomes  # setxattr: not on the allow-list
     assert outcomes[4].startswith("PermissionError") and outcomes[5].startswith("PermissionError"), outcomes
     assert outcomes[6] == "allowed: 'errno EPERM'", outcomes
-    assert outcomes[7].startswith("FileNotFoundError") and outcomes[8].startswith("FileNotFoundError"), outcomes
+    assert outcomes[7].startswith(unseen) and outcomes[8].startswith(unseen), outcomes
     assert outcomes[9] == "allowed: None", outcomes
-    class_run(tmp_path, attacks, setup)
+    class_run(tmp_path, attacks, setup, fast(level))
     after = os.stat(target)
     assert (after.st_mode, after.st_uid, after.st_mtime_ns) == (before.st_mode, before.st_uid, before.st_mtime_ns)
     try:
@@ -388,29 +407,32 @@ def test_metadata_of_files_outside_scratch_cannot_change(tmp_path):
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))  # writable: not immutable
 
 
-def test_writing_outside_scratch_fails(tmp_path):
+def test_writing_outside_scratch_fails(tmp_path, level):
     site = next(p for p in sys.path if p.endswith("site-packages"))
     attacks = [f"open({os.path.join(site, 'evil.pth')!r}, 'w').write('import os')",
                f"open({str(PROJECT_ROOT / 'autograder' / 'child' / 'evil.py')!r}, 'w')",
                "open('/evil', 'w')", "open('/usr/evil', 'w')", "os.mkdir('/dev/evil')",
                f"open({str(tmp_path / 'evil')!r}, 'w')",
-               "open('/tmp/fine.txt', 'w').write('ok')"]
-    outcomes = attack_outcomes(tmp_path, attacks)
+               "open('fine.txt', 'w').write('ok')"]  # its working folder is its scratch
+    outcomes = attack_outcomes(tmp_path, attacks, limits=fast(level))
     assert all(o.startswith(("OSError EROFS", "PermissionError", "FileNotFoundError")) for o in outcomes[:6]), outcomes
     assert outcomes[6] == "allowed: 2", outcomes
-    class_run(tmp_path, attacks)
+    class_run(tmp_path, attacks, limits=fast(level))
     assert not os.path.exists(os.path.join(site, "evil.pth")) and not (tmp_path / "evil").exists()
     assert not (PROJECT_ROOT / "autograder" / "child" / "evil.py").exists() and not os.path.exists("/evil")
 
 
 @pytest.mark.slow
-def test_filling_scratch_past_its_cap_fails(tmp_path):
-    """8 MiB of scratch: a ninth MiB fails with ENOSPC (files are capped at 64 MiB each anyway)."""
-    limits = Limits(call_seconds=5.0, retry_seconds=2.0, cell_seconds=5.0, scratch_bytes=8 * 1024 ** 2)
+def test_filling_scratch_past_its_cap_fails(tmp_path, level):
+    """bubblewrap: 8 MiB of scratch, a ninth MiB fails with ENOSPC (files are capped at 64 MiB
+    each anyway). The setuid level's scratch is a folder on the machine's disk, capped only
+    per file (RLIMIT_FSIZE): with files of 8 MiB at most, a ninth MiB fails with EFBIG."""
+    cap = {"scratch_bytes": 8 * 1024 ** 2} if level == "bubblewrap" else {"file_bytes": 8 * 1024 ** 2}
+    limits = fast(level, **cap)
     setup = '''
     def fill():
         written = 0
-        with open("/tmp/big", "wb") as f:
+        with open("big", "wb") as f:
             for _ in range(16):
                 f.write(b"x" * 1024 ** 2)
                 f.flush()
@@ -418,13 +440,15 @@ def test_filling_scratch_past_its_cap_fails(tmp_path):
         return written
     '''
     outcomes = attack_outcomes(tmp_path, ["fill()"], setup, limits)
-    assert outcomes[0].startswith("OSError ENOSPC"), outcomes
+    assert outcomes[0].startswith("OSError ENOSPC" if level == "bubblewrap" else "OSError EFBIG"), outcomes
     class_run(tmp_path, ["fill()"], setup, limits)
 
 
 def test_grader_files_inside_a_shown_folder_are_covered(tmp_path, monkeypatch):
     """A non-editable install puts ``solutions`` into the venv's packages, which the child
-    sees: such grader locations are covered by an empty folder (or /dev/null for a file)."""
+    sees: such grader locations are covered by an empty folder (or /dev/null for a file).
+    (The bubblewrap level only: at the setuid level file modes protect them, which
+    ``launch_setuid.check_available`` verifies before grading.)"""
     site_dir = tmp_path / "site-packages"
     (site_dir / "solutions").mkdir(parents=True)
     (site_dir / "solutions" / "attention.py").write_text("ANSWER = 42\n")
@@ -439,7 +463,7 @@ def test_grader_files_inside_a_shown_folder_are_covered(tmp_path, monkeypatch):
     attacks = [f"open({base!r} + '/public.py').read()", f"os.listdir({base!r} + '/solutions')",
                f"open({base!r} + '/solutions/attention.py').read()", f"open({base!r} + '/.course_secret').read()",
                f"open({base!r} + '/solutions/new.py', 'w')"]
-    outcomes = attack_outcomes(tmp_path, attacks)
+    outcomes = attack_outcomes(tmp_path, attacks, limits=fast("bubblewrap"))
     assert outcomes[:2] == ["allowed: 'x = 1\\n'", "allowed: []"], outcomes
     assert outcomes[2].startswith("FileNotFoundError"), outcomes
     assert outcomes[3].startswith("PermissionError") or outcomes[3] == "allowed: ''", outcomes
@@ -447,7 +471,7 @@ def test_grader_files_inside_a_shown_folder_are_covered(tmp_path, monkeypatch):
 
 
 # -- reading the grader's secrets --------------------------------------------------------------
-def test_the_graders_environment_shadow_and_devices_are_unreadable(tmp_path, monkeypatch):
+def test_the_graders_environment_shadow_and_devices_are_unreadable(tmp_path, monkeypatch, level):
     monkeypatch.setenv("GRADER_TOKEN", "s3cret-token-of-the-instructor")
     grader = os.getpid()
     disks = sorted(os.listdir("/sys/block")) if os.path.isdir("/sys/block") else []
@@ -459,7 +483,20 @@ def test_the_graders_environment_shadow_and_devices_are_unreadable(tmp_path, mon
                "open('/etc/shadow').read()", f"open({disk!r}, 'rb').read(512)",
                "sorted(os.listdir('/dev'))", "sorted(p for p in os.listdir('/proc') if p.isdigit())",
                "os.listdir('/sys')"]
-    outcomes = attack_outcomes(tmp_path, attacks)
+    outcomes = attack_outcomes(tmp_path, attacks, limits=fast(level))
+    if level == "setuid":
+        # No namespaces: the machine's /proc, /dev and /sys are there. Another uid's environ
+        # is never readable; with Landlock, nothing outside the allowed folders is either.
+        assert outcomes[0].startswith("PermissionError") and outcomes[2].startswith("PermissionError"), outcomes
+        assert outcomes[3].startswith("ZeroDivisionError"), outcomes
+        assert outcomes[4].startswith("PermissionError"), outcomes  # /etc/shadow
+        assert outcomes[5].startswith(("PermissionError", "FileNotFoundError")), outcomes
+        if LANDLOCK:
+            assert all(outcomes[i].startswith("PermissionError") for i in (1, 6, 7, 8)), outcomes
+        else:  # the process list and the grader's command line are visible (docs/containers.md)
+            assert outcomes[1].startswith("allowed") and outcomes[7].startswith("allowed"), outcomes
+        class_run(tmp_path, attacks, limits=fast(level))
+        return
     assert outcomes[0].startswith("FileNotFoundError") and outcomes[1].startswith("FileNotFoundError"), outcomes
     assert outcomes[2].startswith(("ZeroDivisionError", "PermissionError")), outcomes  # its PID 1's: no token
     assert outcomes[3].startswith("ZeroDivisionError"), outcomes
@@ -467,7 +504,7 @@ def test_the_graders_environment_shadow_and_devices_are_unreadable(tmp_path, mon
     assert outcomes[6] == "allowed: ['null', 'urandom', 'zero']", outcomes
     assert outcomes[7] == "allowed: ['1']", outcomes  # itself, the sandbox's PID 1
     assert outcomes[8].startswith("FileNotFoundError"), outcomes
-    class_run(tmp_path, attacks)
+    class_run(tmp_path, attacks, limits=fast(level))
 
 
 # -- submissions read safely -------------------------------------------------------------------
@@ -577,22 +614,34 @@ def test_sandbox_uid_range_comes_from_the_environment(monkeypatch):
 
 
 # -- fail closed --------------------------------------------------------------------------------
-def test_grading_stops_before_student_code_without_the_sandbox(tmp_path, monkeypatch, capsys):
-    from autograder.cli import main
-    marker = tmp_path / "student-code-ran"
-    nb = filled_notebook(ATTENTION, {"causal_mask": f"ran = open({str(marker)!r}, 'w').close()\n"
-                                     "def causal_mask(T):\n    return np.tril(np.ones((T, T), dtype=bool))\n"})
-    path = _write(tmp_path / "attention.ipynb", nb)
+def _no_bwrap(tmp_path, monkeypatch):
     empty = tmp_path / "bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))  # no bwrap on PATH
     monkeypatch.setenv("COURSE_SECRET", "test-secret")
     launch.check_available.cache_clear()
+
+
+def test_grading_stops_before_student_code_without_the_sandbox(tmp_path, monkeypatch, capsys):
+    """Forced to bubblewrap where it is missing, or where neither level starts: exit 3 before
+    any student code ran; ``--unconfined`` runs it and says so in the reports."""
+    from autograder import launch_setuid
+    from autograder.cli import main
+    marker = tmp_path / "student-code-ran"
+    nb = filled_notebook(ATTENTION, {"causal_mask": f"ran = open({str(marker)!r}, 'w').close()\n"
+                                     "def causal_mask(T):\n    return np.tril(np.ones((T, T), dtype=bool))\n"})
+    path = _write(tmp_path / "attention.ipynb", nb)
+    _no_bwrap(tmp_path, monkeypatch)
     try:
-        code = main(["grade", str(path), "--out", str(tmp_path / "out"), "--jobs", "1", "--quiet"])
+        code = main(["grade", str(path), "--out", str(tmp_path / "out"), "--jobs", "1", "--quiet",
+                     "--confinement", "bubblewrap"])
         err = capsys.readouterr().err
         assert code == 3 and "bubblewrap is not installed" in err and "apt-get install bubblewrap" in err
-        assert "--unconfined" in err
+        assert "--unconfined" in err and "setuid" not in err
+        monkeypatch.setattr(launch_setuid, "check_available", lambda extra=(): "refused by this test")
+        code = main(["grade", str(path), "--out", str(tmp_path / "out"), "--jobs", "1", "--quiet"])
+        err = capsys.readouterr().err
+        assert code == 3 and "bubblewrap is not installed" in err and "setuid: refused by this test" in err
         assert not marker.exists() and not (tmp_path / "out").exists()
         code = main(["grade", str(path), "--out", str(tmp_path / "out"), "--jobs", "1", "--quiet",
                      "--unconfined"])
@@ -607,22 +656,89 @@ def test_grading_stops_before_student_code_without_the_sandbox(tmp_path, monkeyp
     assert rows[0]["confinement"] == "unconfined"
 
 
-def test_reports_record_the_sandbox(tmp_path, monkeypatch):
+def test_without_bubblewrap_grading_falls_back_to_the_setuid_level(tmp_path, monkeypatch, capsys):
+    from autograder.cli import main
+    path = _write(tmp_path / "attention.ipynb", filled_notebook(ATTENTION))
+    _no_bwrap(tmp_path, monkeypatch)
+    try:
+        code = main(["grade", str(path), "--out", str(tmp_path / "out"), "--jobs", "1", "--quiet"])
+    finally:
+        launch.check_available.cache_clear()
+    err = capsys.readouterr().err
+    assert code == 0 and "bubblewrap cannot start here" in err and "using setuid" in err, err
+    import json
+    data = json.loads((tmp_path / "out" / "attention" / "attention" / "results.json").read_text())
+    assert data["score"] == 19 and data["extra_data"]["confinement"].startswith("setuid+seccomp")
+    assert "setuid+seccomp" in (tmp_path / "out" / "grades.csv").read_text()
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_reports_record_the_sandbox(tmp_path, monkeypatch, level):
     from autograder.cli import main
     monkeypatch.setenv("COURSE_SECRET", "test-secret")
     path = _write(tmp_path / "attention.ipynb", filled_notebook(ATTENTION))
-    assert main(["grade", str(path), "--out", str(tmp_path / "out"), "--jobs", "1", "--quiet"]) == 0
+    assert main(["grade", str(path), "--out", str(tmp_path / "out"), "--jobs", "1", "--quiet",
+                 "--confinement", level]) == 0
     import json
     data = json.loads((tmp_path / "out" / "attention" / "attention" / "results.json").read_text())
-    assert data["extra_data"]["confinement"].startswith("bubblewrap+seccomp (")
-    assert "bubblewrap+seccomp" in (tmp_path / "out" / "grades.csv").read_text()
+    assert data["score"] == 19 and data["extra_data"]["confinement"].startswith(PREFIX[level] + "+landlock ("
+                                                                               if level == "setuid" and LANDLOCK
+                                                                               else PREFIX[level] + " (")
+    assert PREFIX[level] in (tmp_path / "out" / "grades.csv").read_text()
 
 
 def test_a_missing_sandbox_is_not_a_student_error(monkeypatch):
     """Where bwrap cannot be started, ChildSubmission raises SandboxUnavailable (the class
-    run reports a grader error), never a student's crash."""
+    run reports a grader error), never a student's crash; so does a child with no level
+    given where neither level starts."""
+    from autograder import launch_setuid
     from autograder.sandbox import SandboxUnavailable
     monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(SandboxUnavailable):
-        with ChildSubmission([(1, "x = 1\n")], FAST) as sub:
+        with ChildSubmission([(1, "x = 1\n")], fast("bubblewrap")) as sub:
             sub.ensure_started()
+    monkeypatch.setattr(launch_setuid, "check_available", lambda extra=(): "refused by this test")
+    launch.check_available.cache_clear()
+    try:
+        with pytest.raises(SandboxUnavailable, match="refused by this test"):
+            with ChildSubmission([(1, "x = 1\n")], FAST) as sub:
+                sub.ensure_started()
+    finally:
+        launch.check_available.cache_clear()
+
+
+def test_the_setuid_level_starts_here_and_hides_the_course_files():
+    """The setuid level's own check: a test child, a uid of its own with no groups, cannot
+    read the course secret, the reference solutions or the checks. Fails, never skips."""
+    from autograder import launch_setuid
+    launch_setuid.check_available.cache_clear()
+    assert launch_setuid.check_available() is None
+
+
+def test_restrict_tree_leaves_readable_only_what_a_child_needs(tmp_path):
+    """Course files lose every group and other permission bit; the venv and the child package
+    become readable by others, the folders above them only enterable, the grader package
+    listable (names, not contents)."""
+    from autograder.launch_setuid import restrict_tree
+    top = tmp_path / "autograder-root"
+    files = {"source/project/.course_secret": 0o644, "source/project/solutions/attention.py": 0o644,
+             "source/project/autograder/grade.py": 0o664, "source/project/autograder/child/main.py": 0o600,
+             "source/.venv/bin/python": 0o700, "source/.venv/pyvenv.cfg": 0o600, "submission/a.ipynb": 0o666}
+    for rel, mode in files.items():
+        (top / rel).parent.mkdir(parents=True, exist_ok=True)
+        (top / rel).write_text("x")
+        os.chmod(top / rel, mode)
+    restrict_tree(top, readable=[top / "source/.venv", top / "source/project/autograder/child"],
+                  listable=[top / "source/project/autograder"])
+
+    def mode(rel):
+        return os.stat(top / rel).st_mode & 0o777
+    assert mode("source/project/.course_secret") == 0o600
+    assert mode("source/project/solutions/attention.py") == 0o600 and mode("source/project/solutions") & 0o077 == 0
+    assert mode("source/project/autograder/grade.py") == 0o600
+    assert mode("submission/a.ipynb") == 0o600 and mode("submission") & 0o077 == 0
+    assert mode("source/project/autograder/child/main.py") == 0o604
+    assert mode("source/.venv/bin/python") == 0o705 and mode("source/.venv/pyvenv.cfg") == 0o604
+    assert mode("source/project/autograder") & 0o077 == 0o005  # listable: names only
+    for above in ("", "source", "source/project"):
+        assert mode(above) & 0o077 == 0o001, above  # enter, not list

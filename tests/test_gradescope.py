@@ -136,7 +136,7 @@ def test_zip_has_gradescope_layout(container):
 def test_setup_detects_installed_dependencies_and_checks_everything(container):
     out = container["setup"]
     assert "pinned requirements: already installed" in out
-    assert "sandbox: starts" in out and "ready to grade attention" in out
+    assert "sandbox: bubblewrap level starts" in out and "ready to grade attention" in out
     assert (container["root"] / "source" / ".python").read_text().strip() == sys.executable
 
 
@@ -329,6 +329,23 @@ def test_unconfined_is_an_explicit_build_option(container, tmp_path, monkeypatch
     assert results["extra_data"]["confinement"].startswith("none")
 
 
+def test_the_setuid_level_grades_with_course_files_readable_by_root_only(container, tmp_path, monkeypatch):
+    """Forced to the setuid level (as in a container where bubblewrap cannot start): full marks,
+    the level in extra_data, and every file of the bundle readable by root only beforehand."""
+    root = _copy_root(container, tmp_path)
+    monkeypatch.setenv("AUTOGRADER_CONFINEMENT", "setuid")
+    gradescope_container.grade_submission(root, tmp_path / "out.json")
+    results = json.loads((tmp_path / "out.json").read_text())
+    assert results["score"] == ATTENTION_POINTS, results["output"]
+    assert results["extra_data"]["confinement_level"] == "setuid"
+    assert results["extra_data"]["confinement"].startswith("setuid+seccomp")
+    project = root / "source" / "project"
+    for path in (project / ".course_secret", project / "exercises" / "attention" / "checks.py",
+                 project / "solutions" / "attention.py", root / "source" / "config.json",
+                 root / "submission" / "attention.ipynb"):
+        assert os.stat(path).st_mode & 0o077 == 0, path
+
+
 # -- building --------------------------------------------------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(EXERCISES))
@@ -400,3 +417,24 @@ def test_results_written_even_if_python_cannot_start(container, tmp_path):
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 0 and "could not start" in results["output"]
     assert results["stdout_visibility"] == "hidden"
+
+
+def test_setup_rebuilds_a_venv_made_by_another_python(container, tmp_path):
+    """A .venv left by another interpreter (here one that claims to be 2.7.18) is made again
+    with a Python of 3.10 or newer; with installs switched off, setup then stops at the
+    missing requirements instead of grading with the wrong interpreter."""
+    source = tmp_path / "source"
+    shutil.copytree(container["root"] / "source", source, symlinks=True, ignore=shutil.ignore_patterns(".venv", ".python"))
+    fake = source / ".venv" / "bin" / "python"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("#!/bin/sh\necho '2.7.18 (default)'\n")
+    fake.chmod(0o755)
+    env = {k: v for k, v in _env(tmp_path).items() if k != "AUTOGRADER_PYTHON"}
+    env["AUTOGRADER_SKIP_INSTALL"] = "1"
+    proc = subprocess.run(["bash", str(source / "setup.sh")], cwd=source, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert "rebuilding .venv: it was made by another Python" in proc.stdout, proc.stdout + proc.stderr
+    version = subprocess.run([str(fake), "-c", "import sys; print(sys.version_info >= (3, 10))"],
+                             capture_output=True, text=True, timeout=60)
+    assert version.stdout.strip() == "True", version.stderr
+    assert proc.returncode == 1 and "requirements missing and AUTOGRADER_SKIP_INSTALL=1" in proc.stdout

@@ -21,9 +21,10 @@ _NET_ALL = 1 | 2          # bind and connect TCP
 _SCOPE_ALL = 1 | 2        # abstract unix sockets and signals
 
 
-def landlock(read_paths, exec_paths, write_paths):
+def landlock(read_paths, exec_paths, write_paths, list_paths=()):
     """Confine this process: read ``read_paths``, also execute programs under ``exec_paths``
-    (the Python installation), and do anything under ``write_paths``.
+    (the Python installation), do anything under ``write_paths``, and only list the folders
+    of ``list_paths`` (names, not contents: the import system lists ``sys.path`` entries).
 
     Returns the Landlock ABI version applied, or 0 when the kernel has no Landlock.
     """
@@ -48,7 +49,8 @@ def landlock(read_paths, exec_paths, write_paths):
         return 0
     read = _FS_READ_FILE | _FS_READ_DIR
     write = fs & ~(_MAKE_CHAR | _MAKE_BLOCK)  # no device nodes, even in its own folder
-    for paths, access in ((read_paths, read), (exec_paths, read | _FS_EXECUTE), (write_paths, write)):
+    for paths, access in ((read_paths, read), (exec_paths, read | _FS_EXECUTE), (write_paths, write),
+                          (list_paths, _FS_READ_DIR)):
         for path in paths:
             try:
                 fd = os.open(path, os.O_PATH | os.O_CLOEXEC)

@@ -14,7 +14,8 @@ skip="${AUTOGRADER_SKIP_INSTALL:-0}"
 can_apt() { [ "$skip" != 1 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; }
 apt_install() { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"; }
 
-# 1. bubblewrap: the sandbox each submission's code runs in.
+# 1. bubblewrap: the first confinement level (in a container started with a runtime's defaults
+#    it cannot start, and grading uses the setuid level instead: docs/containers.md).
 if command -v bwrap >/dev/null 2>&1; then
   log "bubblewrap: $(command -v bwrap)"
 elif can_apt; then
@@ -23,20 +24,27 @@ else
   log "WARNING: bubblewrap is missing and not installed here; run: apt-get install bubblewrap"
 fi
 
-# 2. Python 3.11 or newer, in a venv of its own unless AUTOGRADER_PYTHON names one.
+# 2. Python 3.10 or newer, in a venv of its own unless AUTOGRADER_PYTHON names one. A .venv
+#    made by another interpreter (a leftover of an older image) is made again.
 if [ -n "${AUTOGRADER_PYTHON:-}" ]; then
   PY="$AUTOGRADER_PYTHON"
 else
   base=""
-  for candidate in python3.13 python3.12 python3.11 python3; do
-    if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  for candidate in python3.13 python3.12 python3.11 python3.10 python3; do
+    if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
       base="$(command -v "$candidate")"; break
     fi
   done
   if [ -z "$base" ]; then
-    can_apt || { log "ERROR: Python 3.11 or newer is needed"; exit 1; }
-    apt_install python3.11 python3.11-venv
-    base="$(command -v python3.11)"
+    can_apt || { log "ERROR: Python 3.10 or newer is needed"; exit 1; }
+    apt_install python3 python3-venv
+    base="$(command -v python3)"
+    "$base" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { log "ERROR: $base is older than 3.10"; exit 1; }
+  fi
+  want="$("$base" -c 'import sys; print(sys.version)')"
+  if [ -e .venv ] && [ "$(.venv/bin/python -c 'import sys; print(sys.version)' 2>/dev/null)" != "$want" ]; then
+    log "rebuilding .venv: it was made by another Python than $base"
+    rm -rf .venv
   fi
   if [ ! -x .venv/bin/python ]; then
     if ! "$base" -m venv .venv; then
