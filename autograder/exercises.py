@@ -67,7 +67,8 @@ EXERCISES = {e.name: e for e in [
              ("get_pair_counts", "merge_pair", "learn_bpe", "bpe_encode", "tiktoken_pieces"),
              helpers={"learn_bpe": ("get_pair_counts", "merge_pair"), "bpe_encode": ("merge_pair",)}),
     Exercise("embeddings", "Embeddings: meaning as a direction",
-             ("cosine_similarity", "cosine_similarity_matrix", "semantic_search")),
+             ("cosine_similarity", "cosine_similarity_matrix", "semantic_search"),
+             helpers={"semantic_search": ("cosine_similarity_matrix",)}),
     Exercise("attention", "One attention row, and the whole grid",
              ("softmax", "project_qkv", "attention_row", "causal_mask", "attention_matrix"),
              helpers={"attention_row": ("softmax",), "attention_matrix": ("softmax", "causal_mask")}),
@@ -76,9 +77,16 @@ EXERCISES = {e.name: e for e in [
              helpers={"grad_unembedding": ("grad_logits",)}),
     Exercise("kv_cache", "Generating text: the KV cache",
              ("KVCache", "decode_step", "causal_self_attention", "kv_cache_size")),
+    # (decode_step calls no student function by name: it is handed a KVCache instance and
+    # uses its methods, so there is no helper to rebind; softmax is given, not graded.)
     Exercise("learned_attention", "Attention that learns: position, training, and several heads",
              ("positional_encoding", "model_forward", "attention_backward", "train_step",
-              "multi_head_attention")),
+              "multi_head_attention"),
+             # train_step reaches positional_encoding through model_forward (a student's
+             # train_step may call it directly). softmax, which model_forward and
+             # multi_head_attention call, is given in this notebook, not graded: not a helper.
+             helpers={"model_forward": ("positional_encoding",),
+                      "train_step": ("model_forward", "attention_backward", "positional_encoding")}),
 ]}
 
 ALL_FUNCTIONS = sorted({f for e in EXERCISES.values() for f in e.functions})
