@@ -101,3 +101,26 @@ def test_a_missing_backward_scale_costs_attention_backward_alone(hand_in):
     train = [c for c in result.checks if c.function == "train_step"]
     assert all("attention_backward" in c.output for c in train if c.output)
     assert sum(bool(c.output) for c in train) >= 5   # every softmax-path step saw the wrong gradients
+
+
+def test_in_the_kernel_a_helper_bug_is_charged_once_too(monkeypatch, capsys):
+    """nbgrader's hidden-test cells (``incell.grade``, one per function, in notebook order)."""
+    from autograder.grade import points_by_function
+    from autograder.incell import grade
+    from tests.test_incell import _namespace
+    monkeypatch.setenv("COURSE_SECRET", "incell")
+    mistake = next(m for m in all_mistakes() if m.id == "learned_attention-sine_cosine_swapped")
+    exercise = EXERCISES["learned_attention"]
+    ns = _namespace(exercise, {mistake.function: mistake.code})
+    points = points_by_function(exercise)
+    earned = {}
+    for function in ("positional_encoding", "model_forward", "attention_backward", "train_step"):
+        try:
+            earned[function] = grade(exercise.name, function, namespace=ns, student_id="k1")
+        except AssertionError:
+            earned[function] = 0.0
+    out = capsys.readouterr().out
+    assert earned["positional_encoding"] == 0.0
+    assert earned["model_forward"] == points["model_forward"]
+    assert earned["train_step"] == points["train_step"]
+    assert "passed on account of positional_encoding" in out
