@@ -131,7 +131,8 @@ def table(result, width=100):
     line nor move the cursor. Each message is wrapped to ``width`` characters
     (``message_lines``) and kept whole; continuation lines are indented under the message
     column, so no line of a message can pass for a header or another check's line. A test
-    name longer than ``NAME_WIDTH`` wraps within its column, never cut.
+    name longer than ``NAME_WIDTH`` wraps within its column, never cut; its continuation
+    lines are indented by two more spaces, so only a check's first line starts in column 4.
     """
     def one_line(value, limit):
         return safetext.clean(value, limit)
@@ -149,9 +150,10 @@ def table(result, width=100):
         first, *rest = message_lines(message, width)
         # a long test name wraps in its column, never cut: its lines sit beside the message's
         name_first, *name_rest = message_lines(name, name_w)
+        name_rest = message_lines(" ".join(name_rest), name_w - 2) if name_rest else []
         lines.append(f"   {name_first:<{name_w}}  {c.score:>6g}  {c.max_score:>4g}  {first}")
         for i in range(max(len(rest), len(name_rest))):
             left = name_rest[i] if i < len(name_rest) else ""
             right = rest[i] if i < len(rest) else ""
-            lines.append(f"   {left:<{name_w}}  {blank}{right}".rstrip())
+            lines.append(f"     {left:<{name_w - 2}}  {blank}{right}".rstrip())   # indented: not a check's line
     return "\n".join(lines)

@@ -116,5 +116,8 @@ def test_the_console_table_wraps_test_names_instead_of_cutting_them():
     for word in ("seventy-two", "characters:", "the", "rows", "of", "full", "computation"):
         assert word in words.split()
     assert "rows of the full comput " not in words
-    name_lines = [line for line in text.splitlines()[2:] if line.startswith("   ") and line[3] != " "]
-    assert " ".join(line[3:3 + 48].strip() for line in name_lines) == _result_with(exc).checks[0].name
+    rows = text.splitlines()[2:]
+    assert rows[0].startswith("   train_step: a name long") and rows[0].endswith("1  x: expected 1, got 2.")
+    assert all(line.startswith("     ") for line in rows[1:])     # continuation: indented
+    name = " ".join(line[:3 + 48].strip() for line in rows)
+    assert name == _result_with(exc).checks[0].name
