@@ -1,6 +1,6 @@
 """What a check file declares, read from its syntax without importing it.
 
-A check file (``autograder/checks/check_<exercise>.py``) imports the reference solutions, so
+A check file (``exercises/<exercise>/checks.py``) imports the reference solutions, so
 the build (which generates them), the Gradescope bundle and grading read its ``@check(...)``
 decorators here instead: each check's function, name and points (``check_metas``), the
 points per student function (``points_by_function``), and which checks are randomized

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from .child import wire
+from .show_values import show, show_pair
 
 WORKED_ATOL = 1e-4  # worked numbers are checked to 1e-4 absolute
 
@@ -84,27 +85,24 @@ def _small(value, limit=4096):
 
 
 def fmt(value, limit=300):
-    """Short, readable text for a value in feedback (arrays to 6 decimals).
+    """Short, readable text for a value in feedback: ``show_values.show`` (plain numbers to
+    6 significant digits, never a numpy repr).
 
     A text longer than ``limit`` characters keeps its start and its end, joined by " ... ",
     so the feedback around it (the named mistake above all) is never what gets cut.
     """
     if isinstance(value, wire.Opaque):
         return repr(value)
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value.item()
-    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
-        text = np.array2string(value, precision=6, suppress_small=True, separator=", ",
-                               max_line_width=10_000, threshold=60)
-        text = " ".join(text.split())
-    elif isinstance(value, (float, np.floating)):
-        text = f"{float(value):.6g}"
-    else:
-        text = repr(value)
-    if len(text) <= limit:
-        return text
-    head = (limit - 5) // 2
-    return text[:head] + " ... " + text[len(text) - (limit - 5 - head):]
+    return show(value, limit=limit)
+
+
+def expected_got(expected, got, limit=300):
+    """``"expected E, got G"`` with both at one precision that tells them apart, and the
+    difference when they would print alike (``show_values.show_pair``)."""
+    if isinstance(got, wire.Opaque):
+        return f"expected {fmt(expected, limit)}, got {got!r}"
+    want, have, note = show_pair(expected, got, limit)
+    return f"expected {want}, got {have}" + (f" ({note})" if note else "")
 
 
 def as_array(got, what):
@@ -144,7 +142,7 @@ def expect_close(got, expected, *, what, mistakes=None, atol=WORKED_ATOL, rtol=0
                if wrong is not None and _close(arr, np.asarray(wrong, dtype=float), atol, rtol)]
     values = {"what": what, "expected": expected, "got": arr, "mistakes": matched}
     if matched:
-        raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(arr)}. "
+        raise Mismatch(f"{what}: {expected_got(expected, arr)}. "
                        f"That is the value you get when you {' (or when you '.join(matched)}"
                        f"{')' * (len(matched) - 1)}.", **values)
     hint = ""
@@ -156,7 +154,7 @@ def expect_close(got, expected, *, what, mistakes=None, atol=WORKED_ATOL, rtol=0
             hint = f" Expected shape {expected.shape}, got shape {arr.shape}."
     elif not np.all(np.isfinite(arr)):
         hint = " It contains nan or inf (an overflow, or a division by zero?)."
-    raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(arr)}.{hint}", **values)
+    raise Mismatch(f"{what}: {expected_got(expected, arr)}.{hint}", **values)
 
 
 def expect_equal(got, expected, *, what, mistakes=None, normalize=None):
@@ -181,10 +179,10 @@ def expect_equal(got, expected, *, what, mistakes=None, normalize=None):
     matched = [name for name, wrong in (mistakes or {}).items() if wrong is not None and value == norm(wrong)]
     values = {"what": what, "expected": expected, "got": value, "mistakes": matched}
     if matched:
-        raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(got)}. "
+        raise Mismatch(f"{what}: {expected_got(expected, got)}. "
                        f"That is what you get when you {' (or when you '.join(matched)}"
                        f"{')' * (len(matched) - 1)}.", **values)
-    raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(got)}", **values)
+    raise Mismatch(f"{what}: {expected_got(expected, got)}", **values)
 
 
 def fail(message):

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .checking import fmt
+from .show_values import show_pair
 
 # Every rule is scoped to the report's own element, so the fragment can sit inside another
 # page (nbgrader's feedback) without restyling it.
@@ -129,10 +130,12 @@ def _details(details):
     if not details:
         return ""
     expected, got = details.get("expected"), details.get("got")
+    want, have, note = show_pair(expected, got)   # one precision that tells them apart
     parts = [f"<p>Compared: {_e(details.get('what', ''))}</p>",
              "<table class='values'>"
-             f"<tr><th>expected</th><td>{_e(fmt(expected))}</td></tr>"
-             f"<tr><th>yours</th><td>{_e(fmt(got))}</td></tr></table>"]
+             f"<tr><th>expected</th><td>{_e(want)}</td></tr>"
+             f"<tr><th>yours</th><td>{_e(have)}</td></tr>"
+             + (f"<tr><th>difference</th><td>{_e(note)}</td></tr>" if note else "") + "</table>"]
     for name in details.get("mistakes") or []:
         parts.append(f"<p class='mistake'>That is the value you get when you {_e(name)}.</p>")
     parts.append(heatmaps(expected, got) or sequences(expected, got))

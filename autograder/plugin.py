@@ -165,14 +165,26 @@ def same_value(a, b):
         return False
 
 
-def _reference_with(ref_fn, helpers):
-    """``ref_fn`` with the global names in ``helpers`` bound to other callables."""
-    namespace = dict(ref_fn.__globals__, **helpers)
+def _reference_with(ref_fn, helpers, through=()):
+    """``ref_fn`` with the global names in ``helpers`` bound to other callables.
+
+    ``through`` names other reference functions ``ref_fn`` reaches (``train_step`` calls
+    ``model_forward``, which calls ``positional_encoding``): they keep the reference's code
+    but look their own globals up in the same namespace, so a helper bound here is the one
+    they call too, however deep the call.
+    """
+    namespace = dict(ref_fn.__globals__)
+    for name in through:
+        fn = namespace.get(name)
+        if isinstance(fn, types.FunctionType) and name not in helpers:
+            namespace[name] = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__,
+                                                 fn.__closure__)
+    namespace.update(helpers)
     return types.FunctionType(ref_fn.__code__, namespace, ref_fn.__name__, ref_fn.__defaults__,
                               ref_fn.__closure__)
 
 
-def explained_by_helpers(function, calls, helpers, reference, submission):
+def explained_by_helpers(function, calls, helpers, reference, submission, through=()):
     """The helpers that fully explain a wrong answer of ``function``, or ``()``.
 
     Args:
@@ -183,6 +195,8 @@ def explained_by_helpers(function, calls, helpers, reference, submission):
         reference: the exercise's reference module (``solutions.<name>``).
         submission: the submission; the helpers are called through it, so the reference
             runs in the grader and only the student's helpers run in the student's process.
+        through: other student functions the reference reaches that stay the reference's
+            (see ``_reference_with``); the student's helpers are the ones they call.
     Returns:
         tuple of helper names whose wrong values change the reference's answer, when the
         reference calling all the student's helpers returns, on every recorded call, what
@@ -198,19 +212,19 @@ def explained_by_helpers(function, calls, helpers, reference, submission):
     def run(fn, c):  # on fresh copies: a reference may write into its arguments
         args, kwargs = _copied((c.args, c.kwargs))
         return fn(*args, **kwargs)
-    hybrid = _reference_with(ref_fn, student)
-    differs = False
+    hybrid = _reference_with(ref_fn, student, through)
     try:
-        for c in mine:
-            if not same_value(c.result, run(hybrid, c)):
-                return ()
-            differs = differs or not same_value(c.result, run(ref_fn, c))
-        if not differs:
+        if not all(same_value(c.result, run(hybrid, c)) for c in mine):
             return ()
+        plain = [run(ref_fn, c) for c in mine]
+        if all(same_value(c.result, want) for c, want in zip(mine, plain)):
+            return ()
+        if len(helpers) == 1:
+            return tuple(helpers)
         blamed = []
         for h in helpers:
-            one = _reference_with(ref_fn, {h: student[h]})
-            if any(not same_value(run(one, c), run(ref_fn, c)) for c in mine):
+            one = _reference_with(ref_fn, {h: student[h]}, tuple(through) + tuple(helpers))
+            if any(not same_value(run(one, c), want) for c, want in zip(mine, plain)):
                 blamed.append(h)
     except Exception:  # the reference choked on a helper's value, or a helper failed
         return ()
@@ -248,19 +262,20 @@ class GradingPlugin:
 
     def _helper_excuse(self, item, meta):
         """Feedback naming the helper when it fully explains the failure, else ``None``."""
-        helpers = self.exercise.helpers.get(meta.function) if self.exercise is not None else None
-        if not helpers:
+        declared = self.exercise.helpers.get(meta.function) if self.exercise is not None else None
+        if not declared:
             return None
         # Only a helper that is charged for its bug can excuse another function: one that
         # passed its own checks (run before, in notebook order) but answers otherwise when its
         # caller runs (a hidden flag) must not turn a wrong caller into a right one.
         charged = self.charged_before | {r.function for r in self.results.values() if r.score < r.max_score}
-        helpers = tuple(h for h in helpers if h in charged)
+        helpers = tuple(h for h in declared if h in charged)
         if not helpers:
             return None
         reference = importlib.import_module(f"solutions.{self.exercise.name}")
         blamed = explained_by_helpers(meta.function, getattr(item, "student_calls", []), helpers,
-                                      reference, self.submission)
+                                      reference, self.submission,
+                                      through=tuple(h for h in declared if h not in helpers))
         if not blamed:
             return None
         names = " and ".join(blamed)

@@ -121,13 +121,18 @@ def message_lines(message, width=100):
     return lines
 
 
+NAME_WIDTH = 48  # the test column's width; a longer name wraps onto the next lines
+
+
 def table(result, width=100):
     """Plain-text table of one notebook's checks: test, points, max, message.
 
     Text from the submission is escaped (``safetext.clean``), so it can neither break a
     line nor move the cursor. Each message is wrapped to ``width`` characters
     (``message_lines``) and kept whole; continuation lines are indented under the message
-    column, so no line of a message can pass for a header or another check's line.
+    column, so no line of a message can pass for a header or another check's line. A test
+    name longer than ``NAME_WIDTH`` wraps within its column, never cut; its continuation
+    lines are indented by two more spaces, so only a check's first line starts in column 4.
     """
     def one_line(value, limit):
         return safetext.clean(value, limit)
@@ -135,14 +140,20 @@ def table(result, width=100):
              f"{one_line(result.notebook, safetext.ID_CHARS)}: {result.score:g} of {result.max_score:g} points"]
     for note in result.notes:
         lines.append(f"   note: {one_line(note.replace(chr(10), ' '), width)}")
-    names = [one_line(c.name, 72) for c in result.checks]
-    name_w = min(max((len(n) for n in names), default=10), 72)
+    names = [one_line(c.name, safetext.OUTPUT_CHARS) for c in result.checks]
+    name_w = min(max((len(n) for n in names), default=10), NAME_WIDTH)
     lines.append(f"   {'test':<{name_w}}  {'points':>6}  {'max':>4}  message")
-    indent = " " * (3 + name_w + 2 + 6 + 2 + 4 + 2)
+    blank = " " * (6 + 2 + 4 + 2)
     for name, c in zip(names, result.checks):
         # Our own feedback may span lines; text from the submission in it is escaped already.
         message = safetext.clean(c.output or "ok", safetext.OUTPUT_CHARS, newlines=True)
         first, *rest = message_lines(message, width)
-        lines.append(f"   {name[:name_w]:<{name_w}}  {c.score:>6g}  {c.max_score:>4g}  {first}")
-        lines += [indent + line for line in rest]
+        # a long test name wraps in its column, never cut: its lines sit beside the message's
+        name_first, *name_rest = message_lines(name, name_w)
+        name_rest = message_lines(" ".join(name_rest), name_w - 2) if name_rest else []
+        lines.append(f"   {name_first:<{name_w}}  {c.score:>6g}  {c.max_score:>4g}  {first}")
+        for i in range(max(len(rest), len(name_rest))):
+            left = name_rest[i] if i < len(name_rest) else ""
+            right = rest[i] if i < len(rest) else ""
+            lines.append(f"     {left:<{name_w - 2}}  {blank}{right}".rstrip())   # indented: not a check's line
     return "\n".join(lines)

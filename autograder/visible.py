@@ -240,6 +240,26 @@ def summary_cell(cases, metas):
             f"    points={{{per_function}}})")
 
 
+VALUES_SOURCE = Path(__file__).with_name("show_values.py")
+PASTE_MARK = "  # PASTE show_values.py"
+
+
 def helper_cell():
-    """Source of the locked cell that defines ``check_visible`` and ``visible_checks_summary``."""
-    return HELPER_SOURCE.read_text(encoding="utf-8").rstrip("\n")
+    """Source of the locked cell that defines ``check_visible`` and ``visible_checks_summary``:
+    the text of ``visible_helper.py``, with its import of ``show_values`` replaced by that
+    module's code (the one way numbers are printed; the notebook has no grader package).
+
+    Raises:
+        ValueError: ``visible_helper.py`` lost its marked import line.
+    """
+    helper = HELPER_SOURCE.read_text(encoding="utf-8").rstrip("\n")
+    lines = helper.splitlines()
+    marked = [i for i, line in enumerate(lines) if PASTE_MARK in line]
+    if len(marked) != 1:
+        raise ValueError(f"{HELPER_SOURCE.name} must import show_values on one line marked {PASTE_MARK!r}")
+    values = VALUES_SOURCE.read_text(encoding="utf-8")
+    body = values.split('"""', 2)[2].strip("\n")        # without its module docstring
+    body = body.replace("import numpy as np\n", "", 1) if "import numpy as np" in helper else body
+    pasted = ["# -- how values are printed (the course's show_values module) --", body,
+              "# -- the comparisons --"]
+    return "\n".join(lines[:marked[0]] + pasted + lines[marked[0] + 1:])

@@ -1,26 +1,15 @@
 # Visible checks: your functions against the course's worked examples.
 # This cell only COMPARES values: the expected values, and the values that known mistakes
 # give, are written out in each check cell below. Run this cell first; nothing here is
-# graded. (This text is copied verbatim into every notebook by the course build.)
+# graded. (The course build writes this text into every notebook.)
 import numpy as np
+from autograder.show_values import show, show_pair  # PASTE show_values.py (the build puts its text here)
 
 _visible_results = {}  # "function: label" -> True (passed) or False (failed), latest run
 
 
 class VisibleCheckFailed(AssertionError):
     """A visible check failed; the lines printed above say which, and why."""
-
-
-def _short(value, limit=300):
-    """Readable text for a value; a long one is shortened in the middle."""
-    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf" and value.ndim > 0:
-        text = np.array2string(value, separator=", ", max_line_width=10_000, threshold=60,
-                               formatter={"float_kind": lambda x: f"{x:.6g}"})
-    elif isinstance(value, (float, np.floating)):
-        text = f"{float(value):.6g}"
-    else:
-        text = repr(value)
-    return _clip(text, limit)
 
 
 def _clip(text, limit=300):
@@ -91,18 +80,19 @@ def _run_case(function, case):
         hint = case.get("hints", {}).get(type(exc).__name__)
         return False, [f"your code raised {type(exc).__name__}: {_clip(str(exc), 200)}"] + ([hint] if hint else [])
     if compare == "raises":
-        return False, [f"returned {_short(got)}; expected it to raise {case['expected']}"]
+        return False, [f"returned {show(got)}; expected it to raise {case['expected']}"]
     part = case.get("part")
     if part is not None:
         if not isinstance(got, (tuple, list)) or len(got) <= part:
             return False, [f"expected a tuple of {case.get('parts', part + 1)} results, "
-                           f"got {_short(got)}"]
+                           f"got {show(got)}"]
         got = got[part]
     want = case["expected"]
     if _same(got, want, compare, atol):
         return True, []
-    shown = _numbers(want) if compare == "close" else None  # numbers printed alike on both lines
-    lines = [f"expected {_short(want if shown is None else shown)}", f"got      {_short(got)}"]
+    # both at one precision that tells them apart (and the difference when they print alike)
+    shown_want, shown_got, note = show_pair(_numbers(want) if compare == "close" else want, got)
+    lines = [f"expected {shown_want}", f"got      {shown_got}" + (f"  ({note})" if note else "")]
     named = [name for name, wrong in case.get("mistakes", {}).items() if _same(got, wrong, compare, atol)]
     if named:
         lines.append("That is the value you get when you " + " (or when you ".join(named)
@@ -114,10 +104,39 @@ def _run_case(function, case):
     return False, lines
 
 
+FAILURE_WIDTH = 76  # nbgrader validate shows each line of an error up to 86 characters, indented by 4
+
+
+def failure_message(function, failures, total, width=FAILURE_WIDTH):
+    """The text of the exception a failing visible check cell raises: what ``nbgrader
+    validate`` and its Validate button show, so it is short. The first failing check in
+    full (its name, expected, got, the named mistake or a hint), the others by name, on
+    lines of at most ``width`` characters (a long value is shortened in its middle).
+
+    failures: ``[(label, lines)]`` of the failing checks, ``lines`` as ``_run_case`` gives
+    them; total: how many visible checks ``function`` has.
+    """
+    import textwrap
+    label, lines = failures[0]
+    out = [f"{len(failures)} of {total} visible checks of {function} failed.",
+           *textwrap.wrap(f"{function}: {label}", width)]
+    for line in lines:
+        if line.startswith(("expected ", "got ")):
+            room = width - 2
+            out.append("  " + (line if len(line) <= room else
+                               line[:room // 2 - 3] + " ... " + line[-(room - room // 2 - 2):]))
+        else:
+            out += textwrap.wrap(line, width, initial_indent="  ", subsequent_indent="  ")
+    if len(failures) > 1:
+        out += textwrap.wrap("Also failed: " + "; ".join(f[0] for f in failures[1:]), width)
+    return "\n".join(out)
+
+
 def check_visible(function, cases):
     """Run the visible checks of ``function``; print PASS or FAIL (expected, got, the named
-    mistake) for each. Returns "" when all pass, else a line saying which failed (the check
-    cell raises VisibleCheckFailed with it, so the cell shows as failed)."""
+    mistake) for each. Returns "" when all pass, else the short account of the failures
+    (``failure_message``) that the check cell raises VisibleCheckFailed with, so the cell
+    shows as failed and ``nbgrader validate`` shows what went wrong."""
     failed = []
     for case in cases:
         name = f"{function}: {case['label']}"
@@ -127,10 +146,10 @@ def check_visible(function, cases):
         for line in lines:
             print("      " + line)
         if not passed:
-            failed.append(case["label"])
+            failed.append((case["label"], lines))
     if not failed:
         return ""
-    return f"{len(failed)} of {len(cases)} visible checks of {function} failed (see above): {'; '.join(failed)}"
+    return failure_message(function, failed, len(cases))
 
 
 def visible_checks_summary(names, hidden_checks, points):

@@ -29,7 +29,7 @@ def softmax(z, axis=-1):
 
 
 def make_sentences():
-    """The course text's 18 training sentences (seed 000, "attention in 80 lines").
+    """The 18 training sentences of the course text's "Build it: attention in 80 lines".
 
     For each animal (the subject): "the A moved and it", "today the A moved and it", and,
     for each other animal B (a distractor), "the A saw the B and it" and "today the A saw
@@ -89,7 +89,7 @@ def init_params(seed, d_model=8, d_ff=12):
 
 
 def positional_encoding(T, D):
-    """Sinusoidal position table (course text 000, "attention in 80 lines").
+    """Sinusoidal position table (the course text's "Why the stamps are sine waves").
 
     Args:
         T: number of positions (int >= 1); positions are 0, 1, ..., T-1.
@@ -105,7 +105,7 @@ def positional_encoding(T, D):
 
 
 def model_forward(params, ids, positions=True, equal_weights=False):
-    """The toy model of course text 000 on one sentence, keeping every intermediate value.
+    """The course text's toy model on one sentence, keeping every intermediate value.
 
     Args:
         params: dict of weights as made by ``init_params``: ``E`` (V, D), ``W_Q``, ``W_K``,
@@ -176,7 +176,7 @@ def attention_backward(read, W_Q, W_K, W_V, d_out):
 
 
 def train_step(params, data, lr, positions=True, equal_weights=False):
-    """One step of full-batch gradient descent on the toy model (course text 000).
+    """One step of full-batch gradient descent on the course text's toy model.
 
     Args:
         params: dict of weights as made by ``init_params`` (see ``model_forward``).

@@ -55,7 +55,7 @@ def test_summary_lists_every_check_and_the_hidden_points(capsys):
     helper._visible_results.clear()
     assert helper.check_visible("f", [{"label": "a", "run": lambda: 1.0, "expected": 1.0},
                                       {"label": "b", "run": lambda: 2.0, "expected": 1.0}]) == \
-        "1 of 2 visible checks of f failed (see above): b"
+        "1 of 2 visible checks of f failed.\nf: b\n  expected 1\n  got      2"
     helper.visible_checks_summary(["f: a", "f: b", "g: c"], hidden_checks=7, points={"f": 3.0, "g": 2.0})
     out = capsys.readouterr().out
     assert "  PASS     f: a" in out and "  FAIL     f: b" in out and "  not run  g: c" in out

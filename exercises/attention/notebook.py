@@ -278,8 +278,9 @@ show_weights(attention_matrix(Q_rbl, K_rbl, V_rbl, causal=True)[1], ["river", "b
 #
 # 1. The grid is not symmetric: "river" gives "bank" a weight of about 0.20, but "bank"
 #    gives "river" about 0.25. Why can the two directions differ?
-# 2. The rows of "bank" and "loan" are identical. Which of Q, K, V makes that so, and
-#    would their outputs still be identical if only their values differed?
+# 2. The rows of "bank" and "loan" are identical. Which of Q, K, V makes that so? And if
+#    the value rows of "bank" and "loan" (their rows of V) were made different, with Q and
+#    K unchanged, would the outputs of "bank" and "loan" still be identical?
 # 3. With the causal mask, "river" can only read itself. What is its output, and why?
 # 4. If you zeroed the masked weights *after* the softmax instead of before, what would go
 #    wrong with the rows?

@@ -160,7 +160,7 @@ print(np.round(cosine_similarity_matrix(_A, _B), 4))
 #
 # The values were set by hand. A text's vector is the **sum** of the vectors of the words it
 # knows; other words ("the", "and", ...) add nothing. So a longer text gets a longer vector,
-# which is exactly the situation from section 1.
+# which is exactly the situation of section 1 (*Direction, not length*).
 
 # %%
 #                  food  money  weather  everyday

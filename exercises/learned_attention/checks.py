@@ -232,7 +232,7 @@ def check_forward_weights_before(model_forward):
     params, ids = ref.init_params(5), ref.encode(SENTENCE)
     record = _dict(model_forward(params, ids), ("weights",), "model_forward")
     expect_close(record["weights"], WEIGHTS_BEFORE, atol=5e-4,
-                 what=f'attention weights of "it" before training (section 8: {WEIGHTS_BEFORE})',
+                 what=f'attention weights of "it" before training (worked example: {WEIGHTS_BEFORE})',
                  mistakes=_forward_mistakes(params, ids, 0))
 
 
@@ -241,7 +241,7 @@ def check_forward_probs_before(model_forward):
     params, ids = ref.init_params(5), ref.encode(SENTENCE)
     probs = np.asarray(_dict(model_forward(params, ids), ("probs",), "model_forward")["probs"], dtype=float)
     expect_close(probs, ref.model_forward(params, ids)["probs"], atol=1e-6,
-                 what=f'next-word probabilities for "{SENTENCE}" before training (section 8: '
+                 what=f'next-word probabilities for "{SENTENCE}" before training (worked example: '
                       f'"it" first at {P_IT_BEFORE:.3f})',
                  mistakes=_forward_mistakes(params, ids, 1))
     expect_close(probs[ref.VOCAB.index("it")], P_IT_BEFORE, atol=5e-4, what='probability of "it"')
@@ -341,7 +341,7 @@ def check_train_first_step(train_step):
     new, loss = _step(train_step(params, ref.DATA, LR))
     want, _ = ref.train_step(params, ref.DATA, LR)
     after = np.mean([-np.log(ref.model_forward(want, ids)["probs"][y]) for ids, y in ref.DATA])
-    expect_close(loss, LOSS_STEP_0, what="the loss at step 0 (section 8: 3.927973)",
+    expect_close(loss, LOSS_STEP_0, what="the loss at step 0 (worked example: 3.927973)",
                  mistakes={"sum the losses of the sentences instead of averaging them": len(ref.DATA) * LOSS_STEP_0,
                            "return the loss of the weights after the step (report the one computed in the "
                            "forward pass, before the update)": after})
@@ -352,7 +352,7 @@ def check_train_first_step(train_step):
 def check_train_25_steps(train_step):
     losses = _run(train_step, 26, {})
     expect_close([losses[0], losses[25]], [LOSS_STEP_0, LOSS_STEP_25],
-                 what="the losses at steps 0 and 25 (section 8: 3.927973, 0.417768)")
+                 what="the losses at steps 0 and 25 (worked example: 3.927973, 0.417768)")
 
 
 @check("train_step", "without positions: 3 steps from seed 5 (the run that stalls at 0.463)", points=1)
@@ -574,7 +574,7 @@ VISIBLE = [
             expected=_table(4, 8), mistakes=_table_mistakes(4, 8)),
     Visible("positional_encoding", "a table of one position and two columns is (0, 1)", "positional_encoding(1, 2)",
             expected=[[0.0, 1.0]], mistakes=_table_mistakes(1, 2)),
-    _forward_case('seed 5, before training: the weights of "it" (section 8: 0.140, 0.153, ..., 0.074)', "weights",
+    _forward_case('seed 5, before training: the weights of "it" (worked example: 0.140, 0.153, ..., 0.074)', "weights",
                   WEIGHTS_BEFORE, atol=5e-4),
     _forward_case('seed 5, before training: the next-word probabilities ("it" first at 0.650)', "probs",
                   ref.model_forward(_START, _IDS)["probs"]),
@@ -592,7 +592,8 @@ VISIBLE = [
     _backward_case("W_K", "d_W_K"),
     _backward_case("W_V", "d_W_V"),
     _backward_case("x", "d_x"),
-    Visible("train_step", "step 0 from seed 5: the loss 3.927973 (section 8)", _STEP_CALL, part=1, parts=2,
+    Visible("train_step", "step 0 from seed 5: the loss 3.927973 (3.928 in the course text)", _STEP_CALL,
+            part=1, parts=2,
             expected=LOSS_STEP_0, atol=1e-6,
             mistakes={"sum the losses of the sentences instead of averaging them": len(ref.DATA) * LOSS_STEP_0,
                       "return the loss of the weights after the step (report the one computed in the "
@@ -604,7 +605,8 @@ VISIBLE = [
                 ", positions=False"),
     _steps_case("equal_weights=True: the losses of steps 0, 1 and 2", 3, _losses(3, equal_weights=True),
                 ", equal_weights=True"),
-    Visible("train_step", "26 steps from seed 5: loss 0.417768 at step 25 (section 8; the demo runs all 1,001)",
+    Visible("train_step",
+            "26 steps from seed 5: loss 0.417768 at step 25 (0.418 in the course text; the demo runs all 1,001)",
             _STEPS.replace("{steps}", "26").replace("{switches}", "").replace("return losses",
                                                                                   "return losses[25]"),
             expected=LOSS_STEP_25, atol=1e-6),

@@ -1,24 +1,14 @@
 """Realistic mistakes in the learned_attention exercise: the ones the course text names, and two more.
 
 The reference ``train_step`` calls the notebook's ``model_forward`` and ``attention_backward``
-(and ``model_forward`` calls ``positional_encoding``), so a mistake in one of those also
-costs the checks of the functions built on it, as it would for a student.
+(and ``model_forward`` calls ``positional_encoding``). A mistake in one of those also makes
+the functions built on it return wrong values, but it is charged once, where it is made
+(``Exercise.helpers``): the callers keep their points, and their feedback names the helper.
 """
 from autograder.demo.mistakes import Mistake
 
 E = "learned_attention"
 
-# Every train_step check that uses the softmax path (the equal-weights run does not).
-TRAIN_SOFTMAX = ("train_step: step 0 from the text's seed 5: loss 3.927973 and the reference's new weights",
-                 "train_step: 26 steps from seed 5: loss 0.417768 at step 25 (the demo runs all 1,001)",
-                 "train_step: without positions: 3 steps from seed 5 (the run that stalls at 0.463)",
-                 "train_step: seed 4: 3 steps (the run whose attention settles on the object, 0.60 on cat)",
-                 "train_step: random starting weights, sentences and learning rate")
-TRAIN_WITH_POSITIONS = ("train_step: step 0 from the text's seed 5: loss 3.927973 and the reference's new weights",
-                        "train_step: 26 steps from seed 5: loss 0.417768 at step 25 (the demo runs all 1,001)",
-                        "train_step: equal weights: 3 steps from seed 5 (the run that stalls at 0.467)",
-                        "train_step: seed 4: 3 steps (the run whose attention settles on the object, 0.60 on cat)",
-                        "train_step: random starting weights, sentences and learning rate")
 BACKWARD_THROUGH_SCORES = ("attention_backward: d_scores through the softmax and the scaling, against a central difference",
                            "attention_backward: d_q and d_K, against a central difference",
                            "attention_backward: d_W_Q, d_W_K, d_W_V and d_x, against a central difference")
@@ -76,17 +66,17 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads, causal=False):
 MISTAKES = [
     Mistake(E, "attention_backward", "no_softmax_correction",
             _backward("ds = w * dw / np.sqrt(q.shape[0])          # the - w @ dw term is missing"),
-            failing=BACKWARD_THROUGH_SCORES + TRAIN_SOFTMAX,
+            failing=BACKWARD_THROUGH_SCORES,
             feedback="leave out the `- w @ dw` term"),
 
     Mistake(E, "attention_backward", "backward_scaling_dropped",
             _backward("ds = w * (dw - w @ dw)                     # the 1/sqrt(d_k) of the forward is missing"),
-            failing=BACKWARD_THROUGH_SCORES + TRAIN_SOFTMAX,
+            failing=BACKWARD_THROUGH_SCORES,
             feedback="drop the 1/sqrt(d_k) scaling in the backward pass"),
 
     Mistake(E, "attention_backward", "backward_scaled_twice",
             _backward("ds = w * (dw - w @ dw) / np.sqrt(q.shape[0]) / np.sqrt(q.shape[0])"),
-            failing=BACKWARD_THROUGH_SCORES + TRAIN_SOFTMAX,
+            failing=BACKWARD_THROUGH_SCORES,
             feedback="apply the 1/sqrt(d_k) scaling twice"),
 
     Mistake(E, "model_forward", "position_after_projections", '''
@@ -106,7 +96,7 @@ def model_forward(params, ids, positions=True, equal_weights=False):
     logits = a1 @ p["W2"] + p["b2"]
     return {"x": x, "q": q, "K": K, "V": V, "scores": scores, "weights": weights, "out": out,
             "h": h, "z1": z1, "a1": a1, "logits": logits, "probs": softmax(logits)}
-''', failing=FORWARD_WITH_POSITIONS + TRAIN_WITH_POSITIONS,
+''', failing=FORWARD_WITH_POSITIONS,
         feedback="add the position table after the projections"),
 
     Mistake(E, "positional_encoding", "sine_cosine_swapped", '''
@@ -117,7 +107,7 @@ def positional_encoding(T, D):
     table[:, 1::2] = np.sin(pos)
     return table
 ''', failing=("positional_encoding: the text's table, 8 positions by 8 columns",
-              "positional_encoding: random lengths and even widths") + FORWARD_WITH_POSITIONS + TRAIN_WITH_POSITIONS,
+              "positional_encoding: random lengths and even widths"),
         feedback="swap sine and cosine"),
 
     Mistake(E, "train_step", "repeated_word_overwritten", '''

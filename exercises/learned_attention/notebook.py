@@ -3,9 +3,10 @@
 #
 # In the attention notebook every weight matrix was handed to you, and the attention
 # weights simply followed from them. Nobody hands a real model its $W_Q$, $W_K$ and $W_V$
-# (the three stamps of the course text's *reading room*): they start as noise and are
-# shaped by the same loop that trained $W_U$ in the next-token notebook, so the room
-# itself is something that learns. This notebook closes that loop. You train a
+# (the "three stamps" of the course text *Text to Attention From Scratch*, section "The reading room"):
+# they start as noise and are shaped by the same loop that trained $W_U$ in the next-token
+# notebook, so attention itself is something that learns. This notebook closes that loop,
+# following the text's sections "Build it: attention in 80 lines" and "Three experiments". You train a
 # twelve-word model whose attention, told nothing but "predict the next word", learns that
 # in *"the dog saw the cat and it"* the word "it" should look back at **dog**. Then you
 # break it on purpose three ways, and finish with the answer to "what are heads?".
@@ -57,7 +58,7 @@ def softmax(z, axis=-1):
 
 
 def make_sentences():
-    """The course text's 18 training sentences (seed 000, "attention in 80 lines").
+    """The 18 training sentences of the course text's "Build it: attention in 80 lines".
 
     For each animal (the subject): "the A moved and it", "today the A moved and it", and,
     for each other animal B (a distractor), "the A saw the B and it" and "today the A saw
@@ -135,7 +136,7 @@ def init_params(seed, d_model=8, d_ff=12):
 
 # %% solution="positional_encoding"
 def positional_encoding(T, D):
-    """Sinusoidal position table (course text 000, "attention in 80 lines").
+    """Sinusoidal position table (the course text's "Why the stamps are sine waves").
 
     Args:
         T: number of positions (int >= 1); positions are 0, 1, ..., T-1.
@@ -194,7 +195,7 @@ print("...", len(SENTENCES), "sentences")
 
 # %% solution="model_forward"
 def model_forward(params, ids, positions=True, equal_weights=False):
-    """The toy model of course text 000 on one sentence, keeping every intermediate value.
+    """The course text's toy model on one sentence, keeping every intermediate value.
 
     Args:
         params: dict of weights as made by ``init_params``: ``E`` (V, D), ``W_Q``, ``W_K``,
@@ -400,7 +401,7 @@ for name, M in (("x", x_small), ("W_Q", Wq_small), ("W_K", Wk_small), ("W_V", Wv
 
 # %% solution="train_step"
 def train_step(params, data, lr, positions=True, equal_weights=False):
-    """One step of full-batch gradient descent on the toy model (course text 000).
+    """One step of full-batch gradient descent on the course text's toy model.
 
     Args:
         params: dict of weights as made by ``init_params`` (see ``model_forward``).
@@ -694,8 +695,12 @@ for h in range(2):
 #
 # To see what heads buy, build two by hand on the sentence *"the cat saw the cat"* with
 # $d_{\text{model}} = 8$. Each token's vector is its word as a one-hot in columns 0 to 3,
-# followed by the first four columns of the position table. Head 0 (columns 0 to 3 of
-# $Q$ and $K$) looks only at position, head 1 (columns 4 to 7) only at the word.
+# followed by a position table four columns wide, `positional_encoding(T, 4)`. That is
+# not the first four columns of the 8-wide `table` of section 1 (*Where is each word?*):
+# the first pair, $\sin t$ and $\cos t$, is the same, but the second pair turns at $t/100$
+# where the 8-wide table's turns at $t/10$, because the rates depend on the width $D$. The
+# position part sits in columns 4 to 7 of $X$; head 0 (columns 0 to 3 of $Q$ and $K$) reads
+# only those, head 1 (columns 4 to 7 of $Q$ and $K$) only the word.
 #
 # * **Head 0** uses the fastest sine/cosine pair. Moving one position back turns that
 #   pair by one radian, which is a fixed rotation matrix $R$: so a query of $PE_t R$ matches
@@ -756,7 +761,10 @@ plot_heads(weights2, words2)
 #
 # 5. Why does head 0 scale by $\sqrt{4}$ and not $\sqrt{8}$? What would dividing by
 #    $\sqrt{8}$ do to its weights?
-# 6. With 80 heads on a width of 768, what would $d_{\text{head}}$ be, and why might that be too small?
+# 6. The course text (section "The budget") asks why a model of width 768 uses 8 or 12
+#    heads and not 80. 80 does not divide 768 (your function raises `ValueError`; that
+#    is not the point of the question), so take 96 heads instead: what is $d_{\text{head}}$,
+#    and why might that be too small?
 # 7. What does $W_O$ add, given that the heads' outputs are already laid side by side?
 
 # %% [markdown]

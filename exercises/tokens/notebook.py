@@ -397,7 +397,8 @@ print(b"".join(cl100k.decode_single_token_bytes(t) for t in cl100k.encode(emoji_
 #
 # Put some words of your own in `MY_WORDS`: your name, your town, a long technical word, a
 # number, a word from another language, an emoji. Before running, guess how many tokens
-# each one takes. `lowest` is here to compare with the toy tokenizer of section 5.
+# each one takes. `lowest` is here to compare with the toy tokenizer of
+# section 5 (*Encoding a word nobody trained on*).
 
 # %%
 MY_WORDS = ["lowest", "strawberry", "unhappiness", "Collegeville", "CS357",

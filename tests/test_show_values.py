@@ -1,0 +1,123 @@
+"""One way to print a number, everywhere a student reads one.
+
+The cases are the ones students reported: tiny values rounded to zeros, two values 1.6e-7
+apart printed alike, a numpy repr, full precision beside 6-digit values, a cut test name.
+"""
+import json
+
+import numpy as np
+import pytest
+
+from autograder.checking import Mismatch, expect_close, expect_equal
+from autograder.notebook_result import NotebookResult
+from autograder.html_report import render_html
+from autograder.plugin import CheckResult
+from autograder.report import results_json, table
+from autograder.show_values import show, show_pair
+from autograder.visible import helper_cell
+from autograder import visible_helper
+
+
+def _message(fn, *args, **kwargs):
+    with pytest.raises(Mismatch) as info:
+        fn(*args, **kwargs)
+    return info.value
+
+
+def test_plain_numbers_never_a_numpy_repr():
+    assert show(np.array(0.417768)) == "0.417768"
+    assert show(np.float64(3.927973)) == "3.92797"
+    assert show(np.int64(7)) == "7"
+    assert show([(0, np.float64(0.9486832980505138))]) == "[(0, 0.948683)]"
+    assert "array" not in show({"E": np.array([[1.5, -2.0]])})
+
+
+def test_full_precision_lists_are_shown_at_the_expected_precision():
+    got = [3.0532454913102547, 2.3078708731908404]
+    want, have, note = show_pair([3.05, 2.31], got)
+    assert (want, have, note) == ("[3.05, 2.31]", "[3.05325, 2.30787]", "")
+    message = str(_message(expect_close, got, [3.1, 2.3], what="losses"))
+    assert "got [3.05325, 2.30787]" in message and "3.0532454913102547" not in message
+
+
+def test_values_that_print_alike_get_more_digits_and_the_difference():
+    want, have, note = show_pair(3.927973, 3.927973 + 1.6e-7)
+    assert want != have and len(want) == len(have)      # same number of digits
+    assert want == "3.9279730" and have == "3.9279732"
+    assert note == "differs by 1.6e-07"
+    message = str(_message(expect_close, 3.927973 + 1.6e-7, 3.927973, what="the loss", atol=1e-9))
+    assert message == "the loss: expected 3.9279730, got 3.9279732 (differs by 1.6e-07)."
+
+
+def test_tiny_values_are_shown_meaningfully():
+    # d_scores of a read whose weights are all but one-hot: every entry around 1e-9
+    expected = np.array([2.1e-9, 3.4e-10, -2.44e-9])
+    got = expected * 3.0                                    # (a backward scaled wrongly)
+    message = str(_message(expect_close, got, expected, what="d_scores", atol=1e-12))
+    assert "[0., 0., -0.]" not in message and "0, 0, -0" not in message
+    assert "expected [2.1e-09, 3.4e-10, -2.44e-09], got [6.3e-09, 1.02e-09, -7.32e-09]" in message
+
+
+def test_a_difference_hidden_in_a_long_array_is_located():
+    expected = np.arange(400.0)
+    got = expected.copy()
+    got[200] += 1e-3
+    want, have, note = show_pair(expected, got)
+    assert note == "differs at most by 0.001 (at index [200])"
+
+
+def test_expect_equal_and_details_show_plain_values():
+    exc = _message(expect_equal, [(1, np.float64(0.5))], [(1, 0.25)], what="results")
+    assert str(exc) == "results: expected [(1, 0.25)], got [(1, 0.5)]"
+
+
+def test_visible_checks_print_numbers_the_same_way():
+    passed, lines = visible_helper._run_case("train_step", {
+        "label": "loss", "run": lambda: np.float64(3.927973 + 1.6e-7), "expected": 3.927973, "atol": 1e-9})
+    assert not passed
+    assert lines == ["expected 3.9279730", "got      3.9279732  (differs by 1.6e-07)"]
+    passed, lines = visible_helper._run_case("f", {"label": "x", "run": lambda: np.array(0.5),
+                                                   "expected": 0.417768})
+    assert lines[:2] == ["expected 0.417768", "got      0.5"]
+
+
+def test_the_notebooks_checker_cell_carries_the_same_formatting_code():
+    source = helper_cell()
+    assert "autograder" not in source     # the notebook has no grader package to import
+    namespace = {}
+    exec(compile(source, "checker", "exec"), namespace)
+    assert namespace["show_pair"](3.927973, 3.927973 + 1.6e-7) == show_pair(3.927973, 3.927973 + 1.6e-7)
+    passed, lines = namespace["_run_case"]("f", {"label": "x", "run": lambda: [0.0, 2e-9],
+                                                 "expected": [0.0, 1e-9], "atol": 1e-12})
+    assert lines == ["expected [0, 1e-09]", "got      [0, 2e-09]"]
+
+
+def _result_with(exc):
+    check = CheckResult("train_step", "train_step: a name long enough to be cut by the old table, since it goes "
+                        "on past seventy-two characters: the rows of the full computation", 0.0, 1.0, str(exc),
+                        details=exc.details)
+    return NotebookResult("s1", "learned_attention", "learned_attention.ipynb", [check])
+
+
+def test_results_json_and_html_report_show_the_same_texts():
+    exc = _message(expect_close, np.array(3.927973 + 1.6e-7), 3.927973, what="the loss", atol=1e-9)
+    result = _result_with(exc)
+    data = results_json(result)
+    assert "expected 3.9279730, got 3.9279732 (differs by 1.6e-07)" in json.dumps(data)
+    page = render_html(result)
+    assert "<td>3.9279730</td>" in page and "<td>3.9279732</td>" in page and "differs by 1.6e-07" in page
+    assert "array(" not in page
+
+
+def test_the_console_table_wraps_test_names_instead_of_cutting_them():
+    exc = _message(expect_close, 2.0, 1.0, what="x")
+    text = table(_result_with(exc), width=60)
+    words = " ".join(line.strip() for line in text.splitlines())
+    for word in ("seventy-two", "characters:", "the", "rows", "of", "full", "computation"):
+        assert word in words.split()
+    assert "rows of the full comput " not in words
+    rows = text.splitlines()[2:]
+    assert rows[0].startswith("   train_step: a name long") and rows[0].endswith("1  x: expected 1, got 2.")
+    assert all(line.startswith("     ") for line in rows[1:])     # continuation: indented
+    name = " ".join(line[:3 + 48].strip() for line in rows)
+    assert name == _result_with(exc).checks[0].name
