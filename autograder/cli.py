@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import gradebook, html_report, preflight, report
+from . import class_report, gradebook, html_report, preflight, report
 from .discover import discover
 from .grade import grade_all
 from .sandbox import Limits
@@ -124,10 +124,15 @@ def main(argv=None):
     # -- gradescope: build an autograder zip (autograder/gradescope.py) --
     from . import gradescope
     gradescope.add_build_arguments(sub.add_parser("gradescope", help="build ASSIGNMENT's Gradescope autograder zip"))
+    # -- report: the class report from results already written (autograder/class_report.py) --
+    class_report.add_arguments(sub.add_parser("report", help="write class.html and its CSVs from GRADED_DIR's "
+                                                             "results.json files (ours or Gradescope's)"))
     args = parser.parse_args(argv)
     if args.command == "gradescope":
         return gradescope.build_command(args, parser)
-    # -- end gradescope --
+    if args.command == "report":
+        return class_report.command(args)
+    # -- end gradescope, report --
 
     try:
         jobs = discover(args.path, student=args.student, assignment=args.assignment)
@@ -161,6 +166,7 @@ def main(argv=None):
         if not args.quiet:
             print(report.table(r))
     csv_path = report.write_grades_csv(results, out / "grades.csv")
+    class_report.write_after_run(out)  # class.html and its CSVs, for staff
     reused = f" ({progress.reused} unchanged since the last run, not regraded)" if progress.reused else ""
     print(f"graded {len(results)} notebook(s) of {len({r.student_id for r in results})} student(s) "
           f"in {time.perf_counter() - t0:.1f} s{reused}; results in {out}/, class table in {csv_path}")

@@ -46,14 +46,19 @@ def results_json(result, test_visibility=None, output_format="text"):
                       "status": "passed" if c.score >= c.max_score else "failed",
                       "output": text(c.output or "passed"), "output_format": output_format,
                       "name_format": output_format,
-                      "visibility": (test_visibility or {}).get(c.name, "visible")})
+                      "visibility": (test_visibility or {}).get(c.name, "visible"),
+                      # for the class report (class_report.py); Gradescope keeps it, shows it nobody
+                      "extra_data": {"function": text(c.function),
+                                     "mistakes": [text(m) for m in ((c.details or {}).get("mistakes") or [])],
+                                     "problems": [p.value for p in Problem if p in set(c.problems)]}})
     output = "\n".join(text(n) for n in result.notes)
     data = {"score": result.score, "max_score": result.max_score,
             "execution_time": round(result.seconds, 3),
             "output": output or f"{text(result.notebook)}: graded", "output_format": output_format,
             "test_output_format": output_format, "test_name_format": output_format, "visibility": "visible",
             "stdout_visibility": "hidden", "tests": tests,
-            "extra_data": {"confinement": result.confinement}}
+            "extra_data": {"confinement": result.confinement,
+                           "problems": [p.value for p in Problem if p in result.all_problems]}}
     return data
 
 
