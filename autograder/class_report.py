@@ -136,7 +136,7 @@ def _late_columns(row):
 def _entry(path, root, data, assignment_hint):
     extra = data.get("extra_data") if isinstance(data.get("extra_data"), dict) else {}
     rel = path.relative_to(root).parts
-    if len(rel) == 3:  # ours: <assignment>/<student>/results.json
+    if len(rel) == 3 and rel[1] != "results":  # ours: <assignment>/<student>/results.json
         default_assignment, default_student = rel[0], rel[1]
     else:  # a folder of Gradescope results: <submission>/(results/)results.json
         folders = [p for p in rel[:-1] if p != "results"]
