@@ -79,6 +79,7 @@ class Entry:
     problems: set = field(default_factory=set)
     late: dict = field(default_factory=dict)
     link: Path = None
+    href: str = field(default=None, repr=False)  # the link as written in the page, once computed
 
 
 def mistakes_in(output):
@@ -133,9 +134,8 @@ def _late_columns(row):
     return late
 
 
-def _entry(path, root, data, assignment_hint):
+def _entry(path, rel, data, assignment_hint):
     extra = data.get("extra_data") if isinstance(data.get("extra_data"), dict) else {}
-    rel = path.relative_to(root).parts
     if len(rel) == 3 and rel[1] != "results":  # ours: <assignment>/<student>/results.json
         default_assignment, default_student = rel[0], rel[1]
     else:  # a folder of Gradescope results: <submission>/(results/)results.json
@@ -177,25 +177,29 @@ def load(graded_dir, assignment=None):
     """
     root = Path(graded_dir)
     notes, entries, seen = [], [], {}
-    for path in sorted(root.rglob("results.json")):
-        if any(part.startswith(".") for part in path.relative_to(root).parts):
-            continue  # .resume/ and the like
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]  # .resume/ and the like
+        if "results.json" in files:
+            rel = Path(folder).relative_to(root).parts + ("results.json",)
+            found.append((rel, Path(folder), "report.html" in files))
+    for rel, folder, has_report in sorted(found):
+        path, shown = folder / "results.json", "/".join(rel)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             if not isinstance(data, dict):
                 raise ValueError("not a JSON object")
-            entry = _entry(path, root, data, assignment)
+            entry = _entry(path, rel, data, assignment)
         except (OSError, ValueError, UnicodeDecodeError) as exc:
-            notes.append(f"skipped {path.relative_to(root).as_posix()}: {exc}")
+            notes.append(f"skipped {shown}: {exc}")
             continue
         key = (entry.assignment, entry.student)
         if key in seen:
-            notes.append(f"{path.relative_to(root).as_posix()}: a second results.json of {entry.student} for "
+            notes.append(f"{shown}: a second results.json of {entry.student} for "
                          f"{entry.assignment}; the first ({seen[key]}) is shown")
             continue
-        seen[key] = path.relative_to(root).as_posix()
-        report = path.with_name("report.html")
-        entry.link = report if report.is_file() else path
+        seen[key] = shown
+        entry.link = folder / "report.html" if has_report else path
         entries.append(entry)
     grades = _read_grades_csv(root / "grades.csv")
     for entry in entries:
@@ -365,12 +369,16 @@ def _pts(x):
 
 def _href(target, base):
     """URL of the file ``target`` relative to the folder ``base`` ('/'-separated, percent-quoted)."""
-    return quote(Path(os.path.relpath(Path(target).resolve(), Path(base).resolve())).as_posix())
+    return quote(os.path.relpath(os.path.abspath(target), base).replace(os.sep, "/"))
 
 
 def _link(entry, base):
-    return (f"<a href='{_e(_href(entry.link, base))}'>{_e(entry.student)}</a>" if entry.link
-            else _e(entry.student))
+    """The student's name as a link to their report (``base``: the page's folder, absolute)."""
+    if not entry.link:
+        return _e(entry.student)
+    if entry.href is None:
+        entry.href = _e(_href(entry.link, base))
+    return f"<a href='{entry.href}'>{_e(entry.student)}</a>"
 
 
 def _anchor(assignment):
@@ -452,19 +460,23 @@ def is_identical(problem):
     return problem.lower().startswith(("identical", "same as", "duplicate"))
 
 
-def render_class_html(entries, notes=(), base=".", title="Class report"):
+def render_class_html(entries, notes=(), base=".", title="Class report", stats=None, mistakes=None):
     """The class report page (see module docstring) as one str.
 
     Args:
         entries: ``Entry`` list (``load``). notes: lines shown at the top (str).
         base: the folder the page is written to (links to reports are relative to it).
+        stats, mistakes: ``check_stats(entries)`` and ``mistake_table(entries)`` when computed already.
     Every text from results.json or grades.csv is escaped (``html.escape``)."""
     by_assignment = defaultdict(list)
     for e in entries:
         by_assignment[e.assignment].append(e)
-    stats = check_stats(entries)
-    mistakes = mistake_table(entries)
+    stats = check_stats(entries) if stats is None else stats
+    mistakes = mistake_table(entries) if mistakes is None else mistakes
     students = sorted({e.student for e in entries})
+    base = os.path.abspath(base)
+    for e in entries:
+        e.href = None
     out = [f"<div class='autograder-report class-report'><style>{STYLE}{CLASS_STYLE}</style>",
            f"<h1>{_e(title)}</h1>",
            "<p class='staff'><b>For course staff only.</b> This page shows every student's results; "
@@ -491,8 +503,9 @@ def render_class_html(entries, notes=(), base=".", title="Class report"):
         out.append(_grid_html(group, stats.get(a, []), base))
         out.append("</section>")
     missing = []
+    handed_in = {(e.student, e.assignment) for e in entries}
     for s in students:
-        absent = [a for a in sorted(by_assignment) if not any(e.student == s for e in by_assignment[a])]
+        absent = [a for a in sorted(by_assignment) if (s, a) not in handed_in]
         if absent:
             missing.append([_e(s), _e(", ".join(absent))])
     out.append(_simple_table("Did not submit", ["student", "assignments"], missing, "missing"))
@@ -523,10 +536,11 @@ def write_all(graded_dir, out=None, assignment=None):
     out = Path(out or graded_dir)
     out.mkdir(parents=True, exist_ok=True)
     entries, notes = load(graded_dir, assignment)
+    stats, mistakes = check_stats(entries), mistake_table(entries)
     page = out / CLASS_HTML
-    page.write_text(render_class_html(entries, notes, base=out), encoding="utf-8")
-    return {"html": page, "checks": write_checks_csv(check_stats(entries), out / CHECKS_CSV),
-            "mistakes": write_mistakes_csv(mistake_table(entries), out / MISTAKES_CSV),
+    page.write_text(render_class_html(entries, notes, base=out, stats=stats, mistakes=mistakes), encoding="utf-8")
+    return {"html": page, "checks": write_checks_csv(stats, out / CHECKS_CSV),
+            "mistakes": write_mistakes_csv(mistakes, out / MISTAKES_CSV),
             "entries": len(entries), "notes": notes}
 
 
