@@ -344,6 +344,15 @@ CLASS_STYLE = """
   text-align: left; vertical-align: top; }
 .class-report table.data td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .class-report .bar { display: inline-block; height: .9em; background: #3b528b; vertical-align: middle; }
+.class-report h2 { font-size: 1.3em; } .class-report h3 { font-size: 1.05em; margin: 1.2em 0 .3em; }
+.class-report section.assignment > h2 { font-size: 1.5em; border-bottom: 2px solid #3b528b; }
+.class-report .small { font-size: .85em; color: #555; margin-top: 0; }
+.class-report table.histogram { border-collapse: collapse; }
+.class-report table.histogram td { vertical-align: bottom; text-align: center; width: 4.2em; height: 6.5em;
+  border-bottom: 1px solid #888; padding: 0 .2em; }
+.class-report table.histogram .count { display: block; font-size: .85em; }
+.class-report table.histogram .column { display: block; background: #3b528b; }
+.class-report table.histogram th { font-weight: normal; font-size: .75em; white-space: nowrap; padding: .2em; }
 .class-report .rate { display: inline-block; width: 8em; background: #eee; margin-right: .4em; }
 .class-report .rate .bar { background: #2e7d32; }
 .class-report td.students a { margin-right: .4em; white-space: nowrap; }
@@ -386,20 +395,22 @@ def _anchor(assignment):
 
 
 def _histogram_html(entries, max_score):
+    """Columns of students per tenth of ``max_score``; each range holds its lower end (the last both)."""
     counts = histogram([e.score for e in entries], max_score)
     top = max(counts) or 1
-    rows = []
+    bars, labels = [], []
     for i, n in enumerate(counts):
         low, high = max_score * i / HISTOGRAM_BINS, max_score * (i + 1) / HISTOGRAM_BINS
-        label = f"{_pts(low)} &ndash; {_pts(high)}" + ("" if i == HISTOGRAM_BINS - 1 else " &minus;")
-        rows.append(f"<tr><td class='num'>{label}</td><td class='num'>{n}</td>"
-                    f"<td style='width: 16em'><span class='bar' style='width: {100 * n / top:.1f}%'></span></td></tr>")
+        bars.append(f"<td title='{n} students'><span class='count'>{n}</span>"
+                    f"<span class='column' style='height: {5 * n / top:.2f}em'></span></td>")
+        labels.append(f"<th>{_pts(low)}&ndash;{_pts(high)}</th>")
     scores = [e.score for e in entries]
     summary = (f"mean {_pts(statistics.fmean(scores))}, median {_pts(statistics.median(scores))} of "
                f"{_pts(max_score)} points; {sum(1 for s in scores if s >= max_score)} with full marks"
                if scores else "no results")
-    return (f"<h3>Score distribution</h3><p>{summary}</p><table class='data histogram'>"
-            "<tr><th>points</th><th>students</th><th></th></tr>" + "".join(rows) + "</table>")
+    return (f"<h3>Score distribution</h3><p>{summary}</p><table class='histogram'>"
+            f"<tr>{''.join(bars)}</tr><tr>{''.join(labels)}</tr></table>"
+            "<p class='small'>Students per range of points (a range holds its lower end).</p>")
 
 
 def _mistakes_html(rows, base):
