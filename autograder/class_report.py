@@ -353,14 +353,14 @@ CLASS_STYLE = """
 .class-report table.histogram .count { display: block; font-size: .85em; }
 .class-report table.histogram .column { display: block; background: #3b528b; }
 .class-report table.histogram th { font-weight: normal; font-size: .75em; white-space: nowrap; padding: .2em; }
-.class-report .rate { display: inline-block; width: 8em; background: #eee; margin-right: .4em; }
+.class-report .rate { display: inline-block; width: 8em; background: #eee; margin-right: .4em; text-align: left; }
 .class-report .rate .bar { background: #2e7d32; }
 .class-report td.students a { margin-right: .4em; white-space: nowrap; }
 .class-report table.grid { border-collapse: collapse; margin: .6em 0; }
-.class-report table.grid th { font-weight: normal; font-size: .8em; padding: 0 .3em; text-align: right;
+.class-report table.grid th { font-weight: normal; font-size: .85em; padding: 0 .3em; text-align: right;
   white-space: nowrap; }
 .class-report table.grid thead th { text-align: center; }
-.class-report table.grid td { width: 1.3em; height: 1.1em; border: 1px solid #fff; padding: 0; }
+.class-report table.grid td { width: 1.5em; height: 1.2em; border: 1px solid #fff; padding: 0; }
 .class-report td.p { background: #2e7d32; } .class-report td.f { background: #c62828; }
 .class-report td.h { background: #f9a825; } .class-report td.n { background: #bbb; }
 .class-report .legend span { display: inline-block; width: 1em; height: 1em; vertical-align: middle;
