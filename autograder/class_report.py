@@ -355,7 +355,8 @@ CLASS_STYLE = """
 .class-report table.histogram th { font-weight: normal; font-size: .75em; white-space: nowrap; padding: .2em; }
 .class-report .rate { display: inline-block; width: 8em; background: #eee; margin-right: .4em; text-align: left; }
 .class-report .rate .bar { background: #2e7d32; }
-.class-report td.students a { margin-right: .4em; white-space: nowrap; }
+.class-report td.students a { margin-right: .2em; white-space: nowrap; }
+.class-report td.mistake-name { min-width: 16em; }
 .class-report table.grid { border-collapse: collapse; margin: .6em 0; }
 .class-report table.grid th { font-weight: normal; font-size: .85em; padding: 0 .3em; text-align: right;
   white-space: nowrap; }
@@ -421,7 +422,7 @@ def _mistakes_html(rows, base):
     for _, function, mistake, who in rows:
         out.append(f"<tr class='mistake-row'><td class='num count'>{len(who)}</td><td>{_e(function)}</td>"
                    f"<td class='mistake-name'>{_e(mistake)}</td>"
-                   f"<td class='students'>{''.join(_link(e, base) for e in who)}</td></tr>")
+                   f"<td class='students'>{' '.join(_link(e, base) for e in who)}</td></tr>")
     return "".join(out) + "</table>"
 
 

@@ -259,8 +259,39 @@ def _planned():
     return plan
 
 
-def test_demo_class_report_in_headless_chromium(demo_graded, tmp_path):
+def _measured(page, tmp, width=1366):
+    """The DOM of ``page`` laid out in headless Chromium ``width`` pixels wide, with the
+    measurements of ``_MEASURE`` (made on a copy: the page itself has no script)."""
     from bs4 import BeautifulSoup
+    copy = page.with_name(page.stem + "-measured.html")
+    copy.write_text(page.read_text(encoding="utf-8").replace("</body>", _MEASURE + "</body>"), encoding="utf-8")
+    try:
+        done = _chromium(["--dump-dom", copy.as_uri()], tmp, f"--window-size={width},768")
+    finally:
+        copy.unlink()
+    dom = BeautifulSoup(done.stdout, "html.parser")
+    assert dom.find(id="measured"), done.stderr[-2000:]
+    return dom, json.loads(dom.find(id="measured").text)
+
+
+def test_a_large_class_fits_a_laptop_screen(tmp_path):
+    """120 students who all made one mistake, with long names: the list of names wraps, nothing
+    sticks out of the page or its cells."""
+    out = tmp_path / "graded"
+    for i in range(120):
+        student = f"student-with-a-long-id-{i:03d}"
+        report.write_results(_attention(student, 0, i % 2, 2 * (i % 3 == 0), {1: [SQRT], 2: [SQRT]}), out)
+    page = class_report.write_all(out)["html"]
+    dom, found = _measured(page, tmp_path)
+    assert found["page"] <= found["viewport"], "the page scrolls sideways"
+    assert found["outside"] == [] and found["spilled"] == [], found
+    row = dom.select("tr.mistake-row")
+    assert [int(r.find("td").text) for r in row] == [120]
+    assert len(row[0].select("td.students a")) == 120
+    assert len(dom.select("table.grid tbody tr")) == 120
+
+
+def test_demo_class_report_in_headless_chromium(demo_graded, tmp_path):
     from PIL import Image
     import numpy as np
     from autograder.demo.students import HOSTILE, STUDENTS
@@ -278,15 +309,8 @@ def test_demo_class_report_in_headless_chromium(demo_graded, tmp_path):
     assert np.sum((pixels[..., 0] > 150) & (pixels[..., 1] < 80) & (pixels[..., 2] < 80)) > 200
     assert np.sum((pixels[..., 1] > 100) & (pixels[..., 0] < 80) & (pixels[..., 2] < 80)) > 200
 
-    # the DOM as laid out at a laptop's width, measured by a script added to a copy of the page
-    measured = demo_graded / "class-measured.html"
-    measured.write_text(page.read_text(encoding="utf-8").replace("</body>", _MEASURE + "</body>"),
-                        encoding="utf-8")
-    done = _chromium(["--dump-dom", measured.as_uri()], tmp_path, "--window-size=1366,768")
-    measured.unlink()
-    dom = BeautifulSoup(done.stdout, "html.parser")
-    assert dom.find(id="measured"), done.stderr[-2000:]
-    found = json.loads(dom.find(id="measured").text)
+    # the DOM as laid out at a laptop's width
+    dom, found = _measured(page, tmp_path)
     assert found["page"] <= found["viewport"], "the page scrolls sideways"
     assert found["outside"] == [] and found["spilled"] == [], found
 
