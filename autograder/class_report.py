@@ -22,8 +22,9 @@ The page names every student: it is for staff only. Student reports never read i
 Where a mistake's name comes from: each test of our results.json carries
 ``extra_data.mistakes`` (``checking.Mismatch.details``); a results.json without it (an
 older run) is read from the feedback's own sentence "That is the value you get when you
-...". Problems come from ``extra_data.problems``, else from ``grades.csv``'s ``problems``
-column; late work from any ``grades.csv`` column whose name says late or penalty.
+...". Problems are those of ``extra_data.problems`` and of ``grades.csv``'s ``problems`` column
+(an identical submission is any problem whose text says identical or duplicate); late work
+is any ``grades.csv`` column or ``extra_data`` key whose name says late or penalty, when set.
 Nothing in a broken or foreign results.json stops the report: it is skipped with a note.
 """
 import csv
@@ -156,11 +157,14 @@ def _entry(path, rel, data, assignment_hint):
         tests.append(Test(name, function, _number(t.get("score")), _number(t.get("max_score")), mistakes, problems))
     max_score = sum(t.max_score for t in tests) or _number(data.get("max_score"))
     score = _number(data.get("score"), sum(t.score for t in tests))
-    problems = set(str(p) for p in extra.get("problems") or [] if p)
+    problems = set(str(p) for p in extra.get("problems") or [] if p) if isinstance(extra.get("problems"), list) \
+        else set()
     for t in tests:
         problems |= set(t.problems)
+    late = {str(k): str(v) for k, v in extra.items()
+            if ("late" in str(k).lower() or "penalty" in str(k).lower()) and v not in (None, "", 0, False, [], {})}
     return Entry(str(extra.get("assignment") or assignment_hint or default_assignment),
-                 str(extra.get("student_id") or default_student), score, max_score, tests, problems)
+                 str(extra.get("student_id") or default_student), score, max_score, tests, problems, late)
 
 
 def load(graded_dir, assignment=None):
@@ -206,9 +210,10 @@ def load(graded_dir, assignment=None):
         row = grades.get((entry.student, entry.assignment))
         if row is None:
             continue
-        entry.late = _late_columns(row)
-        if not entry.problems and row.get("problems"):
-            entry.problems = {p.strip() for p in re.split(r";\s+(?![^(]*\))", row["problems"]) if p.strip()}
+        entry.late = {**entry.late, **_late_columns(row)}
+        listed = {p.strip() for p in re.split(r";\s+(?![^(]*\))", row.get("problems") or "") if p.strip()}
+        # grades.csv may say more ("several notebooks (not counted: ...)") or know more (added columns)
+        entry.problems = {p for p in entry.problems if not any(q.startswith(p + " (") for q in listed)} | listed
     entries.sort(key=lambda e: (e.assignment, e.student))
     return entries, notes
 
@@ -469,7 +474,8 @@ def _simple_table(caption, header, rows, css):
 
 def is_identical(problem):
     """Whether a problem text says the submission is identical to another's."""
-    return problem.lower().startswith(("identical", "same as", "duplicate"))
+    text = problem.lower()
+    return "identical" in text or "duplicate" in text or text.startswith("same as")
 
 
 def render_class_html(entries, notes=(), base=".", title="Class report", stats=None, mistakes=None):

@@ -101,6 +101,8 @@ def test_missing_late_identical_and_problems_are_listed(small_class):
     for r in rows:
         r["late"] = "2 days" if (r["student_id"], r["assignment_id"]) == ("s2", "attention") else ""
         r["late_penalty"] = "10%" if r["late"] else "0"
+        if (r["student_id"], r["assignment_id"]) == ("s4", "attention"):  # a kind only grades.csv has
+            r["problems"] += "; identical to s3 (whitespace aside)"
     with open(small_class / "grades.csv", "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, list(rows[0]))
         writer.writeheader()
@@ -108,6 +110,10 @@ def test_missing_late_identical_and_problems_are_listed(small_class):
     path = small_class / "tokens" / "s2" / "results.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     data["extra_data"]["problems"].append("identical submissions (same as s1)")
+    path.write_text(json.dumps(data), encoding="utf-8")
+    path = small_class / "tokens" / "s1" / "results.json"  # late as results.json may say it
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["extra_data"].update({"late_days": 1, "penalty": 0})
     path.write_text(json.dumps(data), encoding="utf-8")
 
     entries, notes = class_report.load(small_class)
@@ -117,12 +123,25 @@ def test_missing_late_identical_and_problems_are_listed(small_class):
     assert "<td>s3</td><td>tokens</td>" in missing and "<td>s4</td><td>tokens</td>" in missing
     assert "s1" not in missing and "s2" not in missing
     late = section("Late work")
-    assert "late: 2 days; late_penalty: 10%" in late and late.count("<tr>") == 2  # header + s2
-    assert "same as s1" in section("Identical submissions")
+    assert "late: 2 days; late_penalty: 10%" in late and ">s1</a></td><td>tokens</td><td>late_days: 1</td>" in late
+    assert late.count("<tr>") == 3  # header, s1 tokens, s2 attention
+    identical = section("Identical submissions")
+    assert "same as s1" in identical and ">s4</a></td><td>attention</td><td>identical to s3 (whitespace aside)<" in identical
     problems = section("Problems")
     assert ">s3</a></td><td>attention</td><td>timeout</td>" in problems
     assert ">s4</a></td><td>attention</td><td>grader error</td>" in problems
     assert "same as s1" not in problems
+
+
+def test_a_problem_that_grades_csv_tells_more_of_is_listed_once(tmp_path):
+    out = tmp_path / "graded"
+    result = _attention("s1", 1, 1, 2, notebook_problems=[Problem.SEVERAL_NOTEBOOKS])
+    result.notes.append("several notebooks hand in attention: graded attention.ipynb, which scores best; "
+                        "not counted: copy.ipynb (0/4)")
+    report.write_results(result, out)
+    report.write_grades_csv([result], out / "grades.csv")
+    entries, _ = class_report.load(out)
+    assert entries[0].problems == {"several notebooks (not counted: copy.ipynb (0/4))"}
 
 
 def test_text_from_results_is_escaped_in_html_and_csv(tmp_path):
