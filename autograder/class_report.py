@@ -47,7 +47,7 @@ _MISTAKE_SENTENCE = re.compile(r"That is (?:the value|what) you get when you (.+
 
 
 @dataclass
-class Test:
+class Outcome:
     """One check of one results.json: ``name`` ("function: description"), ``function``,
     ``score`` and ``max_score`` (points, float), ``mistakes`` (names, list of str),
     ``problems`` (problem texts, list of str)."""
@@ -68,7 +68,7 @@ class Entry:
     """One student's results for one assignment (one results.json).
 
     Attributes: ``assignment``, ``student`` (str); ``score``, ``max_score`` (points, float);
-    ``tests`` (list of ``Test``); ``problems`` (set of problem texts as in grades.csv);
+    ``tests`` (list of ``Outcome``); ``problems`` (set of problem texts as in grades.csv);
     ``late`` (``{grades.csv column: value}`` of late work, empty when on time);
     ``link`` (``Path`` of the student's report.html, else of the results.json; None: no link).
     """
@@ -154,7 +154,7 @@ def _entry(path, rel, data, assignment_hint):
         mistakes = [str(m) for m in mistakes] if isinstance(mistakes, list) else mistakes_in(t.get("output"))
         problems = t_extra.get("problems")
         problems = [str(p) for p in problems] if isinstance(problems, list) else _problems_of_text(t.get("output"))
-        tests.append(Test(name, function, _number(t.get("score")), _number(t.get("max_score")), mistakes, problems))
+        tests.append(Outcome(name, function, _number(t.get("score")), _number(t.get("max_score")), mistakes, problems))
     max_score = sum(t.max_score for t in tests) or _number(data.get("max_score"))
     score = _number(data.get("score"), sum(t.score for t in tests))
     problems = set(str(p) for p in extra.get("problems") or [] if p) if isinstance(extra.get("problems"), list) \

@@ -4,7 +4,9 @@ Each notebook is graded in a worker process from a pool (``--jobs``, default: on
 core); each worker runs the student's code in its own child process (``client.py``) and
 the hidden checks with pytest (``plugin.py``). A submission that crashes, hangs or is
 not a notebook costs only its own points: its results.json is written all the same.
-Orchestration is in ``grade.grade_all``; this module parses arguments and prints.
+Orchestration is in ``grade.grade_all``; this module parses arguments and prints. A class run
+ends with the staff's class report (``class_report.py``: class.html and two CSVs in OUT), which
+``python -m autograder report GRADED_DIR`` writes again from results.json files already there.
 
 Before grading, ``preflight`` checks what the checks need (tiktoken's cache, the course
 secret, the sandbox) and stops with exit status 3 instead of charging every student. A run

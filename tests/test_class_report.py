@@ -196,7 +196,7 @@ def test_a_folder_of_gradescope_results(tmp_path):
 
 def test_heatmap_rows_group_students_with_the_same_gaps():
     def entry(student, passed):
-        tests = [class_report.Test(f"f: c{i}", "f", float(p), 1.0) for i, p in enumerate(passed)]
+        tests = [class_report.Outcome(f"f: c{i}", "f", float(p), 1.0) for i, p in enumerate(passed)]
         return class_report.Entry("a", student, sum(passed), len(passed), tests)
     entries = [entry("a1", [0, 1, 1]), entry("b2", [1, 0, 1]), entry("c3", [0, 1, 1]), entry("d4", [1, 1, 1]),
                entry("e5", [1, 0, 1])]
