@@ -254,13 +254,10 @@ def _chromium(args, tmp, *extra):
     return subprocess.run(command, capture_output=True, text=True, timeout=180, env=dict(os.environ, HOME=str(tmp)))
 
 
-@pytest.fixture(scope="module")
-def demo_graded(tmp_path_factory):
-    """The demo class, graded end to end (``python -m autograder.demo``); its graded/ folder."""
-    from autograder.demo.run import run
-    work = tmp_path_factory.mktemp("demo") / "demo"
-    run(work, jobs=2, quiet=True)
-    return work / "graded"
+@pytest.fixture
+def demo_graded(demo_class):
+    """The demo class's graded/ folder (the session's ``demo_class``, see conftest.py)."""
+    return demo_class[1] / "graded"
 
 
 def _planned():
@@ -282,7 +279,7 @@ def _measured(page, tmp, width=1366):
     """The DOM of ``page`` laid out in headless Chromium ``width`` pixels wide, with the
     measurements of ``_MEASURE`` (made on a copy: the page itself has no script)."""
     from bs4 import BeautifulSoup
-    copy = page.with_name(page.stem + "-measured.html")
+    copy = tmp / (page.stem + "-measured.html")  # beside the test's files, not the class's
     copy.write_text(page.read_text(encoding="utf-8").replace("</body>", _MEASURE + "</body>"), encoding="utf-8")
     try:
         done = _chromium(["--dump-dom", copy.as_uri()], tmp, f"--window-size={width},768")
