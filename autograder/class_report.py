@@ -465,9 +465,11 @@ def _grid_html(entries, stats, base):
 
 
 def _simple_table(caption, header, rows, css):
+    """A titled table (``css`` is its class and the title's id), or "None." without rows."""
     if not rows:
-        return f"<h2>{caption}</h2><p>None.</p>"
-    out = [f"<h2>{caption}</h2><table class='data {css}'><tr>" + "".join(f"<th>{h}</th>" for h in header) + "</tr>"]
+        return f"<h2 id='{css}'>{caption}</h2><p>None.</p>"
+    out = [f"<h2 id='{css}'>{caption}</h2><table class='data {css}'><tr>"
+           + "".join(f"<th>{h}</th>" for h in header) + "</tr>"]
     out += ["<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows]
     return "".join(out) + "</table>"
 
@@ -512,6 +514,7 @@ def render_class_html(entries, notes=(), base=".", title="Class report", stats=N
                          len([m for m in mistakes if m[0] == a])])
     out.append(_simple_table("Assignments", ["assignment", "submitted", "not submitted", "mean points",
                                              "of", "named mistakes"], overview, "overview"))
+    contents_at = len(out)
     for a in sorted(by_assignment):
         group = by_assignment[a]
         out.append(f"<section class='assignment' id='{_anchor(a)}'><h2>{_e(a)}</h2>")
@@ -520,23 +523,27 @@ def render_class_html(entries, notes=(), base=".", title="Class report", stats=N
         out.append(_checks_html(stats.get(a, [])))
         out.append(_grid_html(group, stats.get(a, []), base))
         out.append("</section>")
+    tail = []  # the class-wide tables, after the assignments; listed at the top
     missing = []
     handed_in = {(e.student, e.assignment) for e in entries}
     for s in students:
         absent = [a for a in sorted(by_assignment) if (s, a) not in handed_in]
         if absent:
             missing.append([_e(s), _e(", ".join(absent))])
-    out.append(_simple_table("Did not submit", ["student", "assignments"], missing, "missing"))
+    tail.append(("Did not submit", ["student", "assignments"], missing, "missing"))
     late = [[_link(e, base), _e(e.assignment), _e("; ".join(f"{k}: {v}" for k, v in e.late.items()))]
             for e in entries if e.late]
-    out.append(_simple_table("Late work", ["student", "assignment", "grades.csv"], late, "late"))
+    tail.append(("Late work", ["student", "assignment", "recorded"], late, "late"))
     same = [[_link(e, base), _e(e.assignment), _e("; ".join(p for p in sorted(e.problems) if is_identical(p)))]
             for e in entries if any(is_identical(p) for p in e.problems)]
-    out.append(_simple_table("Identical submissions", ["student", "assignment", "finding"], same, "identical"))
+    tail.append(("Identical submissions", ["student", "assignment", "finding"], same, "identical"))
     problems = [[_link(e, base), _e(e.assignment), _e("; ".join(p for p in sorted(e.problems) if not is_identical(p)))]
                 for e in entries if any(not is_identical(p) for p in e.problems)]
-    out.append(_simple_table("Problems (timeouts, crashes, grader errors ...)", ["student", "assignment",
-                                                                                 "problems"], problems, "problems"))
+    tail.append(("Problems (timeouts, crashes, grader errors ...)", ["student", "assignment", "problems"],
+                 problems, "problems"))
+    out.insert(contents_at, "<p class='contents'>For the whole class: " + " &middot; ".join(
+        f"<a href='#{css}'>{caption.split(' (')[0]}</a> ({len(rows)})" for caption, _, rows, css in tail) + "</p>")
+    out += [_simple_table(*t) for t in tail]
     out.append("</div>")
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             f"<meta name='viewport' content='width=device-width'><title>{_e(title)}</title></head>"

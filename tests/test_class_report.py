@@ -118,19 +118,22 @@ def test_missing_late_identical_and_problems_are_listed(small_class):
 
     entries, notes = class_report.load(small_class)
     page = class_report.render_class_html(entries, notes, base=small_class)
-    section = lambda title: page.split(f"<h2>{title}", 1)[1].split("<h2>", 1)[0]  # noqa: E731
-    missing = section("Did not submit")
+    section = lambda css: page.split(f"<h2 id='{css}'>", 1)[1].split("<h2", 1)[0]  # noqa: E731
+    missing = section("missing")
     assert "<td>s3</td><td>tokens</td>" in missing and "<td>s4</td><td>tokens</td>" in missing
     assert "s1" not in missing and "s2" not in missing
-    late = section("Late work")
+    late = section("late")
     assert "late: 2 days; late_penalty: 10%" in late and ">s1</a></td><td>tokens</td><td>late_days: 1</td>" in late
     assert late.count("<tr>") == 3  # header, s1 tokens, s2 attention
-    identical = section("Identical submissions")
+    identical = section("identical")
     assert "same as s1" in identical and ">s4</a></td><td>attention</td><td>identical to s3 (whitespace aside)<" in identical
-    problems = section("Problems")
+    problems = section("problems")
     assert ">s3</a></td><td>attention</td><td>timeout</td>" in problems
     assert ">s4</a></td><td>attention</td><td>grader error</td>" in problems
     assert "same as s1" not in problems
+    assert ("For the whole class: <a href='#missing'>Did not submit</a> (2) &middot; <a href='#late'>Late work</a> (2)"
+            " &middot; <a href='#identical'>Identical submissions</a> (2) &middot; <a href='#problems'>Problems</a> (2)"
+            in page)
 
 
 def test_a_problem_that_grades_csv_tells_more_of_is_listed_once(tmp_path):
@@ -189,7 +192,7 @@ def test_a_folder_of_gradescope_results(tmp_path):
     page = (tmp_path / "staff" / "class.html").read_text(encoding="utf-8")
     assert "skipped submission_13/results.json" in page
     assert "href='../gradescope/submission_11/results/results.json'" in page  # no report.html there
-    problems = page.split("<h2>Problems", 1)[1]
+    problems = page.split("<h2 id='problems'>", 1)[1]
     assert ">submission_12</a></td><td>attention</td><td>timeout</td>" in problems
     assert main(["report", str(tmp_path / "empty-does-not-exist")]) == 2
 
