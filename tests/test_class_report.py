@@ -310,6 +310,16 @@ def test_a_large_class_fits_a_laptop_screen(tmp_path):
     assert len(dom.select("table.grid tbody tr")) == 120
 
 
+def test_printed_each_assignment_starts_a_page(small_class, tmp_path):
+    import re
+    page = class_report.write_all(small_class)["html"]
+    pdf = tmp_path / "class.pdf"
+    done = _chromium([page.as_uri()], tmp_path, f"--print-to-pdf={pdf}", "--no-pdf-header-footer")
+    assert pdf.is_file(), done.stderr[-2000:]
+    # the overview, then attention and tokens each from a new page (Chromium writes page objects plainly)
+    assert len(re.findall(rb"/Type\s*/Page[^s]", pdf.read_bytes())) >= 3
+
+
 def test_demo_class_report_in_headless_chromium(demo_graded, tmp_path):
     from PIL import Image
     import numpy as np
