@@ -3,7 +3,8 @@
 ``results.json`` follows Gradescope's autograder format (score, max_score, tests with
 name, score, max_score, output, visibility), one per student and assignment, at
 ``OUT/<assignment_id>/<student_id>/results.json``; ``output_format`` is ``"text"`` so that
-Gradescope shows feedback such as ``</w>`` literally instead of rendering it. ``grades.csv``
+Gradescope shows feedback such as ``</w>`` literally instead of rendering it; each test's
+``extra_data`` names its function, named mistakes and problems (read by ``class_report.py``). ``grades.csv``
 has one row per student and assignment: points per notebook, total, maximum, and a
 ``problems`` column built from the ``problems.Problem`` kinds recorded while grading.
 
@@ -47,7 +48,8 @@ def results_json(result, test_visibility=None, output_format="text"):
                       "output": text(c.output or "passed"), "output_format": output_format,
                       "name_format": output_format,
                       "visibility": (test_visibility or {}).get(c.name, "visible"),
-                      # for the class report (class_report.py); Gradescope keeps it, shows it nobody
+                      # for the class report (class_report.py); Gradescope stores extra_data as is; nothing here is
+                      # new to the student (the output already names the mistakes)
                       "extra_data": {"function": text(c.function),
                                      "mistakes": [text(m) for m in ((c.details or {}).get("mistakes") or [])],
                                      "problems": [p.value for p in Problem if p in set(c.problems)]}})
