@@ -4,7 +4,9 @@ Each notebook is graded in a worker process from a pool (``--jobs``, default: on
 core); each worker runs the student's code in its own child process (``client.py``) and
 the hidden checks with pytest (``plugin.py``). A submission that crashes, hangs or is
 not a notebook costs only its own points: its results.json is written all the same.
-Orchestration is in ``grade.grade_all``; this module parses arguments and prints.
+Orchestration is in ``grade.grade_all``; this module parses arguments and prints. A class run
+ends with the staff's class report (``class_report.py``: class.html and two CSVs in OUT), which
+``python -m autograder report GRADED_DIR`` writes again from results.json files already there.
 
 Before grading, ``preflight`` checks what the checks need (tiktoken's cache, the course
 secret, the sandbox) and stops with exit status 3 instead of charging every student. A run
@@ -24,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import gradebook, html_report, preflight, report
+from . import class_report, gradebook, html_report, preflight, report
 from .discover import discover
 from .grade import grade_all
 from .sandbox import Limits
@@ -132,10 +134,15 @@ def main(argv=None):
     n.add_argument("name", help="the exercise's name (a lowercase identifier, e.g. layer_norm)")
     n.add_argument("--title", help="the notebook's title")
     n.add_argument("--no-build", action="store_true", help="only write the folder (build later)")
+    # -- report: the class report from results already written (autograder/class_report.py) --
+    class_report.add_arguments(sub.add_parser("report", help="write class.html and its CSVs from GRADED_DIR's "
+                                                             "results.json files (ours or Gradescope's)"))
     args = parser.parse_args(argv)
     if args.command == "gradescope":
         return gradescope.build_command(args, parser)
-    # -- end gradescope --
+    if args.command == "report":
+        return class_report.command(args)
+    # -- end gradescope, report --
     if args.command == "new":
         from . import new
         return new.main([args.name] + (["--title", args.title] if args.title else [])
@@ -176,6 +183,7 @@ def main(argv=None):
         if not args.quiet:
             print(report.table(r))
     csv_path = report.write_grades_csv(results, out / "grades.csv")
+    class_report.write_after_run(out)  # class.html and its CSVs, for staff
     reused = f" ({progress.reused} unchanged since the last run, not regraded)" if progress.reused else ""
     print(f"graded {len(results)} notebook(s) of {len({r.student_id for r in results})} student(s) "
           f"in {time.perf_counter() - t0:.1f} s{reused}; results in {out}/, class table in {csv_path}")

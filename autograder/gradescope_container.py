@@ -258,7 +258,7 @@ def results_for(result, config, notes=(), extra=None):
     data["output"] = "\n".join([*notes, data["output"]])
     data["stdout_visibility"] = "hidden"
     if extra:
-        data["extra_data"] = dict(extra)
+        data["extra_data"] = {**data.get("extra_data", {}), **extra}
     return data
 
 

@@ -3,7 +3,8 @@
 ``results.json`` follows Gradescope's autograder format (score, max_score, tests with
 name, score, max_score, output, visibility), one per student and assignment, at
 ``OUT/<assignment_id>/<student_id>/results.json``; ``output_format`` is ``"text"`` so that
-Gradescope shows feedback such as ``</w>`` literally instead of rendering it. ``grades.csv``
+Gradescope shows feedback such as ``</w>`` literally instead of rendering it; each test's
+``extra_data`` names its function, named mistakes and problems (read by ``class_report.py``). ``grades.csv``
 has one row per student and assignment: points per notebook, total, maximum, and a
 ``problems`` column built from the ``problems.Problem`` kinds recorded while grading.
 
@@ -46,14 +47,20 @@ def results_json(result, test_visibility=None, output_format="text"):
                       "status": "passed" if c.score >= c.max_score else "failed",
                       "output": text(c.output or "passed"), "output_format": output_format,
                       "name_format": output_format,
-                      "visibility": (test_visibility or {}).get(c.name, "visible")})
+                      "visibility": (test_visibility or {}).get(c.name, "visible"),
+                      # for the class report (class_report.py); Gradescope stores extra_data as is; nothing here is
+                      # new to the student (the output already names the mistakes)
+                      "extra_data": {"function": text(c.function),
+                                     "mistakes": [text(m) for m in ((c.details or {}).get("mistakes") or [])],
+                                     "problems": [p.value for p in Problem if p in set(c.problems)]}})
     output = "\n".join(text(n) for n in result.notes)
     data = {"score": result.score, "max_score": result.max_score,
             "execution_time": round(result.seconds, 3),
             "output": output or f"{text(result.notebook)}: graded", "output_format": output_format,
             "test_output_format": output_format, "test_name_format": output_format, "visibility": "visible",
             "stdout_visibility": "hidden", "tests": tests,
-            "extra_data": {"confinement": result.confinement}}
+            "extra_data": {"confinement": result.confinement,
+                           "problems": [p.value for p in Problem if p in result.all_problems]}}
     return data
 
 

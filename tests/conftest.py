@@ -62,6 +62,15 @@ def graded_once(tmp_path_factory):
     return grade
 
 
+@pytest.fixture(scope="session")
+def demo_class(tmp_path_factory):
+    """The demo class run once per session (``python -m autograder.demo``, about 3 minutes):
+    ``(results, workdir)``, its graded files in ``workdir / "graded"``. Read it, do not change it."""
+    from autograder.demo.run import run
+    workdir = tmp_path_factory.mktemp("demo-class") / "demo"
+    return run(workdir, jobs=2, quiet=True), workdir
+
+
 _EXECUTED = {}
 
 

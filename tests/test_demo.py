@@ -4,7 +4,6 @@ import csv
 import pytest
 
 from autograder.demo.mistakes import all_mistakes
-from autograder.demo.run import run
 from autograder.demo.students import REFERENCE, STUBS, STUDENTS
 from autograder.exercises import EXERCISES
 
@@ -20,8 +19,8 @@ def test_every_student_plan_names_known_mistakes_one_per_function():
 
 
 @pytest.mark.slow
-def test_demo_class_through_nbgrader(tmp_path):
-    results = run(tmp_path / "demo", jobs=2, quiet=True)
+def test_demo_class_through_nbgrader(demo_class):
+    results, work = demo_class
     by = {(r.student_id, r.assignment_id): r for r in results}
     assert len(by) == len(STUDENTS) * len(EXERCISES)
     known = {m.id: m for m in all_mistakes()}
@@ -41,11 +40,12 @@ def test_demo_class_through_nbgrader(tmp_path):
     eve = {c.name: c.output for r in results if r.student_id == "eve" for c in r.checks}
     assert "did not return within" in eve["causal_mask: 3 tokens"]
     assert any("not available to submissions" in o for n, o in eve.items() if n.startswith("cosine_similarity:"))
-    with open(tmp_path / "demo" / "graded" / "grades.csv", newline="") as f:
+    with open(work / "graded" / "grades.csv", newline="") as f:
         assert len(list(csv.DictReader(f))) == len(by)
-    assert (tmp_path / "demo" / "graded" / "attention" / "eve" / "feedback.txt").is_file()
+    assert (work / "graded" / "attention" / "eve" / "feedback.txt").is_file()
+    assert all((work / "graded" / name).is_file() for name in ("class.html", "class_checks.csv", "class_mistakes.csv"))
     # feedback.txt keeps each message whole (wrapped), report.html sits beside results.json
-    cy = tmp_path / "demo" / "graded" / "attention" / "cy"
+    cy = work / "graded" / "attention" / "cy"
     feedback = " ".join(line.strip() for line in (cy / "feedback.txt").read_text(encoding="utf-8").splitlines())
     assert "That is the value you get when you forget to divide the scores by sqrt(d_k)." in feedback
     assert "forget to divide the scores by sqrt(d_k)" in (cy / "report.html").read_text(encoding="utf-8")

@@ -208,6 +208,11 @@ def test_results_follow_gradescope_specification(container):
     assert results["score"] == sum(t["score"] for t in results["tests"]) == ATTENTION_POINTS - lost
     assert isinstance(results["execution_time"], float) and results["execution_time"] > 0
     assert isinstance(results["output"], str)
+    # what the class report reads (class_report.py), kept out of students' sight in extra_data
+    assert all(t["extra_data"]["function"] == t["name"].split(":")[0] for t in results["tests"])
+    named = [m for t in results["tests"] if t["name"] in WRONG[0].failing for m in t["extra_data"]["mistakes"]]
+    assert any(WRONG[0].feedback in m for m in named), named
+    assert results["extra_data"]["problems"] == [] and results["extra_data"]["assignment"] == "attention"
 
 
 # -- submissions as students upload them ---------------------------------------------------------

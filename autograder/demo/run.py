@@ -85,7 +85,7 @@ def run(workdir, jobs=2, quiet=False):
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
-    from .. import html_report, report
+    from .. import class_report, html_report, report
     from ..cli import grade_all
     from ..discover import discover
     from ..sandbox import Limits
@@ -135,6 +135,7 @@ def run(workdir, jobs=2, quiet=False):
         feedback = out / r.assignment_id / r.student_id / "feedback.txt"
         feedback.write_text(report.table(r) + "\n", encoding="utf-8")  # wrapped, never cut
     csv_path = report.write_grades_csv(results, out / "grades.csv")
+    class_report.write_after_run(out, say=say)  # class.html and its CSVs, for staff
     if not quiet:
         print()
         print(class_table(results))
