@@ -651,7 +651,7 @@ def test_grading_stops_before_student_code_without_the_sandbox(tmp_path, monkeyp
     import csv
     import json
     data = json.loads((tmp_path / "out" / "attention" / "attention" / "results.json").read_text())
-    assert data["extra_data"] == {"confinement": "unconfined"} and data["score"] == ATTENTION_POINTS
+    assert data["extra_data"]["confinement"] == "unconfined" and data["score"] == ATTENTION_POINTS
     rows = list(csv.DictReader((tmp_path / "out" / "grades.csv").open()))
     assert rows[0]["confinement"] == "unconfined"
 
