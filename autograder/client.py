@@ -152,6 +152,8 @@ class ChildSubmission:
         cells: the notebook's code cells: ``notebook_code.Cell``s (hidden-test cells become
             checkpoints), or plain ``(label_index, source)`` pairs.
         limits: a ``Limits``.
+        host: a ``warm.StudentSandbox`` of this student (a warm start: the child is forked
+            there); ``None``, or a host that fails, starts a cold sandbox of its own.
     Use as a context manager, or call ``close()``; ``close`` kills the child and
     removes its temporary directory.
 
@@ -160,8 +162,9 @@ class ChildSubmission:
     child runs again up to the current checkpoint.
     """
 
-    def __init__(self, cells, limits=None):
+    def __init__(self, cells, limits=None, host=None):
         self.cells = list(cells)
+        self.host = host
         self.checkpoint = None  # the hidden-test cell the notebook has been run to
         self.cell_errors = {}  # label -> error dict, over every run of the cells
         self.limits = limits or Limits()
@@ -188,6 +191,8 @@ class ChildSubmission:
         if self.proc is not None:
             if self.sandbox is not None:
                 self._end_sandbox()
+            elif getattr(self.proc, "host", None) is not None:
+                self.proc.kill()  # a warm child: its fork server kills and reaps it
             else:
                 self._end_unconfined()
             try:
@@ -252,6 +257,14 @@ class ChildSubmission:
             SandboxUnavailable: bubblewrap could not be started.
         """
         common = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+        if self.limits.confine and self.host is not None and self.host.usable:
+            from .warm import WarmUnavailable
+            try:
+                self.proc = self.host.spawn(fds)
+                self.confinement = self.host.description
+                return {"scratch": sandboxing.SCRATCH, "processes": self.limits.processes}
+            except WarmUnavailable:
+                pass  # a cold sandbox of its own, below
         if not self.limits.confine:
             _become_subreaper()
             self._children_before = _children()
