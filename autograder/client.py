@@ -312,6 +312,7 @@ class ChildSubmission:
         cells = [c.to_wire() if hasattr(c, "to_wire") else c for c in self.cells]
         answer = self._exchange({"op": "init", "cells": cells, "definitions_only": definitions_only,
                                  "cell_timeout": self.limits.cell_seconds, "stop_at": self.checkpoint,
+                                 "cell_cpu_timeout": min(self.limits.cell_cpu_seconds, self.limits.cell_seconds),
                                  "budget": self._run_budget()},
                                 self.limits.startup_seconds)
         report = self._run_report(answer)
@@ -536,6 +537,7 @@ class ChildSubmission:
         # A function that hung once gets a short limit from then on: its other checks
         # still run (a hang may depend on the input), but it cannot cost minutes.
         seconds = self.limits.retry_seconds if fn in self.timed_out else self.limits.call_seconds
+        cpu_seconds = min(self.limits.call_cpu_seconds, seconds)  # CPU time: a busy machine does not stretch it
         try:
             self.ensure_started()
         except StudentCodeError:
@@ -543,7 +545,8 @@ class ChildSubmission:
             raise
         registry = self._weights_registry()
         message = dict(message, args=_to_wire_args(message.get("args", []), registry),
-                       kwargs=_to_wire_args(message.get("kwargs", {}), registry), timeout=seconds)
+                       kwargs=_to_wire_args(message.get("kwargs", {}), registry), timeout=seconds,
+                       cpu_timeout=cpu_seconds)
         answer = self._exchange(message, seconds)
         if "died" in answer and not answer.get("timeout"):
             crashes[fn] = crashes.get(fn, 0) + 1
@@ -557,6 +560,9 @@ class ChildSubmission:
             raise StudentCodeError("too large", label, answer["died"])
         if "timeout" in answer and ("died" not in answer or answer["timeout"]):
             self.timed_out[fn] = True
+            if answer.get("cpu") is True:  # the child's CPU timer (the limit is ours, not its word)
+                raise StudentCodeError("timeout", label, f"did not return within "
+                                       f"{min(self.limits.call_cpu_seconds, seconds):g} s of CPU time")
             raise StudentCodeError("timeout", label, f"did not return within {seconds:g} s")
         if "died" in answer:
             raise StudentCodeError("crashed", label, answer["died"])
