@@ -316,6 +316,9 @@ def _init_worker(started, memory_bytes):
         os._exit(1)
     from multiprocessing import util
     util.Finalize(None, close_host, exitpriority=100)  # the last student's sandbox ends with the worker
+    # Each notebook's pytest session would scan every installed package's entry points for
+    # plugins (anyio's, platformdirs'); the checks need none of them (plugin.run_checks).
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     if memory_bytes:
         import resource
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
