@@ -113,8 +113,10 @@ def main():
             what += f" + {len(HOSTILE)} hostile (hang, crash, memory bomb)"
         nbgrader_tree = tmp / ("nbgrader-submitted" if args.corpus else "submitted")
         crash_tree = tmp / "nbgrader-crash"
-        if (nbgrader_tree / "zz_crash").is_dir():
-            shutil.move(str(nbgrader_tree / "zz_crash"), str(crash_tree / "zz_crash"))
+        if (nbgrader_tree / "zz_crash").is_dir():  # nbgrader's copies: ours keeps every notebook
+            shutil.copytree(nbgrader_tree / "zz_crash", crash_tree / "zz_crash")
+            shutil.copytree(nbgrader_tree, tmp / "nbgrader-main", ignore=shutil.ignore_patterns("zz_crash"))
+            nbgrader_tree = tmp / "nbgrader-main"
         c0 = cpu_seconds()
         theirs, nbgrader_seconds = nbgrader_autograde(tmp / "nbgrader", nbgrader_tree, SECRET)
         nbgrader_failed = []
