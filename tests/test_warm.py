@@ -52,6 +52,7 @@ def attacks():
         "fork": outcome(os.fork),
         "socket": outcome(lambda: socket.socket()),
         "ptrace": outcome(lambda: (libc.ptrace(16, 1, 0, 0), ctypes.get_errno())),  # PTRACE_ATTACH
+        "interrupt_server": outcome(lambda: os.kill(1, signal.SIGINT)),
         "kill_server": outcome(lambda: os.kill(1, signal.SIGKILL)),
         "server_memory": outcome(lambda: open("/proc/1/mem", "r+b")),
         "seccomp": seccomp_mode(),

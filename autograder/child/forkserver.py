@@ -144,7 +144,7 @@ def _child(control, seccomp_fd, fds):
             bpf += chunk
         os.close(seccomp_fd)
         install_seccomp(bpf)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a cold child
         from .main import serve_child
         serve_child(fds[0], fds[1])
     except BaseException:
@@ -158,6 +158,8 @@ def main():
     scratch = os.getcwd()
     sys.argv[:] = ["submission"]
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    # A namespace's init receives from inside it only the signals it handles: handle none.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.path[:] = [p for p in sys.path if p != os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
     import importlib
     for name in PRELOAD:  # what every notebook imports: paid once per student, not per notebook
