@@ -118,6 +118,9 @@ def main(argv=None):
                    help="regrade every notebook, even those already graded in --out with unchanged content")
     g.add_argument("--call-timeout", type=float, default=Limits.call_seconds,
                    help="seconds one call into student code may take (default: %(default)s)")
+    g.add_argument("--call-cpu-timeout", type=float, default=Limits.call_cpu_seconds,
+                   help="CPU seconds one call into student code may use, measured per function "
+                        "(see autograder/limits.py; default: %(default)s)")
     g.add_argument("--quiet", action="store_true", help="print only the class summary, not every table")
     g.add_argument("--gradebook", default="auto", metavar="URL", help=gradebook.OPTION_HELP)  # nbgrader (gradebook.py)
     g.add_argument("--unconfined", action="store_true",
@@ -157,7 +160,8 @@ def main(argv=None):
     if args.student is not None and (not args.student or "/" in args.student or "\\" in args.student
                                      or args.student in (".", "..")):
         parser.error(f"--student {args.student!r}: a student id cannot be a path")
-    limits = Limits(call_seconds=args.call_timeout, confine=not args.unconfined)
+    limits = Limits(call_seconds=args.call_timeout, call_cpu_seconds=args.call_cpu_timeout,
+                    confine=not args.unconfined)
     try:
         secret = _secret(args, parser)
         level = preflight.run(jobs, confined=limits.confine, level=args.confinement)

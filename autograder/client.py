@@ -145,6 +145,8 @@ class ChildSubmission:
         cells: the notebook's code cells: ``notebook_code.Cell``s (hidden-test cells become
             checkpoints), or plain ``(label_index, source)`` pairs.
         limits: a ``Limits``.
+        host: a ``warm.StudentSandbox`` of this student (a warm start: the child is forked
+            there); ``None``, or a host that fails, starts a cold sandbox of its own.
     Use as a context manager, or call ``close()``; ``close`` kills the child and
     removes its temporary directory.
 
@@ -153,8 +155,9 @@ class ChildSubmission:
     child runs again up to the current checkpoint.
     """
 
-    def __init__(self, cells, limits=None):
+    def __init__(self, cells, limits=None, host=None):
         self.cells = list(cells)
+        self.host = host
         self.checkpoint = None  # the hidden-test cell the notebook has been run to
         self.cell_errors = {}  # label -> error dict, over every run of the cells
         self.limits = limits or Limits()
@@ -181,6 +184,8 @@ class ChildSubmission:
         if self.proc is not None:
             if self.sandbox is not None:
                 self._end_sandbox()
+            elif getattr(self.proc, "host", None) is not None:
+                self.proc.kill()  # a warm child: its fork server kills and reaps it
             else:
                 self._end_unconfined()
             try:
@@ -245,6 +250,14 @@ class ChildSubmission:
             SandboxUnavailable: bubblewrap could not be started.
         """
         common = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+        if self.limits.confine and self.host is not None and self.host.usable:
+            from .warm import WarmUnavailable
+            try:
+                self.proc = self.host.spawn(fds)
+                self.confinement = self.host.description
+                return {"scratch": sandboxing.SCRATCH, "processes": self.limits.processes}
+            except WarmUnavailable:
+                pass  # a cold sandbox of its own, below
         if not self.limits.confine:
             become_subreaper()
             self._children_before = _children()
@@ -292,6 +305,7 @@ class ChildSubmission:
         cells = [c.to_wire() if hasattr(c, "to_wire") else c for c in self.cells]
         answer = self._exchange({"op": "init", "cells": cells, "definitions_only": definitions_only,
                                  "cell_timeout": self.limits.cell_seconds, "stop_at": self.checkpoint,
+                                 "cell_cpu_timeout": min(self.limits.cell_cpu_seconds, self.limits.cell_seconds),
                                  "budget": self._run_budget()},
                                 self.limits.startup_seconds)
         report = self._run_report(answer)
@@ -516,6 +530,7 @@ class ChildSubmission:
         # A function that hung once gets a short limit from then on: its other checks
         # still run (a hang may depend on the input), but it cannot cost minutes.
         seconds = self.limits.retry_seconds if fn in self.timed_out else self.limits.call_seconds
+        cpu_seconds = min(self.limits.call_cpu_seconds, seconds)  # CPU time: a busy machine does not stretch it
         try:
             self.ensure_started()
         except StudentCodeError:
@@ -523,7 +538,8 @@ class ChildSubmission:
             raise
         registry = self._weights_registry()
         message = dict(message, args=_to_wire_args(message.get("args", []), registry),
-                       kwargs=_to_wire_args(message.get("kwargs", {}), registry), timeout=seconds)
+                       kwargs=_to_wire_args(message.get("kwargs", {}), registry), timeout=seconds,
+                       cpu_timeout=cpu_seconds)
         answer = self._exchange(message, seconds)
         if "died" in answer and not answer.get("timeout"):
             crashes[fn] = crashes.get(fn, 0) + 1
@@ -537,6 +553,9 @@ class ChildSubmission:
             raise StudentCodeError("too large", label, answer["died"])
         if "timeout" in answer and ("died" not in answer or answer["timeout"]):
             self.timed_out[fn] = True
+            if answer.get("cpu") is True:  # the child's CPU timer (the limit is ours, not its word)
+                raise StudentCodeError("timeout", label, f"did not return within "
+                                       f"{min(self.limits.call_cpu_seconds, seconds):g} s of CPU time")
             raise StudentCodeError("timeout", label, f"did not return within {seconds:g} s")
         if "died" in answer:
             raise StudentCodeError("crashed", label, answer["died"])

@@ -258,7 +258,8 @@ def bwrap_args(shown, limits, seccomp_fd, info_fd):
             ``/dev/null`` for a file; ``source`` is "dir" or "file").
         limits: ``Limits`` (``scratch_bytes``).
         seccomp_fd, info_fd: descriptors bwrap reads the filter from and writes
-            ``{"child-pid": N}`` to.
+            ``{"child-pid": N}`` to; ``seccomp_fd`` None installs no filter (only for the
+            warm start's fork server, which installs it on each child it forks: ``warm.py``).
     """
     args = [shutil.which("bwrap") or "bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--disable-userns", "--as-pid-1", "--hostname", "sandbox",
@@ -280,8 +281,10 @@ def bwrap_args(shown, limits, seccomp_fd, info_fd):
         args += ["--dev-bind", f"/dev/{dev}", f"/dev/{dev}"]
     for path in covered:
         args += ["--remount-ro", path]
-    args += ["--remount-ro", "/", "--chdir", SCRATCH,
-             "--info-fd", str(info_fd), "--seccomp", str(seccomp_fd), "--"]
+    args += ["--remount-ro", "/", "--chdir", SCRATCH, "--info-fd", str(info_fd)]
+    if seccomp_fd is not None:  # None: the sandboxed program installs it itself (warm.py)
+        args += ["--seccomp", str(seccomp_fd)]
+    args += ["--"]
     return args
 
 

@@ -89,7 +89,7 @@ def redefinition_notes(notebook, exercise):
     return notes
 
 
-def grade_notebook(path, exercise, student_id, secret, limits=None):
+def grade_notebook(path, exercise, student_id, secret, limits=None, host=None):
     """Grade the notebook at ``path`` as a submission of ``exercise``.
 
     Args:
@@ -98,6 +98,7 @@ def grade_notebook(path, exercise, student_id, secret, limits=None):
         student_id: the student's id (``str``), for seeds and reports.
         secret: the course secret (``bytes``), for the randomized cases.
         limits: ``sandbox.Limits`` (time, memory, output limits).
+        host: this student's ``warm.StudentSandbox`` (a warm start), or ``None``.
     Returns:
         ``NotebookResult``.
     Raises:
@@ -111,7 +112,7 @@ def grade_notebook(path, exercise, student_id, secret, limits=None):
         try:
             notebook = read_notebook(path, exercise.release_notebook if exercise.release_notebook.is_file() else None)
             notes += notebook.notes + redefinition_notes(notebook, exercise)
-            submission = ChildSubmission(notebook.cells, limits)
+            submission = ChildSubmission(notebook.cells, limits, host=host)
             # Run up to the first hidden-test cell; the checks run the rest (plugin.py).
             submission.checkpoint = next(iter(submission.checkpoint_order), None)
             submission.ensure_started()
@@ -155,7 +156,7 @@ def _zero_result(job, note, problems=(), grader_log=()):
 MAX_NOTEBOOKS_PER_EXERCISE = 3  # copies of one exercise graded for one student, at most
 
 
-def grade_best(job, secret, limits):
+def grade_best(job, secret, limits, host=None):
     """Grade ``job.path`` and each of ``job.alternatives`` (several notebooks handing in one
     exercise, e.g. the untouched release beside a renamed copy holding the work); the
     best score counts (ties: the first, i.e. the released name), and the feedback names
@@ -178,7 +179,7 @@ def grade_best(job, secret, limits):
             others.append(f"{p.name} (not graded: at most {MAX_NOTEBOOKS_PER_EXERCISE} notebooks, "
                           f"{limits.notebook_seconds:g} s in all, are graded per exercise)")
             continue
-        results.append(grade_notebook(p, job.exercise, job.student_id, secret, limits))
+        results.append(grade_notebook(p, job.exercise, job.student_id, secret, limits, host))
     best = max(results, key=lambda r: r.score)  # max keeps the first of equal scores
     others = [f"{r.notebook} ({r.score:g}/{r.max_score:g})" for r in results if r is not best] + others
     others += [f"{p.name} (the release, unchanged)" for p in untouched if p.name != best.notebook]
@@ -190,8 +191,9 @@ def grade_best(job, secret, limits):
     return best
 
 
-def grade_job(job, secret, limits):
+def grade_job(job, secret, limits, host=None):
     """Grade one ``discover.Job``; never raises. Returns ``(NotebookResult, grader_failed)``.
+    ``host``: the student's ``warm.StudentSandbox`` (see ``host_for``), or ``None``.
 
     A defect of the grader (an exception out of ``grade_notebook``, a check that fails on the
     reference solution too) gives results flagged ``Problem.GRADER_ERROR`` with the traceback
@@ -200,7 +202,7 @@ def grade_job(job, secret, limits):
     if job.exercise is None:
         return _zero_result(job, safetext.clean(job.problem), [Problem.UNKNOWN_EXERCISE]), False
     try:
-        result = grade_best(job, secret, limits)
+        result = grade_best(job, secret, limits, host)
         return result, Problem.GRADER_ERROR in result.all_problems
     except MemoryError:
         return _zero_result(job, "grader error, ask your instructor to regrade: the grader ran out of "
@@ -210,6 +212,41 @@ def grade_job(job, secret, limits):
         return _zero_result(job, "grader error, ask your instructor to regrade: "
                                  + safetext.clean(f"{type(exc).__name__}: {exc}", safetext.MESSAGE_CHARS),
                             [Problem.GRADER_ERROR], [traceback.format_exc()]), True
+
+
+# -- warm sandboxes in worker processes -------------------------------------------------
+_host = None  # in a worker: (student_id, limits, warm.StudentSandbox) of the last student graded
+
+
+def host_for(student_id, limits):
+    """This worker's warm sandbox for ``student_id`` (``warm.StudentSandbox``): the one of the
+    previous job when it is the same student with the same limits and still usable, else a
+    new one (the previous one is closed first: a sandbox never serves two students).
+    ``None`` when unconfined, at the setuid level (no namespaces to hold a fork server), or
+    when it cannot start (the notebook then starts cold)."""
+    global _host
+    if _host is not None and (_host[0] != student_id or _host[1] != limits or not _host[2].usable):
+        close_host()
+    if _host is None and limits.confine and limits.level in (None, "bubblewrap"):
+        from .warm import StudentSandbox, WarmUnavailable
+        try:
+            _host = (student_id, limits, StudentSandbox(limits))
+        except WarmUnavailable:
+            return None
+    return _host[2] if _host is not None else None
+
+
+def close_host():
+    """Close this worker's warm sandbox, if any (also run when the worker exits)."""
+    global _host
+    if _host is not None:
+        _host[2].close()
+        _host = None
+
+
+def _grade_in_worker(job, secret, limits):
+    host = host_for(job.student_id, limits) if job.exercise is not None else None
+    return grade_job(job, secret, limits, host)
 
 
 KILLED_WORKER_NOTE = ("your notebook could not be run: grading it killed the grader's worker process, "
@@ -271,9 +308,9 @@ def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=Tru
         if on_pool:
             on_pool(size, list(indices), alone)
         done = set()
-        pool = WorkerPool(size, limits.grader_memory_bytes)
+        pool = WorkerPool(size, limits.grader_memory_bytes, at_exit=close_host)
         try:
-            futures = {pool.submit(i, grade_job, jobs[i], secret, limits): i for i in indices}
+            futures = {pool.submit(i, _grade_in_worker, jobs[i], secret, limits): i for i in indices}
             for future in cf.as_completed(futures):
                 i = futures[future]
                 try:

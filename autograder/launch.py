@@ -124,8 +124,17 @@ class Sandbox:
         self.description = ("bubblewrap+seccomp (" + ("a sandbox uid of its own)" if self.root
                                                       else "the grading user's uid)"))
 
-    def command(self, argv):
-        return bwrap_args(self.shown, self.limits, self._seccomp, self._info_w) + list(argv)
+    def command(self, argv, seccomp=True):
+        """bwrap's command line running ``argv``. ``seccomp=False``: bwrap installs no filter;
+        the filter's descriptor (``seccomp_fd``) is passed to ``argv`` instead, which must
+        install it on every process that runs student code (the fork server of ``warm.py``)."""
+        return bwrap_args(self.shown, self.limits, self._seccomp if seccomp else None,
+                          self._info_w) + list(argv)
+
+    @property
+    def seccomp_fd(self):
+        """The descriptor of the compiled filter (a memfd), inherited by bwrap's program."""
+        return self._seccomp
 
     def popen_kwargs(self, pass_fds):
         return {"env": child_env(), "pass_fds": (*pass_fds, self._seccomp, self._info_w),

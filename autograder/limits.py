@@ -1,5 +1,42 @@
-"""Limits on one submission's child process, and the error every student-code failure becomes."""
+"""Limits on one submission's child process, and the error every student-code failure becomes.
+
+How the time limits per call were derived (``benchmarks/call_limits.py`` prints this table):
+every exercise was graded in a child that reports the CPU time (``time.process_time``) of
+each request, once with the reference notebook and once in the slowest honest style we
+could write (pure-Python loops over lists for the maths, numpy only to build the returned
+arrays; the tokens and next_token references already loop in Python or are tiny), on the
+checks' own inputs, the largest hidden ones included. ``CALL_CPU_MEASURED`` holds the
+largest CPU time of one call, per function, in milliseconds (2 cores shared by ~10 busy
+processes, 2026-12-01; CPU time is what such load does not stretch). The slowest honest call
+is a pure-Python ``train_step`` at 25 ms; ``call_cpu_seconds`` = 1 s leaves a margin of 40x
+over it, so an endless loop now costs 1 s of CPU instead of 10 s of wall clock. The slowest
+run of a notebook's cells between two hidden-test cells (learned_attention's training demo
+in the loop style) used 0.67 s; ``cell_cpu_seconds`` = 5 s leaves 7x over all of that run.
+The wall-clock limits (``call_seconds``, ``cell_seconds``) stay as the backstop for code
+that waits without using CPU (``time.sleep``, a blocked read); they are not derived from
+CPU measurements and a busy machine can stretch honest work towards them, so they are wide.
+"""
 from dataclasses import dataclass
+
+# Largest CPU milliseconds of one call, ``(reference, slowest honest style or None)``, the
+# largest over two runs of ``benchmarks/call_limits.py`` (0.0: under 0.05 ms). "(cells)":
+# the largest run of a notebook's cells between two hidden-test cells. See the docstring.
+CALL_CPU_MEASURED = {
+    "tokens": {"get_pair_counts": (0.0, None), "merge_pair": (0.0, None), "learn_bpe": (0.0, None),
+               "bpe_encode": (0.2, None), "tiktoken_pieces": (0.2, None), "(cells)": (223.0, None)},
+    "embeddings": {"cosine_similarity": (0.2, 0.4), "cosine_similarity_matrix": (0.0, 0.0),
+                   "semantic_search": (0.0, 0.0), "(cells)": (11.2, 10.2)},
+    "attention": {"softmax": (0.0, 0.1), "project_qkv": (0.4, 0.2), "attention_row": (0.2, 0.0),
+                  "causal_mask": (0.4, 0.0), "attention_matrix": (0.0, 0.0), "(cells)": (9.6, 12.0)},
+    "next_token": {"forward": (0.0, None), "cross_entropy": (0.0, None), "grad_logits": (0.1, None),
+                   "grad_unembedding": (0.0, None), "sgd_update": (0.2, None),
+                   "numerical_gradient": (0.0, None), "(cells)": (10.2, None)},
+    "kv_cache": {"KVCache": (0.0, None), "decode_step": (1.0, None), "causal_self_attention": (0.2, None),
+                 "kv_cache_size": (0.0, None), "(cells)": (23.4, None)},
+    "learned_attention": {"positional_encoding": (0.0, 0.0), "model_forward": (1.3, 1.1),
+                          "attention_backward": (0.5, 0.2), "train_step": (8.9, 24.9),
+                          "multi_head_attention": (0.8, 0.7), "(cells)": (145.3, 673.5)},
+}
 
 
 @dataclass
@@ -7,7 +44,13 @@ class Limits:
     """Resource limits for one submission's child process.
 
     Attributes:
-        call_seconds: wall-clock limit of one call into student code (seconds).
+        call_seconds: wall-clock limit of one call into student code (seconds): the backstop
+            for code that waits; a call that computes is stopped by ``call_cpu_seconds``.
+        call_cpu_seconds: CPU-time limit of one call (seconds; ITIMER_PROF in the child), 40x
+            the slowest honest call measured (``CALL_CPU_MEASURED``, module docstring). Never
+            more than the call's wall-clock limit.
+        cell_cpu_seconds: CPU-time limit of one notebook cell (seconds), 7x the slowest run
+            of cells measured between two hidden-test cells.
         retry_seconds: the limit for later calls of a function that already hung once.
         cell_seconds: wall-clock limit for running one notebook cell at start-up (seconds).
         startup_seconds: limit for the whole notebook start-up (seconds).
@@ -46,6 +89,8 @@ class Limits:
     processes: int = 32
     scratch_bytes: int = 64 * 1024 ** 2
     level: "str | None" = None
+    call_cpu_seconds: float = 1.0
+    cell_cpu_seconds: float = 5.0
 
 
 class StudentCodeError(Exception):

@@ -17,7 +17,7 @@ import os
 _started = None  # in a worker: the queue on which it announces each job it starts
 
 
-def _init_worker(started, memory_bytes):
+def _init_worker(started, memory_bytes, at_exit=None):
     """Pool initializer: its own address-space limit, the queue for start notices, and death
     with the grading command (a run stopped with Ctrl-C or SIGTERM must not leave workers
     grading on, and each worker's sandboxes die with it: ``--die-with-parent``)."""
@@ -32,6 +32,12 @@ def _init_worker(started, memory_bytes):
         pass
     if os.getppid() != parent:  # the command died before the line above took effect
         os._exit(1)
+    if at_exit is not None:
+        from multiprocessing import util
+        util.Finalize(None, at_exit, exitpriority=100)  # e.g. the last student's sandbox ends with the worker
+    # Each notebook's pytest session would scan every installed package's entry points for
+    # plugins (anyio's, platformdirs'); the checks need none of them (plugin.run_checks).
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     if memory_bytes:
         import resource
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
@@ -78,7 +84,7 @@ class WorkerPool:
         self._started = self._context.SimpleQueue()
         self._announced = {}
         self._executor = cf.ProcessPoolExecutor(max_workers=size, mp_context=self._context,
-                                                initializer=_init_worker, initargs=(self._started, memory_bytes))
+                                                initializer=_init_worker, initargs=(self._started, memory_bytes, at_exit))
 
     def submit(self, key, fn, *args):
         """Run ``fn(*args)`` in a worker (``fn`` and ``args`` must pickle); ``key`` names the job

@@ -24,7 +24,8 @@ from .submission_files import UnreadableSubmission, read_submission
 FOLDER = ".resume"
 _GRADER_FILES = ("client.py", "local.py", "plugin.py", "checking.py", "counted.py", "grade.py", "safetext.py",
                  "child/wire.py", "child/probes.py", "child/server.py", "child/cells.py", "notebook_code.py",
-                 "notebook_result.py", "check_files.py")
+                 "notebook_result.py", "check_files.py", "pool.py",
+                 "child/timing.py", "child/main.py", "child/forkserver.py", "warm.py", "limits.py")
 _HERE = Path(__file__).resolve().parent
 
 

@@ -1,6 +1,6 @@
 """Benchmark: one class graded by serial ``nbgrader autograde`` and by this grader, in one run.
 
-    python benchmarks/vs_nbgrader.py [--students 16] [--jobs 1 2] [--corpus]
+    python benchmarks/vs_nbgrader.py [--students 16] [--jobs 1 2] [--corpus] [--no-hostile]
 
 Builds a ``submitted/`` tree (``--students`` students, each handing in every exercise,
 cycling through the reference, the untouched stubs and every catalogued mistake, as
@@ -10,10 +10,25 @@ cycling through the reference, the untouched stubs and every catalogued mistake,
 ``grade_all`` (what ``python -m autograder grade`` runs) at each ``--jobs``, with full
 execution of every notebook. Prints both wall times, their ratio, the CPU seconds each used
 (this process and everything it started: less sensitive than wall time to other work on a
-shared machine), and on how many notebooks the points per function agree. Asserts nothing.
+shared machine), and on how many notebooks the points per function agree, naming each
+notebook where they do not. Asserts nothing.
+
+Unless ``--no-hostile``, three more students hand in an attention notebook whose
+``causal_mask`` hangs (an endless loop), crashes (kills its own process) or allocates
+4 GiB (more than the child's 1 GiB address space; nbgrader's kernel has no such limit, so
+the bomb returns nothing afterwards and both graders give it 0). nbgrader autograde stops
+with an error on a notebook whose kernel died, so the crash notebook is autograded by it in
+a run of its own (its time counted, its points compared when it finishes).
+
+It also prints the interpreter-plus-numpy floor (``python -I -c "import numpy"``, median of
+5) and our time per notebook against it.
 """
 import argparse
+import os
 import resource
+import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -30,6 +45,36 @@ from autograder.grade import grade_all  # noqa: E402
 from autograder.sandbox import Limits  # noqa: E402
 
 SECRET = b"benchmark-secret"
+
+HOSTILE = {
+    "zz_hang": "def causal_mask(T):\n    while True:\n        pass\n",
+    "zz_crash": "import os, signal\ndef causal_mask(T):\n    os.kill(os.getpid(), signal.SIGKILL)\n",
+    "zz_memory": ("def causal_mask(T):\n    hoard = [bytearray(64 * 1024 ** 2) for _ in range(64)]\n"
+                  "    return None\n"),
+}
+
+
+def add_hostile(root):
+    """Write the hostile attention notebooks (``HOSTILE``) under ``root``."""
+    import nbformat
+
+    from autograder.demo.fill import filled_notebook
+    from autograder.exercises import EXERCISES
+    attention = EXERCISES["attention"]
+    for student, code in HOSTILE.items():
+        folder = Path(root) / student / attention.assignment
+        folder.mkdir(parents=True)
+        nbformat.write(filled_notebook(attention, {"causal_mask": code}), folder / attention.notebook)
+
+
+def floor_seconds(rounds=5):
+    """Median wall seconds of ``python -I -c "import numpy"``: the interpreter-plus-numpy floor."""
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-I", "-c", "import numpy"], check=True)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
 
 
 def cpu_seconds():
@@ -50,6 +95,7 @@ def main():
     parser.add_argument("--students", type=int, default=16)
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--corpus", action="store_true", help="grade the parity corpus instead")
+    parser.add_argument("--no-hostile", action="store_true", help="no hang, crash and memory bomb")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -61,24 +107,54 @@ def main():
         else:
             build_class(tmp / "submitted", args.students)
             what = f"{args.students} students x {len(EXERCISES)} exercises"
+        if not args.no_hostile:
+            add_hostile(tmp / "submitted")
+            if args.corpus:
+                add_hostile(tmp / "nbgrader-submitted")
+            what += f" + {len(HOSTILE)} hostile (hang, crash, memory bomb)"
         nbgrader_tree = tmp / ("nbgrader-submitted" if args.corpus else "submitted")
+        crash_tree = tmp / "nbgrader-crash"
+        if (nbgrader_tree / "zz_crash").is_dir():  # nbgrader's copies: ours keeps every notebook
+            shutil.copytree(nbgrader_tree / "zz_crash", crash_tree / "zz_crash")
+            shutil.copytree(nbgrader_tree, tmp / "nbgrader-main", ignore=shutil.ignore_patterns("zz_crash"))
+            nbgrader_tree = tmp / "nbgrader-main"
         c0 = cpu_seconds()
         theirs, nbgrader_seconds = nbgrader_autograde(tmp / "nbgrader", nbgrader_tree, SECRET)
+        nbgrader_failed = []
+        if crash_tree.is_dir():
+            t0 = time.perf_counter()
+            try:
+                crashed, _ = nbgrader_autograde(tmp / "nbgrader-c", crash_tree, SECRET)
+                theirs.update(crashed)
+            except RuntimeError as exc:
+                nbgrader_failed.append(f"zz_crash ({str(exc)[:120]})")
+            nbgrader_seconds += time.perf_counter() - t0  # (its generate_assignment included)
         nbgrader_cpu = cpu_seconds() - c0  # (generate_assignment included: a few seconds)
-        n = len(theirs)
+        n = len(theirs) + len(nbgrader_failed)
+        floor = floor_seconds()
+        print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; "
+              f"load average {os.getloadavg()[0]:.1f}")
         print(f"class: {what}, {n} notebooks")
+        if nbgrader_failed:
+            print(f"nbgrader autograde stopped with an error on: {', '.join(nbgrader_failed)}")
+        print(f"floor (python -I -c 'import numpy'): {floor:.3f} s")
         print(f"nbgrader autograde, serial: {nbgrader_seconds:.1f} s ({nbgrader_seconds / n:.2f} s a notebook), "
               f"{nbgrader_cpu:.1f} CPU s")
         for jobs in args.jobs:
             t0, c0 = time.perf_counter(), cpu_seconds()
             results, failures = grade_all(discover(tmp / "submitted"), SECRET, Limits(), jobs)
             ours_seconds, ours_cpu = time.perf_counter() - t0, cpu_seconds() - c0
-            agree = sum(_by_function(r) == theirs.get((r.student_id, r.assignment_id)) for r in results)
+            differ = [f"{r.student_id}/{r.assignment_id} (ours {_by_function(r)}, nbgrader "
+                      f"{theirs.get((r.student_id, r.assignment_id), 'no grade')})"
+                      for r in results if _by_function(r) != theirs.get((r.student_id, r.assignment_id))]
+            per = ours_seconds / len(results)
             print(f"python -m autograder grade --jobs {jobs}: {ours_seconds:.1f} s "
-                  f"({ours_seconds / len(results):.2f} s a notebook); nbgrader / this = "
+                  f"({per:.2f} s a notebook = {per / floor:.1f}x the floor); nbgrader / this = "
                   f"{nbgrader_seconds / ours_seconds:.1f}x; {ours_cpu:.1f} CPU s "
-                  f"({nbgrader_cpu / ours_cpu:.1f}x less); same points per function on {agree} of "
-                  f"{len(results)} notebooks; grader failures: {failures}")
+                  f"({nbgrader_cpu / ours_cpu:.1f}x less); same points per function on "
+                  f"{len(results) - len(differ)} of {len(results)} notebooks; grader failures: {failures}")
+            for line in differ:
+                print(f"  differs: {line}")
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ import os
 import sys
 import time
 
+from . import timing
 from .timing import GraderTimeout, alarm
 from .errors import error_of
 
@@ -143,15 +144,17 @@ class Runner:
     Args:
         cells: list of cells as sent by the grader (see ``_normalize``).
         ns: the notebook's namespace (``dict``); ``get_ipython`` is put in it.
-        cell_timeout: seconds one cell may run.
+        cell_timeout: seconds (wall clock) one cell may run.
+        cell_cpu_timeout: CPU seconds one cell may use (0: no CPU limit).
         definitions_only: run only imports, ``def`` and ``class`` (the fallback when running
             everything killed the process).
     """
 
-    def __init__(self, cells, ns, cell_timeout=10.0, definitions_only=False):
+    def __init__(self, cells, ns, cell_timeout=10.0, definitions_only=False, cell_cpu_timeout=0.0):
         self.cells = [_normalize(c, i) for i, c in enumerate(cells, start=1)]
         self.ns = ns
         self.cell_timeout = float(cell_timeout)
+        self.cell_cpu_timeout = float(cell_cpu_timeout)
         self.definitions_only = definitions_only
         self.next = 0  # index of the next cell to run
         self.shell = Shell(self)
@@ -194,13 +197,15 @@ class Runner:
         if not source.strip():
             return []
         self._label = label
-        alarm(self.cell_timeout)
+        alarm(self.cell_timeout, self.cell_cpu_timeout)
         try:
             self.run_source(source, label, top=True)
         except GraderTimeout as exc:
             hung = _student_function(exc.__traceback__)
+            limit = (f"{self.cell_cpu_timeout:g} s of CPU time" if timing.fired == "cpu"
+                     else f"{self.cell_timeout:g} s")
             return [{"cell": label, "type": "Timeout", "where": label, "function": hung,
-                     "message": f"cell did not finish within {self.cell_timeout:g} s"
+                     "message": f"cell did not finish within {limit}"
                                 + (f" (stopped inside {hung})" if hung else "")}]
         except _CellError as err:
             return [dict(err.args[0], cell=label)]

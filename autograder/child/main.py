@@ -91,8 +91,16 @@ def _confine(confine, keep):
 
 
 def main():
-    req = os.fdopen(int(sys.argv[1]), "r", encoding="utf-8")
-    resp = os.fdopen(int(sys.argv[2]), "w", encoding="utf-8")
+    serve_child(int(sys.argv[1]), int(sys.argv[2]))
+
+
+def serve_child(req_fd, resp_fd):
+    """Answer the grader's requests on the pipes ``req_fd`` (read) and ``resp_fd`` (write):
+    read the setup line, hide the grader, confine this process, then serve until the grader
+    closes the request pipe. Used by ``main`` (a cold child) and by ``forkserver`` (a child
+    forked from a warm one, after it installed the seccomp filter)."""
+    req = os.fdopen(req_fd, "r", encoding="utf-8")
+    resp = os.fdopen(resp_fd, "w", encoding="utf-8")
     sys.argv[:] = ["submission"]
     timing.install()
     if hasattr(signal, "SIGXFSZ"):

@@ -18,6 +18,7 @@ import time
 from .cells import Runner
 from .errors import error_of
 from .probes import PROBES, Weights
+from . import timing
 from .timing import GraderTimeout, alarm
 from .wire import dumps, from_wire
 
@@ -45,7 +46,7 @@ class Child:
     # -- running the notebook ------------------------------------------------
     def init(self, msg):
         self.runner = Runner(msg["cells"], self.ns, float(msg.get("cell_timeout", 10)),
-                             msg.get("definitions_only", False))
+                             msg.get("definitions_only", False), float(msg.get("cell_cpu_timeout", 0)))
         return self.run_to(msg.get("stop_at"), msg.get("budget"))
 
     def run_to(self, checkpoint, budget=None):
@@ -96,7 +97,8 @@ class Child:
         args = self.resolve(list(msg.get("args", [])))
         kwargs = self.resolve(msg.get("kwargs", {}))
         timeout = float(msg.get("timeout", 10))
-        alarm(timeout)
+        cpu_timeout = float(msg.get("cpu_timeout", 0))
+        alarm(timeout, cpu_timeout)
         try:
             if op == "call":
                 result = obj(*args, **kwargs)
@@ -113,7 +115,8 @@ class Child:
             else:
                 return {"error": {"type": "ProtocolError", "message": f"unknown op {op}", "where": None}}
         except GraderTimeout:
-            return {"timeout": timeout}
+            return {"timeout": cpu_timeout if timing.fired == "cpu" else timeout,
+                    "cpu": timing.fired == "cpu"}
         except BaseException as exc:
             return {"error": error_of(exc)}
         finally:
@@ -142,7 +145,7 @@ class Child:
     def serve(self):
         self.request_id = None
         for line in self.req:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             request_id = None
             try:
                 msg = from_wire(json.loads(line))
@@ -153,6 +156,7 @@ class Child:
             except BaseException as exc:  # never let the harness die on a bad value
                 answer = {"error": dict(error_of(exc), type="GraderError:" + type(exc).__name__)}
             answer["seconds"] = time.perf_counter() - t0
+            answer["cpu_seconds"] = time.process_time() - c0  # for benchmarks/call_limits.py
             answer["id"] = request_id
             try:
                 text = dumps(answer)

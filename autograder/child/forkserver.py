@@ -1,0 +1,205 @@
+"""A warm start for one student's notebooks: a process that forks one fresh child per notebook.
+
+Started by ``autograder/warm.py`` inside that student's bubblewrap sandbox (PID 1 of its PID
+namespace, the student's sandbox uid) as ``python -I -c "...; from child.forkserver import
+main; main()" CONTROL_FD SECCOMP_FD``. bubblewrap installs no seccomp filter on it: this
+process runs only the grader's own code (it never runs a notebook cell), and it must be able
+to fork. It imports once what every notebook's child needs (numpy, matplotlib's pyplot with
+the Agg backend, tiktoken, the child package), then serves requests on CONTROL_FD, a unix
+socket whose other end the grader holds:
+
+* ``{"op": "spawn"}`` with two descriptors attached (SCM_RIGHTS: the child's request pipe's
+  read end and its answer pipe's write end): fork; the new process installs the seccomp
+  filter read from SECCOMP_FD (the same compiled allow-list bubblewrap installs on a
+  cold child: ``confinement.seccomp_bpf``, so it can start no process, open no socket ...)
+  *before* it runs anything else, then becomes an ordinary child (``main.serve_child``:
+  only its two pipes stay open, RLIMIT_NPROC, Landlock). Answer ``{"pid": N}``.
+* ``{"op": "end", "pid": N, "wait": s}``: wait up to ``s`` seconds for child N to exit
+  (0: not at all), then SIGKILL it, reap it and empty the scratch folder, so the next
+  notebook finds nothing of this one. Answer ``{"status": wait status as Popen's
+  returncode: exit code, or -signal}``.
+
+No state passes between notebooks: each runs in a fresh process forked from a server that
+has run no student code; the notebook's process cannot fork (seccomp), so killing it ends all
+of it; its files in the scratch folder are removed. The server is protected from its
+children: it is PID 1 of the namespace (a signal a descendant sends it is ignored, as for any
+namespace init, SIGKILL included), it is not dumpable (``/proc/1/mem`` needs ptrace rights the
+sandbox has not got), and Landlock in the child forbids signals and ptrace across domains.
+
+Standard library only at import (numpy and the others are imported by ``main``).
+"""
+import ctypes
+import json
+import os
+import shutil
+import signal
+import socket
+import struct
+import sys
+import time
+
+PRELOAD = ("numpy", "matplotlib", "matplotlib.pyplot", "tiktoken")
+_PR_SET_DUMPABLE, _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 4, 38, 22, 2
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def install_seccomp(bpf):
+    """Install the compiled filter ``bpf`` (``bytes`` of ``struct sock_filter``, 8 bytes each,
+    exported by libseccomp) on this single-threaded process, as bubblewrap's ``--seccomp``
+    does: PR_SET_NO_NEW_PRIVS, then PR_SET_SECCOMP with SECCOMP_MODE_FILTER.
+
+    Raises:
+        OSError: the kernel refused it (the caller must then not run student code).
+    """
+    if not bpf or len(bpf) % 8:
+        raise OSError("empty or malformed seccomp program")
+    libc = ctypes.CDLL(None, use_errno=True)
+    buf = ctypes.create_string_buffer(bpf, len(bpf))
+    prog = _SockFprog(len(bpf) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS")
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "PR_SET_SECCOMP")
+
+
+def _empty_scratch(folder):
+    """Remove everything in ``folder`` (the scratch tmpfs), whatever modes the notebook set."""
+    for entry in os.listdir(folder):
+        path = os.path.join(folder, entry)
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                for root, dirs, _ in os.walk(path):
+                    for d in dirs:
+                        try:
+                            os.chmod(os.path.join(root, d), 0o700)
+                        except OSError:
+                            pass
+                os.chmod(path, 0o700)
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass
+
+
+def _status(wait_status):
+    if os.WIFSIGNALED(wait_status):
+        return -os.WTERMSIG(wait_status)
+    return os.WEXITSTATUS(wait_status) if os.WIFEXITED(wait_status) else None
+
+
+def _end(pid, wait, scratch, statuses):
+    """Wait up to ``wait`` s for ``pid``, kill it, reap it, empty the scratch folder."""
+    deadline = time.monotonic() + max(0.0, float(wait))
+    while pid not in statuses:
+        try:
+            got, st = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            statuses.setdefault(pid, None)
+            break
+        if got == pid:
+            statuses[pid] = _status(st)
+            break
+        if time.monotonic() >= deadline:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            try:
+                _, st = os.waitpid(pid, 0)
+                statuses[pid] = _status(st)
+            except ChildProcessError:
+                statuses.setdefault(pid, None)
+            break
+        time.sleep(0.01)
+    _reap_others(statuses)
+    _empty_scratch(scratch)
+    return statuses.pop(pid, None)
+
+
+def _reap_others(statuses):
+    while True:
+        try:
+            got, st = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if got == 0:
+            return
+        statuses[got] = _status(st)
+
+
+def _child(control, seccomp_fd, fds):
+    """In the forked process: filter first, then an ordinary child on ``fds``."""
+    try:
+        control.close()
+        os.lseek(seccomp_fd, 0, os.SEEK_SET)
+        bpf = b""
+        while True:
+            chunk = os.read(seccomp_fd, 1 << 16)
+            if not chunk:
+                break
+            bpf += chunk
+        os.close(seccomp_fd)
+        install_seccomp(bpf)
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a cold child
+        from .main import serve_child
+        serve_child(fds[0], fds[1])
+    except BaseException:
+        os._exit(70)
+    os._exit(0)
+
+
+def main():
+    control = socket.socket(fileno=int(sys.argv[1]))
+    seccomp_fd = int(sys.argv[2])
+    scratch = os.getcwd()
+    sys.argv[:] = ["submission"]
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    # A namespace's init receives from inside it only the signals it handles: handle none.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.path[:] = [p for p in sys.path if p != os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+    import importlib
+    for name in PRELOAD:  # what every notebook imports: paid once per student, not per notebook
+        try:
+            importlib.import_module(name)
+        except Exception:
+            pass
+    from . import main as _main, server, cells, probes, wire  # noqa: F401
+    _empty_scratch(scratch)  # caches the imports wrote (matplotlib's): every notebook starts empty
+    import gc
+    gc.freeze()  # what is loaded now stays shared with the children (copy-on-write)
+    statuses = {}
+    buffer = b""
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(control, 1 << 16, 4)
+        except OSError:
+            break
+        if not data:
+            break
+        buffer += data
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                msg = {}
+            if msg.get("op") == "spawn" and len(fds) == 2:
+                pid = os.fork()
+                if pid == 0:
+                    _child(control, seccomp_fd, fds)
+                for fd in fds:
+                    os.close(fd)
+                fds = []
+                answer = {"pid": pid}
+            elif msg.get("op") == "end" and isinstance(msg.get("pid"), int):
+                answer = {"status": _end(msg["pid"], msg.get("wait", 0), scratch, statuses)}
+            else:
+                answer = {"error": "unknown request"}
+            for fd in fds:
+                os.close(fd)
+            fds = []
+            control.sendall(json.dumps(answer).encode() + b"\n")

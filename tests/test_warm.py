@@ -1,0 +1,129 @@
+"""The warm start (``warm.StudentSandbox``, ``child/forkserver.py``): one sandbox per student,
+one forked process per notebook, with the guarantees of a cold start.
+
+Each notebook of a student is a ``ChildSubmission`` on the same ``StudentSandbox``. These
+tests check what a fork server could get wrong: the seccomp filter is on every forked
+process (fork, sockets, ptrace refused; ``/proc/self/status`` says so), the notebook cannot
+reach the server (signals to PID 1 are ignored, its memory cannot be opened), and nothing
+one notebook leaves (files in the scratch folder, a changed module, a thread, an environment
+variable) is seen by the next one. They need the sandbox: where it is missing they fail.
+"""
+import errno
+import os
+
+import pytest
+
+from autograder.grade import grade_job
+from autograder.sandbox import ChildSubmission, Limits, StudentCodeError
+from autograder.warm import StudentSandbox
+
+FAST = Limits(call_seconds=5.0, retry_seconds=2.0, cell_seconds=5.0)
+
+PROBE = r'''
+import os, errno, socket, threading, numpy
+def outcome(action):
+    try:
+        return "allowed: %r" % (action(),)
+    except Exception as exc:
+        return "%s %s" % (type(exc).__name__, errno.errorcode.get(getattr(exc, "errno", None) or 0, ""))
+
+def seccomp_mode():
+    with open("/proc/self/status") as f:
+        return next(line.split()[1] for line in f if line.startswith("Seccomp:"))
+
+def leave_traces():
+    with open("/tmp/left_behind.txt", "w") as f:
+        f.write("from the previous notebook")
+    os.mkdir("/tmp/locked")
+    open("/tmp/locked/inside", "w").close()
+    os.chmod("/tmp/locked", 0)
+    numpy.pi = 3
+    os.environ["LEFT_BEHIND"] = "1"
+    threading.Thread(target=threading.Event().wait, daemon=True).start()
+    return True
+
+def traces():
+    return sorted(os.listdir("/tmp")), numpy.pi, os.environ.get("LEFT_BEHIND"), threading.active_count()
+
+def attacks():
+    import ctypes, signal
+    libc = ctypes.CDLL(None, use_errno=True)
+    return {
+        "fork": outcome(os.fork),
+        "socket": outcome(lambda: socket.socket()),
+        "ptrace": outcome(lambda: (libc.ptrace(16, 1, 0, 0), ctypes.get_errno())),  # PTRACE_ATTACH
+        "interrupt_server": outcome(lambda: os.kill(1, signal.SIGINT)),
+        "kill_server": outcome(lambda: os.kill(1, signal.SIGKILL)),
+        "server_memory": outcome(lambda: open("/proc/1/mem", "r+b")),
+        "seccomp": seccomp_mode(),
+    }
+'''
+
+
+def _run(box, name, *args):
+    with ChildSubmission([(1, PROBE)], FAST, host=box) as sub:
+        assert sub.ensure_started()["errors"] == []
+        assert sub.proc.host is box  # forked there, not a cold sandbox
+        return sub.function(name)(*args)
+
+
+def test_forked_children_carry_the_filter_and_cannot_reach_the_server():
+    with StudentSandbox(FAST) as box:
+        found = _run(box, "attacks")
+        assert found["seccomp"] == "2"  # SECCOMP_MODE_FILTER
+        assert found["fork"].startswith("PermissionError"), found
+        assert found["socket"].startswith("PermissionError"), found
+        assert found["ptrace"] == "allowed: (-1, %d)" % errno.EPERM, found
+        assert found["server_memory"].startswith(("PermissionError", "OSError")), found
+        # The signal to the namespace's init is ignored: the server still forks notebooks.
+        assert _run(box, "seccomp_mode") == "2"
+        assert box.usable and box.spawned == 2
+
+
+def test_nothing_one_notebook_leaves_reaches_the_next():
+    with StudentSandbox(FAST) as box:
+        files, pi, env, threads = _run(box, "traces")
+        assert (files, env, threads) == ([], None, 1) and abs(pi - 3.141592653589793) < 1e-15
+        assert _run(box, "leave_traces") is True
+        assert _run(box, "traces") == ([], pytest.approx(3.141592653589793), None, 1)
+
+
+def test_a_notebook_that_kills_itself_leaves_the_sandbox_usable():
+    with StudentSandbox(FAST) as box:
+        with ChildSubmission([(1, "import os\ndef die():\n    os._exit(3)\n")], FAST, host=box) as sub:
+            with pytest.raises(StudentCodeError) as err:
+                sub.function("die")()
+            assert err.value.kind == "crashed" and "status 3" in err.value.detail
+        assert _run(box, "seccomp_mode") == "2"
+
+
+def test_a_hanging_notebook_is_ended_and_the_next_one_runs():
+    with StudentSandbox(FAST) as box:
+        with ChildSubmission([(1, "def spin():\n    while True:\n        pass\n")],
+                             Limits(call_seconds=1.0, retry_seconds=1.0, cell_seconds=1.0), host=box) as sub:
+            with pytest.raises(StudentCodeError) as err:
+                sub.function("spin")()
+            assert err.value.kind == "timeout"
+        assert _run(box, "traces")[0] == []
+
+
+def test_grade_job_on_a_student_sandbox_gives_the_cold_grade(tmp_path):
+    import nbformat
+    from autograder.demo.fill import filled_notebook
+    from autograder.demo.mistakes import all_mistakes
+    from autograder.discover import discover
+    from autograder.exercises import EXERCISES
+    from conftest import SECRET
+    mistake = next(m for m in all_mistakes() if m.exercise == "attention")
+    folder = tmp_path / "s1" / "attention"
+    folder.mkdir(parents=True)
+    nbformat.write(filled_notebook(EXERCISES["attention"], {mistake.function: mistake.code}),
+                   folder / "attention.ipynb")
+    job, = discover(tmp_path)
+    cold, _ = grade_job(job, SECRET, FAST)
+    with StudentSandbox(FAST) as box:
+        warm, _ = grade_job(job, SECRET, FAST, box)
+        assert box.spawned >= 1
+    assert [(c.name, c.score) for c in warm.checks] == [(c.name, c.score) for c in cold.checks]
+    assert warm.score < warm.max_score == 19 and warm.confinement == cold.confinement
+    assert os.geteuid() != 0 or warm.confinement == "bubblewrap+seccomp (a sandbox uid of its own)"
