@@ -13,7 +13,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import plugin, safetext
+from . import code_digest, plugin, safetext
 from .checking import CheckMeta
 from .plugin import CheckResult
 from .notebook_code import InvalidNotebook, is_untouched_release, read_notebook
@@ -151,10 +151,12 @@ def grade_notebook(path, exercise, student_id, secret, limits=None):
     limits = limits or Limits()
     notes, problems = [], set()
     submission = None
+    digests = None
     try:
         try:
             notebook = read_notebook(path, exercise.release_notebook if exercise.release_notebook.is_file() else None)
             notes += notebook.notes + redefinition_notes(notebook, exercise)
+            digests = code_digest.digests_for_notebook(notebook, exercise)
             submission = ChildSubmission(notebook.cells, limits)
             # Run up to the first hidden-test cell; the checks run the rest (plugin.py).
             submission.checkpoint = next(iter(submission.checkpoint_order), None)
@@ -169,7 +171,7 @@ def grade_notebook(path, exercise, student_id, secret, limits=None):
             notes.append(f"your notebook could not be run: {detail}")
             problems.add(Problem.NOT_STARTED)
             target = BrokenSubmission(f"your notebook could not be run ({detail})")
-        checks = plugin.run_checks(exercise, target, student_id, secret)
+        checks = plugin.run_checks(exercise, target, student_id, secret, code_digests=digests)
         if target is submission and submission.startup is not None:
             notes += startup_notes(submission.startup)
         # A submission that ran without confinement (--unconfined) is flagged.
