@@ -292,3 +292,121 @@ def _join(func, items, kwargs):
     if set(kwargs) - {"axis"} or axis not in ((0, -2) if transposed else (1, -1)):
         return None
     return Weights(items[0]._ask, [p for w in items for p in w._parts], transposed)
+
+
+# -- kv_cache: weights that are real arrays, whose products with token rows are counted ----------
+class CountedArray(np.ndarray):
+    """A weight matrix handed to ``decode_step``: a real ``float64`` ndarray holding the values
+    (``isinstance(W, np.ndarray)`` is true; ``np.asarray(W)``, ``W.copy()``, ``W[i]``,
+    ``x.dot(W)`` read it freely), whose products with token rows are reported to the grader.
+
+    What is counted is token rows projected through the matrix (``counted.CountedWeights``
+    keeps the tally, in the grader): ``X @ W``, ``np.matmul``, ``np.dot(X, W)``, ``np.einsum``
+    with ``W``, ``W.T @ x`` (and the same on views and copies of ``W`` that stay this type).
+    A plain array made from it (``np.asarray(W)``) is the student's own and not counted: the
+    check judges caching by behaviour too (cache rows the grader changed must show up in the
+    output), so reading the weights out is never a way around it.
+
+    Build with ``CountedArray.of(values, ask, ident)``: ``ask`` sends one request to the
+    grader (``{"op": "project", "weights": ident, "tokens": (m, d_model) float64}``).
+    """
+
+    def __array_finalize__(self, obj):
+        self._ask = getattr(obj, "_ask", None)
+        self._ident = getattr(obj, "_ident", None)
+        self._transposed = getattr(obj, "_transposed", False)
+
+    @classmethod
+    def of(cls, values, ask, ident):
+        """A ``CountedArray`` copy of ``values`` (2-D ``(d_model, d_out)``) counted under ``ident``."""
+        obj = np.array(values, dtype=float).view(cls)
+        obj._ask, obj._ident, obj._transposed = ask, ident, False
+        return obj
+
+    @property
+    def T(self):
+        out = np.ndarray.transpose(self)
+        out._transposed = not self._transposed
+        return out
+
+    def transpose(self, *axes):
+        if axes and tuple(axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes) == (0, 1):
+            return self.view()
+        return self.T
+
+    def dot(self, other, out=None):
+        return np.dot(self, other, out=out)
+
+    def _counted(self):
+        return self._ask is not None and self.ndim == 2
+
+    def _report(self, tokens):
+        """Send the token rows (each of length d_model) to the grader's tally."""
+        tokens = np.asarray(tokens, dtype=np.float64)
+        if not tokens.size:
+            return
+        try:
+            self._ask({"op": "project", "weights": self._ident,
+                       "tokens": np.ascontiguousarray(tokens.reshape(-1, tokens.shape[-1]))})
+        except ValueError:
+            pass  # a malformed product: numpy's own error (or result) follows
+
+    def _count_product(self, a, b):
+        """Count the token rows of ``a @ b`` where one side is a counted matrix."""
+        if isinstance(b, CountedArray) and b._counted() and not b._transposed and not isinstance(a, CountedArray):
+            a = np.asarray(a)
+            if a.ndim >= 1 and a.shape[-1] == b.shape[0]:
+                b._report(a.reshape(-1, b.shape[0]))
+        elif isinstance(a, CountedArray) and a._counted() and a._transposed and not isinstance(b, CountedArray):
+            b = np.asarray(b)
+            d = a.shape[1]
+            if b.ndim == 1 and len(b) == d:
+                a._report(b[None])
+            elif b.ndim >= 2 and b.shape[-2] == d:
+                a._report(np.swapaxes(b, -1, -2).reshape(-1, d))
+
+    def _count_einsum(self, operands):
+        others = [x for x in operands if not isinstance(x, CountedArray)]
+        for w in (x for x in operands if isinstance(x, CountedArray) and x._counted()):
+            d = w.shape[1] if w._transposed else w.shape[0]
+            for x in others:
+                x = np.asarray(x)
+                axes = [i for i, n in enumerate(x.shape) if n == d]
+                if x.dtype.kind in "biuf" and axes:
+                    w.view(CountedArray)._report(np.moveaxis(x, axes[-1], -1).reshape(-1, d))
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if ufunc is np.matmul and method == "__call__" and len(inputs) == 2:
+            self._count_product(*inputs)
+        args = [_as_plain(x) for x in inputs]
+        if "out" in kwargs:
+            kwargs["out"] = tuple(_as_plain(o) for o in kwargs["out"])
+        return getattr(ufunc, method)(*args, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func in (np.dot, np.matmul) and len(args) == 2:
+            self._count_product(*args)
+        elif func is np.tensordot and len(args) == 2 and kwargs.get("axes", 2) == 1:
+            self._count_product(*args)
+        elif func is np.einsum and len(args) >= 2:
+            self._count_einsum(args[1:])
+        if func is np.transpose and len(args) == 1 and isinstance(args[0], CountedArray):
+            return args[0].T
+        return func(*_plain_all_arrays(args), **_plain_all_arrays(kwargs))
+
+    def __reduce__(self):  # pickling / deep copies give a plain array
+        return np.asarray(self).__reduce__()
+
+
+def _as_plain(x):
+    return x.view(np.ndarray) if isinstance(x, CountedArray) else x
+
+
+def _plain_all_arrays(value):
+    if isinstance(value, CountedArray):
+        return value.view(np.ndarray)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain_all_arrays(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _plain_all_arrays(v) for k, v in value.items()}
+    return value
