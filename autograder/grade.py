@@ -99,8 +99,15 @@ class BrokenSubmission:
 MAX_STARTUP_NOTES = 20
 
 
-def startup_notes(report):
-    """Feedback lines for cells that raised or timed out while the notebook started."""
+def _scratch_full(limits):
+    limits = limits or Limits()
+    return (f" (the notebook's writable folder /tmp is full: it holds at most {limits.scratch_inodes} files "
+            f"and folders and {limits.scratch_bytes // 1024 ** 2} MB; the cell was stopped there)")
+
+
+def startup_notes(report, limits=None):
+    """Feedback lines for cells that raised or timed out while the notebook started
+    (``limits``: the ``Limits`` graded under, named when a cell filled the scratch folder)."""
     notes = []
     errors = report.get("errors", [])
     unfinished = any(e["type"] == "NotImplementedError" for e in errors)
@@ -115,6 +122,8 @@ def startup_notes(report):
         kind = safetext.clean(err["type"], safetext.NAME_CHARS)
         message = safetext.clean(err.get("message") or "", safetext.MESSAGE_CHARS)
         line = f"{cell}: {kind}: {message}".rstrip(": ")
+        if "[Errno 28]" in message or "[Errno 122]" in message:  # ENOSPC, EDQUOT: the scratch is full
+            line += _scratch_full(limits)
         if where and where != cell and not where.startswith(cell + ","):
             line += f" (raised at {where})"
         notes.append(line)
@@ -173,7 +182,7 @@ def grade_notebook(path, exercise, student_id, secret, limits=None):
             target = BrokenSubmission(f"your notebook could not be run ({detail})")
         checks = plugin.run_checks(exercise, target, student_id, secret, code_digests=digests)
         if target is submission and submission.startup is not None:
-            notes += startup_notes(submission.startup)
+            notes += startup_notes(submission.startup, limits)
         # A submission that ran without confinement (--unconfined) is flagged.
         if not limits.confine or getattr(submission, "confinement", "") == "unconfined":
             problems.add(Problem.UNCONFINED)

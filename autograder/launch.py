@@ -81,6 +81,7 @@ def _uid_has_owner(uid):
 
 
 _STAGE = "/tmp"  # where root's private mount namespace shows bwrap what it binds
+_SCRATCH = f"{_STAGE}/scratch"  # the sandbox's /tmp, mounted there by the root launcher
 
 
 class Sandbox:
@@ -122,7 +123,8 @@ class Sandbox:
                                                       else "the grading user's uid)"))
 
     def command(self, argv):
-        return bwrap_args(self.shown, self.limits, self._seccomp, self._info_w) + list(argv)
+        scratch = _SCRATCH if self.root else None  # mounted by _launcher, with an inode cap
+        return bwrap_args(self.shown, self.limits, self._seccomp, self._info_w, scratch) + list(argv)
 
     def popen_kwargs(self, pass_fds):
         return {"env": child_env(), "pass_fds": (*pass_fds, self._seccomp, self._info_w),
@@ -159,6 +161,13 @@ class Sandbox:
                 check(libc.mount(f"/proc/self/fd/{fd}".encode(), target.encode(), None, 0x1000 | 0x4000, None),
                       f"bind {path}")
                 os.close(fd)
+            # The sandbox's /tmp: a tmpfs capped in bytes and in inodes (bwrap's own --tmpfs
+            # takes no nr_inodes), owned by the sandbox uid; bwrap binds it at /tmp.
+            os.mkdir(_SCRATCH, 0o700)
+            options = (f"mode=0700,uid={self.uid},gid={self.uid},size={int(self.limits.scratch_bytes)},"
+                       f"nr_inodes={int(self.limits.scratch_inodes)}")
+            check(libc.mount(b"sandbox-scratch", _SCRATCH.encode(), b"tmpfs", 0x2 | 0x4, options.encode()),
+                  "scratch tmpfs")
             set_limits(self.limits)  # RLIMIT_NPROC counts this uid's processes: this sandbox only
             os.setgroups([])
             os.setresgid(self.uid, self.uid, self.uid)

@@ -26,6 +26,10 @@ class Limits:
         open_files: open file descriptors of the child (RLIMIT_NOFILE).
         processes: processes and threads in one sandbox (RLIMIT_NPROC, counted per sandbox).
         scratch_bytes: size of the child's private writable ``/tmp`` (bytes).
+        scratch_inodes: files and folders the child's ``/tmp`` may hold (tmpfs ``nr_inodes``):
+            ``scratch_bytes`` does not bound empty files and folders, whose kernel memory
+            (about 600 bytes each) is outside every other limit. Applied where the grader
+            mounts the scratch itself (grading as root, ``launch.py``).
     """
     call_seconds: float = 10.0
     retry_seconds: float = 1.0
@@ -42,6 +46,7 @@ class Limits:
     open_files: int = 256
     processes: int = 32
     scratch_bytes: int = 64 * 1024 ** 2
+    scratch_inodes: int = 16384
 
 
 class StudentCodeError(Exception):
