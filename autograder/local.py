@@ -73,7 +73,7 @@ class LocalSubmission:
 
     def counted_weights(self, values):
         """As ``ChildSubmission.counted_weights``: the student's code gets a ``CountedArray``
-        handle whose products go through wire copies to the ``CountedWeights``."""
+        whose products with token rows are reported, through wire copies, to the ``CountedWeights``."""
         return CountedWeights(values)
 
 
