@@ -29,6 +29,8 @@ c.GenerateAssignment.force = True
 c.GenerateFeedback.force = True
 # `nbgrader export` writes here (git-ignored), not into whatever folder it is run from.
 c.CsvExportPlugin.to = str(COURSE_ROOT / "gradebook.csv")
+# nbgrader's CSV table, with cells escaped against spreadsheet formulas (autograder/csvsafe.py)
+c.ExportApp.plugin_class = "autograder.nbgrader_export.SafeCsvExportPlugin"
 
 # Per-cell limit when nbgrader autograde runs a notebook (seconds).
 c.Execute.timeout = 60

@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import class_report, gradebook, html_report, preflight, report
+from . import class_report, gradebook, html_report, identical, preflight, report
 from .discover import discover
 from .grade import grade_all
 from .sandbox import Limits
@@ -186,7 +186,12 @@ def main(argv=None):
         html_report.write_html(r, out)
         if not args.quiet:
             print(report.table(r))
+    # After the students' own reports: the flag is for the instructor (grades.csv, identical.csv).
+    note_path, flagged = identical.flag(jobs, results, out)
     csv_path = report.write_grades_csv(results, out / "grades.csv")
+    if flagged:
+        print(f"{len(flagged)} notebook(s) identical to another student's or hard-linked: listed in {note_path} "
+              "(flagged only; their points are unchanged)")
     class_report.write_after_run(out)  # class.html and its CSVs, for staff
     reused = f" ({progress.reused} unchanged since the last run, not regraded)" if progress.reused else ""
     print(f"graded {len(results)} notebook(s) of {len({r.student_id for r in results})} student(s) "

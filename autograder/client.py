@@ -611,6 +611,7 @@ class ChildSubmission:
         return self._request({"op": "probe", "name": name, "args": args}, name)
 
     def counted_weights(self, values):
-        """A weight matrix that stays in the grader (``counted.CountedWeights``): passed to the
-        student's code it arrives as a handle whose products the grader computes and counts."""
+        """A weight matrix whose products the grader counts (``counted.CountedWeights``): passed
+        to the student's code it arrives as a real array (``child/probes.CountedArray``) whose
+        products with token rows are reported to the tally kept here."""
         return CountedWeights(values)

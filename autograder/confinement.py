@@ -26,7 +26,9 @@ Every child that runs student code is started by bubblewrap (``bwrap``, Debian p
   packages), the child package (``autograder/child``), tiktoken's one cache file and
   ``/etc/ld.so.cache``; a private ``/proc``; a ``/dev`` holding only ``null``, ``zero``
   and ``urandom``; and a private writable ``/tmp`` (its working directory and ``HOME``)
-  capped at ``Limits.scratch_bytes``. Nothing else exists there: not the course folder,
+  capped at ``Limits.scratch_bytes`` and, grading as root, at ``Limits.scratch_inodes``
+  files and folders (a tmpfs the launcher mounts with ``nr_inodes``: a million empty
+  folders would otherwise hold kernel memory outside every limit). Nothing else exists there: not the course folder,
   not ``/etc/shadow``, not other students' notebooks, not ``/sys`` (the folders above what
   is shown exist only as empty mount points). Grader files that lie inside a shown folder
   (``grader_locations``: ``solutions``, ``autograder``, ``exercises``, the course secret, e.g. after a
@@ -248,7 +250,7 @@ def seccomp_bpf():
 
 
 # -- bubblewrap's arguments ------------------------------------------------------------
-def bwrap_args(shown, limits, seccomp_fd, info_fd):
+def bwrap_args(shown, limits, seccomp_fd, info_fd, scratch=None):
     """bubblewrap's argument list (everything before the command).
 
     Args:
@@ -260,11 +262,14 @@ def bwrap_args(shown, limits, seccomp_fd, info_fd):
         seccomp_fd, info_fd: descriptors bwrap reads the filter from and writes
             ``{"child-pid": N}`` to; ``seccomp_fd`` None installs no filter (only for the
             warm start's fork server, which installs it on each child it forks: ``warm.py``).
+        scratch: a tmpfs prepared by the launcher (``launch.py``: capped in bytes and in
+            inodes, ``Limits.scratch_inodes``), bound at ``/tmp``; ``None``: bwrap mounts a
+            tmpfs of ``Limits.scratch_bytes`` there (bwrap's ``--tmpfs`` takes no inode cap).
     """
     args = [shutil.which("bwrap") or "bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--disable-userns", "--as-pid-1", "--hostname", "sandbox",
-            "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--size", str(int(limits.scratch_bytes)), "--tmpfs", SCRATCH]
+            "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    args += ["--bind", scratch, SCRATCH] if scratch else ["--size", str(int(limits.scratch_bytes)), "--tmpfs", SCRATCH]
     covered = []
     for source, path, kind in shown:
         if kind == "symlink":

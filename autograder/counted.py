@@ -1,18 +1,19 @@
-"""Weight matrices the grader keeps: a submission multiplies by them, the grader counts.
+"""Weight matrices the grader counts products with: a submission multiplies by them, the
+grader keeps the tally.
 
 The KV-cache check must know how many token rows a student's ``decode_step`` projects
-through ``W_Q``, ``W_K`` and ``W_V`` in each step. A count kept inside the submission's
-process could be rewritten by it, and a plain copy of the weights (``np.asarray(W)``)
-could be multiplied where no counter sees it. So the values never go to the submission:
-it receives handles (``child/probes.py``, ``Weights``) whose matrix products are sent back
-to the grader over the request channel, computed here and counted here.
+through ``W_Q``, ``W_K`` and ``W_V`` in each step. The tally is kept here, in the grader,
+where the submission cannot rewrite it. The submission gets the matrices as real arrays
+(``child/probes.py``, ``CountedArray``: ``isinstance(W, np.ndarray)`` holds, and reading the
+values out with ``np.asarray(W)``, ``W.copy()``, ``W[i]`` or ``x.dot(W)`` is free), whose
+products with token rows (``x @ W``, ``np.dot``, ``np.matmul``, ``np.einsum``, ``W.T @ x``)
+are reported here as ``tokens @ W`` and counted: what is counted is distinct token rows
+projected per decode step (a row multiplied twice in one step counts once).
 
-Only one product is offered: ``tokens @ W`` for ``tokens`` of shape ``(m, d_model)``, which
-counts the distinct token rows (a row multiplied twice in one step counts once). Every
-other use of the matrix (``np.asarray(W)``, elementwise arithmetic, ``W @ Y``) asks for the
-values, which counts as projecting all ``d_model`` basis rows: with ``d_model`` larger than
-the rows recomputing the prefix costs, reading a matrix out (or extracting it row by row with
-basis vectors) never pays.
+A count cannot see products of a plain copy; that is why the check judges caching by
+behaviour in the same calls (cache rows the grader changes between steps must show up in
+the output, ``exercises/kv_cache/checks.py``): a step that recomputes the prefix instead of
+reading the cache gives wrong contexts, whatever it counts.
 """
 import numpy as np
 
@@ -81,9 +82,9 @@ class CountedWeights:
         return tokens @ self.values
 
     def read(self):
-        """The matrix's values; counted as projecting all ``d_model`` basis rows in this step."""
+        """The matrix's values (``ndarray`` copy); reading them costs nothing, it is only noted
+        in ``reads``."""
         self.reads[-1] += 1
-        self.project(np.eye(self.values.shape[0]))
         return self.values.copy()
 
 
@@ -94,14 +95,15 @@ class WeightsRegistry:
         self._by_id = {}
 
     def add(self, weights):
-        """Register ``weights``; returns its wire form ``{"__weights__": id, "shape": [r, c]}``."""
+        """Register ``weights``; returns its wire form ``{"__weights__": id, "shape": [r, c],
+        "values": ndarray}`` (the submission gets the values; its products are counted)."""
         for ident, known in self._by_id.items():
             if known is weights:
                 break
         else:
             ident = len(self._by_id) + 1
             self._by_id[ident] = weights
-        return {"__weights__": ident, "shape": list(weights.shape)}
+        return {"__weights__": ident, "shape": list(weights.shape), "values": weights.values.copy()}
 
     def answer(self, request):
         """Answer one callback from the submission (a ``dict`` decoded from the wire).

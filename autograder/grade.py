@@ -10,7 +10,7 @@ import time
 import traceback
 from pathlib import Path
 
-from . import plugin, safetext
+from . import code_digest, plugin, safetext
 from .check_files import check_metas
 from .plugin import CheckResult
 from .notebook_code import InvalidNotebook, is_untouched_release, read_notebook
@@ -55,8 +55,15 @@ class BrokenSubmission:
 MAX_STARTUP_NOTES = 20
 
 
-def startup_notes(report):
-    """Feedback lines for cells that raised or timed out while the notebook started."""
+def _scratch_full(limits):
+    limits = limits or Limits()
+    return (f" (the notebook's writable folder /tmp is full: it holds at most {limits.scratch_inodes} files "
+            f"and folders and {limits.scratch_bytes // 1024 ** 2} MB; the cell was stopped there)")
+
+
+def startup_notes(report, limits=None):
+    """Feedback lines for cells that raised or timed out while the notebook started
+    (``limits``: the ``Limits`` graded under, named when a cell filled the scratch folder)."""
     notes = []
     errors = report.get("errors", [])
     unfinished = any(e["type"] == "NotImplementedError" for e in errors)
@@ -71,6 +78,8 @@ def startup_notes(report):
         kind = safetext.clean(err["type"], safetext.NAME_CHARS)
         message = safetext.clean(err.get("message") or "", safetext.MESSAGE_CHARS)
         line = f"{cell}: {kind}: {message}".rstrip(": ")
+        if "[Errno 28]" in message or "[Errno 122]" in message:  # ENOSPC, EDQUOT: the scratch is full
+            line += _scratch_full(limits)
         if where and where != cell and not where.startswith(cell + ","):
             line += f" (raised at {where})"
         notes.append(line)
@@ -108,10 +117,12 @@ def grade_notebook(path, exercise, student_id, secret, limits=None, host=None):
     limits = limits or Limits()
     notes, problems = [], set()
     submission = None
+    digests = None
     try:
         try:
             notebook = read_notebook(path, exercise.release_notebook if exercise.release_notebook.is_file() else None)
             notes += notebook.notes + redefinition_notes(notebook, exercise)
+            digests = code_digest.digests_for_notebook(notebook, exercise)
             submission = ChildSubmission(notebook.cells, limits, host=host)
             # Run up to the first hidden-test cell; the checks run the rest (plugin.py).
             submission.checkpoint = next(iter(submission.checkpoint_order), None)
@@ -126,9 +137,9 @@ def grade_notebook(path, exercise, student_id, secret, limits=None, host=None):
             notes.append(f"your notebook could not be run: {detail}")
             problems.add(Problem.NOT_STARTED)
             target = BrokenSubmission(f"your notebook could not be run ({detail})")
-        checks = plugin.run_checks(exercise, target, student_id, secret)
+        checks = plugin.run_checks(exercise, target, student_id, secret, code_digests=digests)
         if target is submission and submission.startup is not None:
-            notes += startup_notes(submission.startup)
+            notes += startup_notes(submission.startup, limits)
         # A submission that ran without confinement (--unconfined) is flagged.
         if not limits.confine or getattr(submission, "confinement", "") == "unconfined":
             problems.add(Problem.UNCONFINED)

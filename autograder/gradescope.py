@@ -67,7 +67,10 @@ def bundle_files(exercise):
 
     The grader package minus the demo and the bundle templates; of ``exercises/``, the
     package's ``__init__.py`` and, of this assignment's folder, what grading reads
-    (``BUNDLED_COURSE_FILES``); ``solutions/__init__.py`` and the reference modules the checks import.
+    (``BUNDLED_COURSE_FILES``); ``solutions/__init__.py`` and the reference modules the checks
+    import; the student release of the notebook (``assignments/<name>/<name>.ipynb``), so intake
+    restores read-only cells and skips instructor demos as local grading does, and the code
+    digest that seeds the randomized cases (``code_digest.py``) is the same.
     """
     files = {}
     for path in sorted(PACKAGE_DIR.rglob("*")):
@@ -85,6 +88,7 @@ def bundle_files(exercise):
     files["project/solutions/__init__.py"] = solutions / "__init__.py"
     for name in _solution_modules(exercise):
         files[f"project/solutions/{name}.py"] = solutions / f"{name}.py"
+    files[f"project/assignments/{exercise.name}/{exercise.notebook}"] = exercise.release_notebook
     missing = [str(p) for p in files.values() if not p.is_file()]
     if missing:
         raise FileNotFoundError(f"missing (run python -m autograder.build?): {', '.join(missing)}")

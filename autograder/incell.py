@@ -16,6 +16,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from .code_digest import digest_in_kernel
 from .exercises import find
 from .plugin import run_checks
 from .sandbox import LocalSubmission
@@ -48,7 +49,7 @@ def _namespace():
     return sys._getframe(2).f_globals
 
 
-def grade(exercise_name, function, namespace=None, student_id=None):
+def grade(exercise_name, function, namespace=None, student_id=None, code_digest=None):
     """Run the hidden checks of ``function`` and return the points earned (``float``).
 
     Args:
@@ -56,19 +57,25 @@ def grade(exercise_name, function, namespace=None, student_id=None):
         function: the student-facing function, e.g. "attention_row".
         namespace: where the student's functions are (default: the notebook's globals).
         student_id: for the per-student seeds (default: from nbgrader's working directory).
+        code_digest: digest of the notebook's code before this cell, for the seeds (default:
+            from the kernel's history, ``code_digest.digest_in_kernel``, the same digest
+            ``python -m autograder grade`` computes from the notebook file).
     Raises:
         ChecksFailed: when no check passes (score 0).
     """
     ns = namespace if namespace is not None else _namespace()
     sid = student_id or student_id_from_cwd()
+    exercise = find(exercise_name)
+    if code_digest is None and namespace is None:
+        code_digest = digest_in_kernel(exercise)
     # Functions charged in earlier hidden-test cells of this kernel: only those may excuse a
     # caller ("one bug, charged once", plugin.py). Kept in the kernel's namespace because the
     # hidden cells re-import the grader each time.
     charged = ns.setdefault(CHARGED_KEY, set())
     with warnings.catch_warnings(), contextlib.redirect_stderr(sys.stdout):
         warnings.simplefilter("ignore")
-        results = run_checks(find(exercise_name), LocalSubmission(ns), sid,
-                             load_secret(create=True), select=function, charged=set(charged))
+        results = run_checks(exercise, LocalSubmission(ns), sid, load_secret(create=True), select=function,
+                             charged=set(charged), code_digests={function: code_digest} if code_digest else None)
     charged.update(r.function for r in results if r.score < r.max_score)
     earned = sum(r.score for r in results)
     available = sum(r.max_score for r in results)

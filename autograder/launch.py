@@ -84,6 +84,7 @@ def _uid_has_owner(uid):
 
 
 _STAGE = "/tmp"  # where root's private mount namespace shows bwrap what it binds
+_SCRATCH = f"{_STAGE}/scratch"  # the sandbox's /tmp, mounted there by the root launcher
 
 
 class Sandbox:
@@ -127,9 +128,11 @@ class Sandbox:
     def command(self, argv, seccomp=True):
         """bwrap's command line running ``argv``. ``seccomp=False``: bwrap installs no filter;
         the filter's descriptor (``seccomp_fd``) is passed to ``argv`` instead, which must
-        install it on every process that runs student code (the fork server of ``warm.py``)."""
+        install it on every process that runs student code (the fork server of ``warm.py``).
+        Grading as root, ``/tmp`` is the tmpfs ``_launcher`` mounted, with an inode cap."""
+        scratch = _SCRATCH if self.root else None
         return bwrap_args(self.shown, self.limits, self._seccomp if seccomp else None,
-                          self._info_w) + list(argv)
+                          self._info_w, scratch) + list(argv)
 
     @property
     def seccomp_fd(self):
@@ -171,6 +174,13 @@ class Sandbox:
                 check(libc.mount(f"/proc/self/fd/{fd}".encode(), target.encode(), None, 0x1000 | 0x4000, None),
                       f"bind {path}")
                 os.close(fd)
+            # The sandbox's /tmp: a tmpfs capped in bytes and in inodes (bwrap's own --tmpfs
+            # takes no nr_inodes), owned by the sandbox uid; bwrap binds it at /tmp.
+            os.mkdir(_SCRATCH, 0o700)
+            options = (f"mode=0700,uid={self.uid},gid={self.uid},size={int(self.limits.scratch_bytes)},"
+                       f"nr_inodes={int(self.limits.scratch_inodes)}")
+            check(libc.mount(b"sandbox-scratch", _SCRATCH.encode(), b"tmpfs", 0x2 | 0x4, options.encode()),
+                  "scratch tmpfs")
             set_limits(self.limits)  # RLIMIT_NPROC counts this uid's processes: this sandbox only
             os.setgroups([])
             os.setresgid(self.uid, self.uid, self.uid)

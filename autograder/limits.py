@@ -70,6 +70,10 @@ class Limits:
         processes: processes and threads in one sandbox (RLIMIT_NPROC, counted per sandbox).
         scratch_bytes: size of the child's private writable ``/tmp`` (bytes; the bubblewrap
             level only: at the setuid level only each file is capped, by ``file_bytes``).
+        scratch_inodes: files and folders the child's ``/tmp`` may hold (tmpfs ``nr_inodes``):
+            ``scratch_bytes`` does not bound empty files and folders, whose kernel memory
+            (about 600 bytes each) is outside every other limit. Applied where the grader
+            mounts the scratch itself (grading as root at the bubblewrap level, ``launch.py``).
         level: the confinement level (``levels.LEVELS``: "bubblewrap" or "setuid"); ``None``
             uses the first that starts here (``levels.choose``). Ignored when not ``confine``.
     """
@@ -91,6 +95,7 @@ class Limits:
     level: "str | None" = None
     call_cpu_seconds: float = 1.0
     cell_cpu_seconds: float = 5.0
+    scratch_inodes: int = 16384
 
 
 class StudentCodeError(Exception):

@@ -6,7 +6,7 @@
 import json
 
 from .child import wire
-from .child.probes import PROBES, Weights
+from .child.probes import PROBES, CountedArray
 from .counted import CountedWeights, WeightsRegistry
 from .limits import StudentCodeError
 
@@ -72,8 +72,8 @@ class LocalSubmission:
         return LocalObject(self, PROBES[name](*args), name)
 
     def counted_weights(self, values):
-        """As ``ChildSubmission.counted_weights``: the student's code gets a ``Weights``
-        handle whose products go through wire copies to the ``CountedWeights``."""
+        """As ``ChildSubmission.counted_weights``: the student's code gets a ``CountedArray``
+        whose products with token rows are reported, through wire copies, to the ``CountedWeights``."""
         return CountedWeights(values)
 
 
@@ -99,7 +99,7 @@ def _args(args):
 def _weights_handle(weights):
     registry = WeightsRegistry()
     wire_form = registry.add(weights)
-    return Weights(_ask_local(registry), [(wire_form["__weights__"], tuple(wire_form["shape"]))])
+    return CountedArray.of(wire_form["values"], _ask_local(registry), wire_form["__weights__"])
 
 
 class LocalObject:

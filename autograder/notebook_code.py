@@ -57,12 +57,15 @@ class Cell:
         checkpoint: for a hidden-test cell, its ``grade_id`` (``test_<function>``); such a
             cell's own code is never run: the grader runs the checks there.
         demo: an unchanged instructor-demo cell of the release, skipped when grading.
+        raw: the cell's text as the notebook holds it after intake (before IPython's
+            translation), which ``code_digest.py`` digests.
     """
     position: int
     source: str
     grade_id: str = None
     checkpoint: str = None
     demo: bool = False
+    raw: str = ""
 
     @property
     def label(self):
@@ -275,7 +278,7 @@ def read_notebook(path, release=None):
         except TooMuchIPythonSyntax as exc:
             notes.append(f"{label}: not run: {exc}")
             code = ""
-        cells.append(Cell(position, code, gid, demo=demo))
+        cells.append(Cell(position, code, gid, demo=demo, raw=source))
     _restore_missing_tests(cells, seen, released, release_order, notes)
     return Notebook(cells, notes)
 

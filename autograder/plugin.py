@@ -232,7 +232,9 @@ def explained_by_helpers(function, calls, helpers, reference, submission, throug
 
 
 class GradingPlugin:
-    def __init__(self, submission, student_id, secret, select=None, only=None, exercise=None):
+    def __init__(self, submission, student_id, secret, select=None, only=None, exercise=None,
+                 code_digests=None):
+        self.code_digests = dict(code_digests or {})  # {function or "*": digest} (code_digest.py)
         self.select = select
         self.only = only  # node names to run (rerunning suspect checks on the reference)
         self.suspects = {}  # nodeid -> traceback of an exception that is not a verdict
@@ -289,7 +291,10 @@ class GradingPlugin:
 
     @pytest.fixture(name="rng")
     def _rng(self, request):
-        return np.random.default_rng(case_seed(self.secret, self.student_id, request.node.name))
+        marker = request.node.get_closest_marker("check")
+        function = marker.kwargs["meta"].function if marker is not None else None
+        code = self.code_digests.get(function, self.code_digests.get("*"))
+        return np.random.default_rng(case_seed(self.secret, self.student_id, request.node.name, code))
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -346,7 +351,7 @@ class GradingPlugin:
             self.errors.append(str(report.longrepr))
 
 
-def run_checks(exercise, submission, student_id, secret, select=None, only=None, charged=()):
+def run_checks(exercise, submission, student_id, secret, select=None, only=None, charged=(), code_digests=None):
     """Run the hidden checks of ``exercise`` on ``submission``.
 
     Args:
@@ -359,6 +364,9 @@ def run_checks(exercise, submission, student_id, secret, select=None, only=None,
         charged: functions that already lost points in earlier runs on the same notebook
             (``incell.py`` runs one function per hidden-test cell); with those this run
             charges, they are the helpers that may excuse a caller (``_helper_excuse``).
+        code_digests: ``{function: hex digest}`` of the notebook's code as graded, with key
+            ``"*"`` for functions without a hidden-test cell (``code_digest.py``); part of
+            the seed of the randomized cases (``seeds.case_seed``). ``None``: no notebook.
     Returns:
         list of ``CheckResult`` in the order the checks are written. A check that raised
         something other than a verdict is rerun on the reference solution, with the same
@@ -368,7 +376,7 @@ def run_checks(exercise, submission, student_id, secret, select=None, only=None,
     Raises:
         GraderError: the check file could not be collected or run.
     """
-    plugin = GradingPlugin(submission, student_id, secret, select, only, exercise)
+    plugin = GradingPlugin(submission, student_id, secret, select, only, exercise, code_digests)
     plugin.charged_before = set(charged)
     args = [str(exercise.checks_file), "-c", str(CHECKS_DIR / "pytest.ini"),
             "--rootdir", str(exercise.folder), "-p", "no:cacheprovider",
@@ -380,16 +388,17 @@ def run_checks(exercise, submission, student_id, secret, select=None, only=None,
     if plugin.errors or code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         raise GraderError(f"pytest exited with {code!r}: {' '.join(plugin.errors)[:2000]}")
     if plugin.suspects and only is None:
-        _blame(exercise, plugin, student_id, secret)
+        _blame(exercise, plugin, student_id, secret, code_digests)
     order = {nodeid: i for i, nodeid in enumerate(getattr(plugin, "order", []))}
     return [r for _, r in sorted(plugin.results.items(), key=lambda kv: order.get(kv[0], len(order)))]
 
 
-def _blame(exercise, plugin, student_id, secret):
+def _blame(exercise, plugin, student_id, secret, code_digests=None):
     """Mark the suspect checks that fail on the reference solution too as grader errors."""
     names = {nodeid.rsplit("::", 1)[-1]: nodeid for nodeid in plugin.suspects}
     try:
-        reference = run_checks(exercise, _reference_submission(exercise), student_id, secret, only=set(names))
+        reference = run_checks(exercise, _reference_submission(exercise), student_id, secret, only=set(names),
+                               code_digests=code_digests)
         broken = {r.name for r in reference if r.score < r.max_score}
     except Exception:  # the reference cannot even be loaded: every suspect is the grader's
         broken = None

@@ -21,6 +21,7 @@ class Problem(str, Enum):
     GRADER_ERROR = "grader error"
     UNCONFINED = "unconfined"
     SEVERAL_NOTEBOOKS = "several notebooks"
+    IDENTICAL = "identical to another student's (see identical.csv; not graded down)"
 
     def __str__(self):
         return self.value

@@ -5,7 +5,7 @@ name, score, max_score, output, visibility), one per student and assignment, at
 ``OUT/<assignment_id>/<student_id>/results.json``; ``output_format`` is ``"text"`` so that
 Gradescope shows feedback such as ``</w>`` literally instead of rendering it; each test's
 ``extra_data`` names its function, named mistakes and problems (read by ``class_report.py``). ``grades.csv``
-has one row per student and assignment: points per notebook, total, maximum, and a
+(every cell escaped against spreadsheet formulas, ``csvsafe.py``) has one row per student and assignment: points per notebook, total, maximum, and a
 ``problems`` column built from the ``problems.Problem`` kinds recorded while grading.
 
 Every piece of text that can come from a submission goes through ``safetext.clean``: the
@@ -13,12 +13,11 @@ console table has exactly one line per check (plus its header and notes, one lin
 and no escape sequence or control character reaches a terminal or a file. Files are
 written as UTF-8 whatever the locale.
 """
-import csv
 import json
 import os
 from pathlib import Path
 
-from . import safetext
+from . import csvsafe, safetext
 from .problems import Problem, column
 
 
@@ -104,7 +103,7 @@ def write_grades_csv(results, path):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, ["student_id", "assignment_id", *notebooks, "total", "max_score", "problems",
+        writer = csvsafe.DictWriter(f, ["student_id", "assignment_id", *notebooks, "total", "max_score", "problems",
                                     "confinement"])
         writer.writeheader()
         for key in sorted(rows):

@@ -1,8 +1,11 @@
 """Per-student seeds for the randomized hidden cases.
 
-seed = first 8 bytes of HMAC-SHA256(course secret, "student_id/check name"): the same
-student is always graded on the same cases, neighbours get different ones, and nobody
-without the secret can predict them. The secret lives outside the release, in
+seed = first 8 bytes of HMAC-SHA256(course secret, "student_id/check name/code digest"),
+where the code digest is that of the notebook's code as graded (``code_digest.py``): the same
+notebook of the same student is always graded on the same cases, neighbours get different
+ones, any change to the code gives new ones (so the cases a failing check shows cannot be
+collected into a table of answers over resubmissions), and nobody without the secret can
+predict them. The secret lives outside the release, in
 ``.course_secret`` at the course root (git-ignored) or in ``$COURSE_SECRET``.
 """
 import hashlib
@@ -15,18 +18,22 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SECRET_FILE = PROJECT_ROOT / ".course_secret"
 
 
-def case_seed(secret, student_id, check_name):
+def case_seed(secret, student_id, check_name, code_digest=None):
     """Seed (an ``int`` below 2**64) for one student's randomized cases of one check.
 
     Args:
         secret: the course secret (``bytes`` or ``str``).
         student_id: the student's id (``str``).
         check_name: the check's name (``str``).
+        code_digest: hex digest of the notebook's code as graded (``code_digest.digest``),
+            or ``None`` for code that has no notebook (then the seed is the one of
+            ``student_id`` and ``check_name`` alone).
     """
     key = secret.encode() if isinstance(secret, str) else secret
     # "surrogateescape": a student id read from a folder name under a non-UTF-8 locale holds
     # its raw bytes as surrogates; this gives back those bytes, the same as under UTF-8.
-    text = f"{student_id}/{check_name}".encode("utf-8", "surrogateescape")
+    text = f"{student_id}/{check_name}" + (f"/{code_digest}" if code_digest else "")
+    text = text.encode("utf-8", "surrogateescape")
     digest = hmac.new(key, text, hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big")
 

@@ -1,16 +1,17 @@
-"""The KV-cache efficiency count is taken by the grader.
+"""The KV-cache efficiency check: counted in the calls whose outputs are checked.
 
-The weights handed to ``decode_step`` stay in the grader (autograder/counted.py); products
-come back over the channel and are counted there. Honest cached code in every usual style
-keeps the 2 points; the two fakes found on main (rewriting the child-side tally, and
-multiplying plain copies of the weights while reading the cache rows) lose them with a
-message saying the prefix was recomputed.
+``decode_step`` gets the weights as real arrays (``child/probes.CountedArray``) whose products
+with token rows are reported to the grader's tally (``autograder/counted.py``); reading them
+out is free. Before each step the grader puts rows into the cache that no token projects to,
+so only a step that reads the cache gives the right context. Honest cached code in every
+usual style keeps the 2 points (``np.asarray`` on the weights, ``x.dot(W)``, copies, float32
+inputs included); fakes that recompute the prefix lose them, with a message saying so.
 """
 import numpy as np
 import pytest
 
 from autograder.child import wire
-from autograder.child.probes import Weights
+from autograder.child.probes import CountedArray
 from autograder.counted import CountedWeights, WeightsRegistry
 from autograder.exercises import EXERCISES
 
@@ -53,6 +54,34 @@ def decode_step(x_new, cache, W_Q, W_K, W_V):
     cache.append(k, v)
     return softmax(cache.keys @ q / np.sqrt(d_k)) @ cache.values
 ''',
+    "np.asarray on the weights": '''
+def decode_step(x_new, cache, W_Q, W_K, W_V):
+    W_Q, W_K, W_V = (np.asarray(W, float) for W in (W_Q, W_K, W_V))
+    x = np.asarray(x_new, float)
+    q = x @ W_Q
+    cache.append(x @ W_K, x @ W_V)
+    return softmax(cache.keys @ q / np.sqrt(len(q))) @ cache.values
+''',
+    "x.dot(W)": '''
+def decode_step(x_new, cache, W_Q, W_K, W_V):
+    q = x_new.dot(W_Q)
+    cache.append(x_new.dot(W_K), x_new.dot(W_V))
+    return softmax(cache.keys.dot(q) / np.sqrt(len(q))).dot(cache.values)
+''',
+    "copies of the weights": '''
+def decode_step(x_new, cache, W_Q, W_K, W_V):
+    Wq, Wk, Wv = (np.array(W.copy(), dtype=np.float64) for W in (W_Q, W_K, W_V))
+    x = np.array(x_new, dtype=np.float64)
+    q, k, v = (x @ W for W in (Wq, Wk, Wv))
+    cache.append(k, v)
+    return softmax(cache.keys @ q / np.sqrt(len(q))) @ cache.values
+''',
+    "weights read row by row": '''
+def decode_step(x_new, cache, W_Q, W_K, W_V):
+    q, k, v = (sum(x_new[i] * W[i] for i in range(len(x_new))) for W in (W_Q, W_K, W_V))
+    cache.append(k, v)
+    return softmax(cache.keys @ q / np.sqrt(len(q))) @ cache.values
+''',
     "preallocated buffers": '''
 def decode_step(x_new, cache, W_Q, W_K, W_V):
     x = np.asarray(x_new, dtype=float)
@@ -90,34 +119,35 @@ def decode_step(x_new, cache, W_Q, W_K, W_V):
     return softmax(keys @ q / np.sqrt(len(q))) @ values
 '''
 
-# Fake 2 (main): multiply plain copies of the weights (which no child-side counter saw) and
-# read the rows it has not seen from the cache, so a behavioural test passes too.
-PLAIN_COPIES = '''
+# The fake found on main: branch on the grader's counting handles (they were not arrays)
+# and recompute the prefix everywhere else. The counted weights are arrays now.
+ISINSTANCE_FAKE = '''
+_SEEN = []
+
 def decode_step(x_new, cache, W_Q, W_K, W_V):
-    W_Q, W_K, W_V = (np.asarray(W).view(np.ndarray) for W in (W_Q, W_K, W_V))
-    if not hasattr(cache, "inputs"):
-        cache.inputs = []
-        cache.known = len(cache)           # rows that were there before we saw anything
-    cache.inputs.append(np.asarray(x_new, dtype=float))
-    X = np.array(cache.inputs)
-    K, V = X @ W_K, X @ W_V                # recompute every key and value seen
-    q = X[-1] @ W_Q
+    if not isinstance(W_Q, np.ndarray):        # the grader counting: behave
+        q = x_new @ W_Q
+        cache.append(x_new @ W_K, x_new @ W_V)
+        return softmax(cache.keys @ q / np.sqrt(len(q))) @ cache.values
+    _SEEN.append(np.array(x_new, dtype=float))
+    X = np.array([s for s in _SEEN if len(s) == len(x_new)][-(len(cache) + 1):])  # the prefix it saw
+    K, V = X @ W_K, X @ W_V                    # recomputed at every step
     cache.append(K[-1], V[-1])
-    keys = np.vstack([cache.keys[:cache.known], K])
-    values = np.vstack([cache.values[:cache.known], V])
-    return softmax(keys @ q / np.sqrt(len(q))) @ values
+    q = X[-1] @ W_Q
+    return softmax(K @ q / np.sqrt(len(q))) @ V
 '''
 
-# Extracting the matrices through the handle with basis vectors, once, then working on plain copies.
-BASIS_EXTRACTION = '''
+# Recompute the prefix at every step, but attend over what the cache holds (right contexts,
+# wasted work): the count catches it.
+RECOMPUTES_AND_READS = '''
+_SEEN = []
+
 def decode_step(x_new, cache, W_Q, W_K, W_V):
-    if not hasattr(cache, "plain"):
-        eye = np.eye(W_Q.shape[0])
-        cache.plain = [eye @ W for W in (W_Q, W_K, W_V)]
-    Wq, Wk, Wv = cache.plain
-    x = np.asarray(x_new, dtype=float)
-    q = x @ Wq
-    cache.append(x @ Wk, x @ Wv)
+    _SEEN.append(np.array(x_new, dtype=float))
+    X = np.array([s for s in _SEEN if len(s) == len(x_new)][-(len(cache) + 1):])
+    K, V = X @ W_K, X @ W_V                    # the whole prefix again
+    cache.append(K[-1], V[-1])
+    q = X[-1] @ W_Q
     return softmax(cache.keys @ q / np.sqrt(len(q))) @ cache.values
 '''
 
@@ -129,26 +159,29 @@ def test_honest_cached_code_keeps_every_point(hand_in, style):
     assert result.score == result.max_score == 15
 
 
-@pytest.mark.parametrize("code", [FORGES_TALLY, PLAIN_COPIES, BASIS_EXTRACTION],
-                         ids=["rewrites-tally", "plain-copies", "basis-extraction"])
+@pytest.mark.parametrize("code", [FORGES_TALLY, ISINSTANCE_FAKE, RECOMPUTES_AND_READS],
+                         ids=["rewrites-tally", "isinstance", "recomputes-and-reads-cache"])
 def test_fakes_lose_the_efficiency_points(hand_in, code):
     result = hand_in(KV_CACHE, {"decode_step": code})
     count = next(c for c in result.checks if c.name == COUNT_CHECK)
     assert count.score == 0 and count.max_score == 2
-    assert "recompute the prefix" in count.output, count.output
+    assert "recompute" in count.output or "the grader changed the" in count.output, count.output
+    if code is not FORGES_TALLY:  # every other check passes: only the efficiency points are lost
+        assert [c.name for c in result.checks if c.score < c.max_score] == [COUNT_CHECK]
 
 
-def test_rewriting_a_tally_in_the_child_changes_nothing(hand_in):
-    result = hand_in(KV_CACHE, {"decode_step": FORGES_TALLY})
+def test_recomputing_while_reading_the_cache_is_counted(hand_in):
+    result = hand_in(KV_CACHE, {"decode_step": RECOMPUTES_AND_READS})
     count = next(c for c in result.checks if c.name == COUNT_CHECK)
-    assert "W_Q 6, W_K 21, W_V 21" in count.output, count.output   # 1 + 2 + ... + 6 = 21
+    # step t projects the t tokens it was given so far through W_K and W_V: 1 + 2 + ... + 6 = 21
+    assert "W_Q 6, W_K 21, W_V 21" in count.output, count.output
 
 
-def test_plain_copies_are_counted_as_reading_every_row(hand_in):
-    result = hand_in(KV_CACHE, {"decode_step": PLAIN_COPIES})
+def test_a_step_that_ignores_what_the_cache_holds_is_named(hand_in):
+    result = hand_in(KV_CACHE, {"decode_step": ISINSTANCE_FAKE})
     count = next(c for c in result.checks if c.name == COUNT_CHECK)
-    # d_model = 32 rows read out per matrix in each of the 6 steps
-    assert "W_Q 192, W_K 192, W_V 192" in count.output and "read whole weight matrices out" in count.output
+    assert "after the grader changed the 1 keys and values in the cache" in count.output
+    assert "instead of reading them from the cache (a step must attend over what the cache holds)" in count.output
 
 
 def test_skipping_the_projection_is_not_caching(hand_in):
@@ -158,7 +191,7 @@ def decode_step(x_new, cache, W_Q, W_K, W_V):
 '''
     result = hand_in(KV_CACHE, {"decode_step": lazy})
     count = next(c for c in result.checks if c.name == COUNT_CHECK)
-    assert count.score == 0 and "multiplied no token row by W_Q" in count.output
+    assert count.score == 0 and "context of decode step 1 of 6" in count.output
 
 
 # -- the counting itself, in one process -----------------------------------------------------------------
@@ -174,13 +207,14 @@ def _handles(*matrices):
     handles = []
     for c in counted:
         form = registry.add(c)
-        handles.append(Weights(ask, [(form["__weights__"], tuple(form["shape"]))]))
+        handles.append(CountedArray.of(form["values"], ask, form["__weights__"]))
     return counted, handles
 
 
 def test_products_are_exact_and_distinct_rows_count_once_per_step():
     W = np.arange(12.0).reshape(4, 3)
     (counted,), (h,) = _handles(W)
+    assert isinstance(h, np.ndarray) and h.dtype == np.float64 and np.array_equal(h, W)
     x, X = np.array([1.0, -2.0, 0.5, 3.0]), np.arange(8.0).reshape(2, 4)
     assert np.array_equal(x @ h, x @ W) and np.array_equal(X @ h, X @ W)
     assert np.array_equal(np.dot(x, h), x @ W) and np.array_equal(h.T @ X.T, W.T @ X.T)
@@ -190,10 +224,13 @@ def test_products_are_exact_and_distinct_rows_count_once_per_step():
     counted.new_step()
     x @ h
     x @ h                                         # the same token twice: one row
-    assert counted.rows_per_step == [3, 1] and not counted.read_out
-    W @ np.ones(3)                                # a plain product: nothing to count
-    np.asarray(h)                                 # reading it out: all 4 basis rows
-    assert counted.rows_per_step == [3, 5] and counted.read_out
+    assert counted.rows_per_step == [3, 1]
+    plain = np.asarray(h)                         # reading it out costs nothing
+    h.copy(), h[0], h * 2.0, h.sum()
+    assert type(plain) is np.ndarray and np.array_equal(plain, W)
+    assert counted.rows_per_step == [3, 1]
+    X @ h.copy()                                  # a copy that stays counted: two more rows
+    assert counted.rows_per_step == [3, 3]
 
 
 def test_the_grader_refuses_malformed_products():

@@ -130,6 +130,9 @@ def test_zip_has_gradescope_layout(container):
         assert sorted(n for n in names if n.startswith("project/solutions/")) == [
             "project/solutions/__init__.py", "project/solutions/attention.py"]
         assert not [n for n in names if "/demo/" in n or "__pycache__" in n]
+        # the student release, for intake and the code digest that seeds the cases (as locally)
+        assert zf.read("project/assignments/attention/attention.ipynb") == ATTENTION.release_notebook.read_bytes()
+        assert not [n for n in names if n.startswith("project/source/")]  # never the hidden tests
 
 
 @pytest.mark.slow

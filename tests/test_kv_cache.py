@@ -93,22 +93,18 @@ def decode_step(x_new, cache, W_Q, W_K, W_V):
 
 
 def test_recomputing_only_keys_and_values_is_caught(hand_in):
+    """Keys and values recomputed from inputs kept on the cache object miss the rows the
+    grader put into the cache: the context is wrong, and the feedback says why."""
     result = hand_in(KV_CACHE, {"decode_step": RECOMPUTING})
     failed = {c.name: c.output for c in result.checks if c.score < c.max_score}
     assert COUNT_CHECK in failed
-    assert "W_Q 6, W_K 21, W_V 21" in failed[COUNT_CHECK], failed[COUNT_CHECK]   # 1+2+...+6 = 21
-    assert "recompute the prefix" in failed[COUNT_CHECK]
+    assert "the grader changed the" in failed[COUNT_CHECK], failed[COUNT_CHECK]
 
 
-def test_copying_the_weights_out_is_counted_as_reading_every_row(hand_in):
-    """Copies of the weights are no longer invisible: the grader hands out its values only
-    as a read of all d_model = 32 rows, per step (6 steps: 192), so even cached code that
-    copies them loses the efficiency points, with a message saying how to multiply instead."""
+def test_reading_the_weights_out_costs_nothing(hand_in):
+    """np.asarray on the weights, einsum and x.dot(W) on the copies: cached, full marks."""
     result = hand_in(KV_CACHE, {"decode_step": UNCOUNTABLE_BUT_CACHED})
-    failed = {c.name: c.output for c in result.checks if c.score < c.max_score}
-    assert list(failed) == [COUNT_CHECK]
-    assert "W_Q 192, W_K 192, W_V 192" in failed[COUNT_CHECK], failed[COUNT_CHECK]
-    assert "read whole weight matrices out" in failed[COUNT_CHECK]
+    assert [(c.name, c.output) for c in result.checks if c.score < c.max_score] == []
 
 
 def _namespace_with(ref, code):
@@ -127,7 +123,7 @@ def test_checks_run_in_kernel_with_local_submission(ref):
 def test_in_kernel_counting_catches_recomputation(ref):
     results = run_checks(KV_CACHE, LocalSubmission(_namespace_with(ref, RECOMPUTING)), "s1", SECRET)
     failed = {r.name: r.output for r in results if r.score < r.max_score}
-    assert COUNT_CHECK in failed and "recompute the prefix" in failed[COUNT_CHECK]
+    assert COUNT_CHECK in failed and "the grader changed the" in failed[COUNT_CHECK]
 
 
 def test_in_kernel_aliasing_is_caught(ref):

@@ -210,3 +210,55 @@ def test_the_long_runs_are_instructor_demos():
     assert sum(len(calls.findall(c.source)) for c in demos) == 4
     others = [c for c in nb.cells if c.cell_type == "code" and c not in demos]
     assert not any(calls.search(c.source) for c in others)
+
+
+# -- train_step leaves its inputs alone ------------------------------------------------------------------
+NO_MUTATION = "train_step: leaves the caller's params and data unchanged"
+
+COPY_THEN_IN_PLACE = '''
+def train_step(params, data, lr, positions=True, equal_weights=False):
+    p = {k: np.array(v, dtype=float) for k, v in params.items()}     # copies, then updated in place
+    g = {k: np.zeros_like(v) for k, v in p.items()}
+    loss = 0.0
+    for ids, y in data:
+        r = model_forward(p, ids, positions, equal_weights)
+        loss += -np.log(r["probs"][y]) / len(data)
+        d = r["probs"].copy()
+        d[y] -= 1
+        d /= len(data)
+        g["W2"] += np.outer(r["a1"], d)
+        g["b2"] += d
+        dz = (d @ p["W2"].T) * (r["z1"] > 0)
+        g["W1"] += np.outer(r["h"], dz)
+        g["b1"] += dz
+        dh = dz @ p["W1"].T
+        back = attention_backward(r, p["W_Q"], p["W_K"], p["W_V"], dh)
+        if equal_weights:
+            dx = back["V"] @ p["W_V"].T
+        else:
+            dx = back["x"].copy()
+            g["W_Q"] += back["W_Q"]
+            g["W_K"] += back["W_K"]
+        g["W_V"] += back["W_V"]
+        dx[-1] += dh
+        np.add.at(g["E"], ids, dx)
+    for k in p:
+        p[k] -= lr * g[k]
+    return p, float(loss)
+'''
+
+
+def test_updating_a_copy_in_place_keeps_full_marks(hand_in):
+    result = hand_in(LEARNED, {"train_step": COPY_THEN_IN_PLACE})
+    assert [(c.name, c.output) for c in result.checks if c.function == "train_step" and c.score < c.max_score] == []
+
+
+def test_changing_the_callers_params_is_named_in_the_kernel_too(ref):
+    from exercises.learned_attention.mistakes import MISTAKES
+    mistake = next(m for m in MISTAKES if m.label == "params_changed_in_place")
+    namespace = dict(vars(ref))
+    exec(mistake.code, namespace)
+    results = run_checks(LEARNED, LocalSubmission(namespace), "s1", SECRET, select="train_step")
+    failed = {r.name: r.output for r in results if r.score < r.max_score}
+    assert list(failed) == [NO_MUTATION]
+    assert "change the caller's params in place" in failed[NO_MUTATION]

@@ -9,15 +9,15 @@ lists the names the notebook defined and the errors its cells raised. ``{"op": "
 requests call functions (``call``), build objects (``new``, ``probe``), read attributes
 (``getattr``), call methods (``method``) and ``len``. While answering, the child may ask the
 grader something (``ask_grader``: a line ``{"callback": ..., "id": <the request's id>}``,
-answered on the request pipe), e.g. a product with weights only the grader holds
-(``probes.Weights``).
+answered on the request pipe), e.g. the token rows a product with counted weights projects
+(``probes.CountedArray``).
 """
 import json
 import time
 
 from .cells import Runner
 from .errors import error_of
-from .probes import PROBES, Weights
+from .probes import PROBES, CountedArray
 from . import timing
 from .timing import GraderTimeout, alarm
 from .wire import dumps, from_wire
@@ -59,7 +59,7 @@ class Child:
         if isinstance(value, dict) and "__handle__" in value:
             return self.handles[value["__handle__"]]
         if isinstance(value, dict) and "__weights__" in value:  # a matrix the grader keeps
-            return Weights(self.ask_grader, [(value["__weights__"], tuple(value["shape"]))])
+            return CountedArray.of(value["values"], self.ask_grader, value["__weights__"])
         if isinstance(value, list):
             return [self.resolve(v) for v in value]
         if isinstance(value, tuple):

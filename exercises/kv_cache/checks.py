@@ -7,10 +7,11 @@ width 768). Randomized cases are compared with the reference solution
 (solutions/kv_cache.py). Each known mistake is a small wrong variant below, so the feedback
 can name it when a student's value matches.
 
-Efficiency is checked by count, not by clock: the weights handed to ``decode_step`` stay in
-the grader (``autograder/counted.py``); the student's code gets handles whose products are
-sent back, computed and counted by the grader, per decode step. Reading a matrix out counts
-as projecting all of its rows, which costs more than recomputing the prefix saves.
+Efficiency is checked by count, not by clock, in the same calls whose outputs are checked:
+``decode_step`` gets the weights as real arrays whose products with token rows are counted by
+the grader (``autograder/counted.py``; reading the values out costs nothing), and before each
+step the grader puts into the cache rows that are not the earlier tokens' projections, so only
+a step that reads the cache gives the right context.
 """
 import numpy as np
 
@@ -193,47 +194,64 @@ def check_decode_random(decode_step, KVCache, rng):
 
 
 # n decode steps with weights of width d_model: honest caching projects n token rows through
-# each matrix, recomputing the prefix n(n+1)/2 = 21, and reading a matrix out (np.asarray(W),
-# or basis vector by basis vector) d_model = 32 > 21: no way around the count is cheaper.
+# each matrix, recomputing the prefix 1 + 2 + ... + n = n(n+1)/2 = 21.
 COUNT_STEPS, COUNT_D_MODEL, COUNT_D_K, COUNT_D_V = 6, 32, 4, 5
+
+
+def _changed_cache(KVCache, keys, values):
+    """A new cache (the student's class) holding the rows the grader chose."""
+    cache = KVCache()
+    for k, v in zip(keys, values):
+        cache.append(k, v)
+    return cache
 
 
 @check("decode_step", "each step projects only the new token (rows counted through W_Q, W_K, W_V)", points=2)
 def check_decode_counts(decode_step, KVCache, submission, rng):
+    """Counted in the calls whose outputs are checked. Before each step the grader puts into
+    the cache keys and values that are not the projections of the earlier tokens (each row
+    moved by random noise): a step that reads the cache attends over those rows, one that
+    recomputes the prefix does not. The weights are real arrays whose products with token
+    rows the grader counts (``autograder/counted.py``); reading them out costs nothing."""
     n, d_model = COUNT_STEPS, COUNT_D_MODEL
     Ws = _random_weights(rng, d_model, COUNT_D_K, COUNT_D_V)
-    X = rng.normal(size=(n + 1, d_model))
-    cache = KVCache()
-    cache.append(X[0] @ Ws[1], X[0] @ Ws[2])  # token 0 is already cached: no step starts empty
-    # The weights stay in the grader: the student's code gets handles whose products the
-    # grader computes and counts (autograder/counted.py), out of the submission's reach.
+    # Tokens of norm about 1, so projections and scores are of order 1 and no softmax saturates:
+    # every row of the cache weighs in the context, and a changed row shows up in it.
+    X = rng.normal(size=(n + 1, d_model)) / np.sqrt(d_model)
     counters = [submission.counted_weights(W) for W in Ws]
-    for x in X[1:]:
+    names = ("W_Q", "W_K", "W_V")
+    for t in range(1, n + 1):
+        keys = X[:t] @ Ws[1] + rng.normal(size=(t, COUNT_D_K))
+        values = X[:t] @ Ws[2] + rng.normal(size=(t, COUNT_D_V))
+        cache = _changed_cache(KVCache, keys, values)
         for counter in counters:
             counter.new_step()
-        decode_step(x, cache, *counters)
-    names = ("W_Q", "W_K", "W_V")
+        context = decode_step(X[t], cache, *counters)
+        q, k, v = (X[t] @ W for W in Ws)
+        want = _attend(q, np.vstack([keys, k]), np.vstack([values, v]))
+        # Recomputing from the tokens: all of them, or those this check gave decode_step (from 1).
+        recomputed = _attend(q, X[:t + 1] @ Ws[1], X[:t + 1] @ Ws[2])
+        from_seen = _attend(q, X[1:t + 1] @ Ws[1], X[1:t + 1] @ Ws[2])
+        expect_close(context, want, atol=1e-9, rtol=1e-9,
+                     what=f"context of decode step {t} of {n}, after the grader changed the {t} keys and values "
+                          "in the cache (they are no longer the projections of the earlier tokens)",
+                     mistakes={"recompute the earlier keys and values from the tokens instead of reading them "
+                               "from the cache (a step must attend over what the cache holds)": recomputed,
+                               "recompute the keys and values of the tokens your decode_step was given instead "
+                               "of reading them from the cache (a step must attend over what the cache holds)":
+                               from_seen})
     totals = {name: c.rows_projected for name, c in zip(names, counters)}
     over = {name: total for name, total in totals.items() if total > n}
     if over:
         name = max(over, key=over.get)
-        counter = counters[names.index(name)]
-        per_step = counter.rows_per_step[1:]
+        per_step = counters[names.index(name)].rows_per_step[1:]
         counts = ", ".join(f"{name_} {total}" for name_, total in totals.items())
-        read = (f" Your code also read whole weight matrices out (np.asarray(W), x.dot(W), W[i], W * c ...), "
-                f"which counts as projecting all {d_model} of their rows; multiply them with @, np.dot or "
-                "np.einsum instead." if any(c.read_out for c in counters) else "")
         fail(f"token rows your decode_step projected over {n} decode steps: {counts} (through {name}, "
              f"step by step: {per_step}). With a cache each step projects only its new token, {n} rows "
              f"per matrix in all; 1 + 2 + ... + {n} = {n * (n + 1) // 2} is what you get when you "
-             "recompute the prefix (the projections of every earlier token) at every step. Read the "
-             f"earlier keys and values from the cache instead.{read}")
-    # Few rows are only a saving when the new token is projected at all (skipping is not caching).
-    for name, counter in zip(names, counters):
-        steps = counter.rows_per_step[1:]
-        if 0 in steps:
-            fail(f"in decode step {steps.index(0) + 1} of {n} your decode_step multiplied no token row by "
-                 f"{name}: each step must project its new token (one query, one key and one value row)")
+             "recompute the prefix (the projections of every earlier token) at every step, even when "
+             "the result is then read from the cache. Read the earlier keys and values from the cache, "
+             "and project only the new token.")
 
 
 # -- causal_self_attention ------------------------------------------------------------------------------
@@ -297,6 +315,25 @@ v[:] = -2.0
 cache.append(k, v)
 return [len(cache), cache.keys, cache.values]"""
 
+# Rows in the cache that are no token's projection: a step that reads the cache attends over them.
+K_MADE_UP, V_MADE_UP = [2.0, -1.0], [3.0, 0.5]
+CONTEXT_CAT_MADE_UP = _attend(X_THE_CAT[1] @ W_Q, [K_MADE_UP, K_CAT], [V_MADE_UP, V_CAT])
+_COUNTED_STEPS = """rows = []
+class Counted(np.ndarray):  # the weights, counting the token rows multiplied by them (x @ W)
+    def __array_ufunc__(self, ufunc, method, *args, **kwargs):
+        if ufunc is np.matmul and args[-1] is self:
+            rows.append(np.asarray(args[0]).size // self.shape[0])
+        return getattr(ufunc, method)(*[np.asarray(a) for a in args], **kwargs)
+W_Q, W_K, W_V = (np.array(W, dtype=float).view(Counted) for W in ({W_Q}, {W_K}, {W_V}))
+cache = KVCache()
+for x in {X}:
+    decode_step(x, cache, W_Q, W_K, W_V)
+if sum(rows) > 3 * len({X}):
+    return str(sum(rows)) + " token rows multiplied by W_Q, W_K and W_V"
+return "at most one row per matrix and step"
+"""
+_ONE_ROW = "at most one row per matrix and step"
+
 VISIBLE = [
     Visible("causal_self_attention", 'the contexts of "the cat"', "causal_self_attention({X}, {W_Q}, {W_K}, {W_V})",
             inputs={"X": X_THE_CAT, **_WEIGHTS}, expected=[CONTEXT_THE, CONTEXT_CAT],
@@ -315,6 +352,16 @@ VISIBLE = [
             "cache = KVCache()\ncache.append({k_the}, {v_the})\nreturn decode_step({x}, cache, {W_Q}, {W_K}, {W_V})",
             inputs={"k_the": np.array(K_THE), "v_the": np.array(V_THE), "x": X_THE_CAT[1], **_WEIGHTS},
             expected=CONTEXT_CAT, mistakes=_decode_mistakes(X_THE_CAT[1], [K_THE], [V_THE], (W_Q, W_K, W_V))),
+    Visible("decode_step", "attends over the keys and values the cache holds (rows no token projects to)",
+            "cache = KVCache()\ncache.append({k}, {v})\nreturn decode_step({x}, cache, {W_Q}, {W_K}, {W_V})",
+            inputs={"k": np.array(K_MADE_UP), "v": np.array(V_MADE_UP), "x": X_THE_CAT[1], **_WEIGHTS},
+            expected=CONTEXT_CAT_MADE_UP,
+            mistakes={"recompute the earlier keys and values instead of reading them from the cache": CONTEXT_CAT,
+                      **_decode_mistakes(X_THE_CAT[1], [K_MADE_UP], [V_MADE_UP], (W_Q, W_K, W_V))}),
+    Visible("decode_step", 'decoding "the" then "cat" projects only the new token (x @ W rows counted)',
+            _COUNTED_STEPS, inputs={"X": X_THE_CAT, **_WEIGHTS}, compare="equal", expected=_ONE_ROW,
+            mistakes={"recompute the keys and values of the prefix at every step":
+                      "8 token rows multiplied by W_Q, W_K and W_V"}),
     Visible("kv_cache_size", "12 layers of width 768: 18,432 numbers per token", "kv_cache_size(12, 768, 1)",
             expected=[NUMBERS_PER_TOKEN, 2 * NUMBERS_PER_TOKEN], atol=0.5, mistakes=_size_mistakes(12, 768, 1, 2)),
     Visible("kv_cache_size", "100,000 tokens: 1,843,200,000 numbers, 3,686,400,000 bytes",

@@ -15,7 +15,9 @@ def decode_step(x_new, cache, W_Q, W_K, W_V):
 ''', failing=('decode_step: "the" on an empty cache',
               'decode_step: "cat" with "the" already in the cache',
               'decode_step: decoding "the" then "cat" gives the rows of the full computation',
-              "decode_step: random sequences (T up to 16) match the full recomputation within 1e-9"),
+              "decode_step: random sequences (T up to 16) match the full recomputation within 1e-9",
+              # the efficiency points are judged on the same calls' outputs
+              "decode_step: each step projects only the new token (rows counted through W_Q, W_K, W_V)"),
         feedback="attend before appending"),
 
     Mistake(E, "decode_step", "recomputes_prefix", '''
@@ -33,11 +35,12 @@ def decode_step(x_new, cache, W_Q, W_K, W_V):
     return weights @ V
 ''', failing=('decode_step: "cat" with "the" already in the cache',
               "decode_step: each step projects only the new token (rows counted through W_Q, W_K, W_V)"),
-        feedback="recompute the prefix"),
+        feedback="instead of reading them from the cache"),
 
     Mistake(E, "decode_step", "recomputes_prefix_uncountable", '''
 def decode_step(x_new, cache, W_Q, W_K, W_V):
-    # the same waste, with copies of the weights (reading a matrix out is counted too)
+    # the same waste, with copies of the weights (uncounted: the cache rows the grader
+    # changed before each step still give it away)
     W_Q, W_K, W_V = (np.asarray(W, dtype=float) for W in (W_Q, W_K, W_V))
     if not hasattr(cache, "inputs"):
         cache.inputs = []
@@ -51,7 +54,7 @@ def decode_step(x_new, cache, W_Q, W_K, W_V):
     return weights @ V
 ''', failing=('decode_step: "cat" with "the" already in the cache',
               "decode_step: each step projects only the new token (rows counted through W_Q, W_K, W_V)"),
-        feedback="read whole weight matrices out"),
+        feedback="instead of reading them from the cache"),
 
     Mistake(E, "KVCache", "aliases_inputs", '''
 class KVCache:

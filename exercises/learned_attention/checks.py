@@ -12,7 +12,7 @@ seeded per student. Known mistakes are small wrong variants below, so feedback c
 """
 import numpy as np
 
-from autograder.checking import Mismatch, check, expect_close, fail, fmt
+from autograder.checking import Mismatch, check, expect_close, expect_equal, fail, fmt
 from autograder.sandbox import StudentCodeError
 from autograder.visible import Visible
 from solutions import learned_attention as ref
@@ -382,6 +382,29 @@ def check_train_random(train_step, rng):
     expect_close(loss, want_loss, **TIGHT, what=f"the loss on {len(data)} sentences")
     _expect_params(new, want, f"the weights after one step on {len(data)} sentences, lr {lr:.4f}",
                    lambda: _unbuffered_step(params, data, lr))
+
+
+IN_PLACE = ("change the caller's params in place (params[name] -= lr * grad, or np.subtract(..., out=...)): "
+            "train_step must return new arrays and leave the params it was given as they were")
+
+
+@check("train_step", "leaves the caller's params and data unchanged", points=1)
+def check_train_no_mutation(submission, rng):
+    params = ref.init_params(int(rng.integers(1000)))
+    data = [(list(ids), int(y)) for ids, y in ref.DATA[:6]]
+    lr = 0.3
+    want, _ = ref.train_step(params, data, lr)
+    _, args_after = submission.call_keeping_args("train_step", params, data, lr)
+    params_after, data_after = args_after[0], args_after[1]
+    if not isinstance(params_after, dict) or set(params_after) != set(params):
+        fail("train_step changed the keys of the params dict it was given: it must leave the caller's dict "
+             "as it was and return a new one")
+    for key in PARAM_KEYS:
+        expect_close(params_after[key], params[key], atol=0.0, rtol=0.0,
+                     what=f"params[{key!r}] as the caller sees it after train_step(params, data, {lr})",
+                     mistakes={IN_PLACE: want[key]})
+    expect_equal([(list(ids), int(y)) for ids, y in data_after], data,
+                 what=f"the data list as the caller sees it after train_step(params, data, {lr})")
 
 
 # -- multi_head_attention ------------------------------------------------------------------------------

@@ -146,6 +146,38 @@ def train_step(params, data, lr, positions=True, equal_weights=False):
               "train_step: random starting weights, sentences and learning rate"),
         feedback="which keeps only one of them (use np.add.at)"),
 
+    Mistake(E, "train_step", "params_changed_in_place", '''
+def train_step(params, data, lr, positions=True, equal_weights=False):
+    g = {k: np.zeros_like(np.asarray(v, dtype=float)) for k, v in params.items()}
+    loss = 0.0
+    for ids, y in data:
+        r = model_forward(params, ids, positions, equal_weights)
+        loss += -np.log(r["probs"][y]) / len(data)
+        d = r["probs"].copy()
+        d[y] -= 1
+        d /= len(data)
+        g["W2"] += np.outer(r["a1"], d)
+        g["b2"] += d
+        dz = (d @ params["W2"].T) * (r["z1"] > 0)
+        g["W1"] += np.outer(r["h"], dz)
+        g["b1"] += dz
+        dh = dz @ params["W1"].T
+        back = attention_backward(r, params["W_Q"], params["W_K"], params["W_V"], dh)
+        if equal_weights:
+            dx = back["V"] @ params["W_V"].T
+        else:
+            dx = back["x"].copy()
+            g["W_Q"] += back["W_Q"]
+            g["W_K"] += back["W_K"]
+        g["W_V"] += back["W_V"]
+        dx[-1] += dh
+        np.add.at(g["E"], ids, dx)
+    for k in params:
+        params[k] -= lr * g[k]        # the caller's arrays, changed in place
+    return params, float(loss)
+''', failing=("train_step: leaves the caller's params and data unchanged",),
+        feedback="change the caller's params in place"),
+
     Mistake(E, "multi_head_attention", "scaled_by_d_model", _heads(scale="np.sqrt(d_model)"),
             failing=HEADS_WEIGHTS_AND_OUTPUT, feedback="instead of sqrt(d_head)"),
 

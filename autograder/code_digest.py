@@ -1,0 +1,125 @@
+"""The digest of a notebook's code as graded, which seeds its randomized hidden cases.
+
+A student's randomized cases are seeded by HMAC(course secret, student id, check name, this
+digest) (``seeds.case_seed``): regrading the same notebook gives the same cases, and any
+change to its code gives new ones, so the cases a failing check shows cannot be collected
+over resubmissions into a table of answers.
+
+What is digested, for the checks of one function: the code cells that run before that
+function's hidden-test cell, in order, each exactly as the student's notebook holds it after
+intake (nbgrader's ``OverwriteCells``: read-only cells as released; ``notebook_code.py``),
+stripped of leading and trailing whitespace, empty cells left out, and the course's own cells
+left out (hidden-test cells and instructor demos: no student writes them). Code after the
+hidden-test cell is not part of it: it cannot change that function's grade.
+
+The same digest is computed on every path that grades:
+
+* ``python -m autograder grade`` and Gradescope (``grade.grade_notebook``): from the cells
+  ``notebook_code.read_notebook`` returns (``Cell.raw``), by ``digests_for_notebook``;
+* ``nbgrader autograde`` (``incell.grade`` in the hidden-test cell, in the student's kernel):
+  from IPython's history of the raw cells the kernel ran before the current one, by
+  ``digest_in_kernel``. nbclient sends each cell's source as the notebook holds it and
+  skips empty cells, which is why cells are stripped and empty ones dropped.
+"""
+import hashlib
+import json
+from pathlib import Path
+
+WHOLE_NOTEBOOK = "*"  # key of the digest of every code cell (functions without a test cell)
+
+
+def _cell_texts(path):
+    """Code cell sources of the notebook at ``path`` (``[]`` when it cannot be read)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        cells = data.get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    texts = []
+    for cell in cells:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            source = cell.get("source", "")
+            texts.append("".join(source) if isinstance(source, list) else str(source))
+    return texts
+
+
+def course_cell_texts(exercise):
+    """The stripped texts of the course's own code cells of ``exercise``: hidden-test cells
+    (with and without their hidden region) and instructor demos, from the source and release
+    notebooks that exist on this machine (``frozenset`` of ``str``). A student cell that is
+    exactly one of these holds nothing of the student's, and is left out on every path."""
+    texts = set()
+    for path in (exercise.source_notebook, exercise.release_notebook):
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for cell in data.get("cells", []):
+            meta = cell.get("metadata", {})
+            nb = meta.get("nbgrader", {})
+            test = nb.get("grade") and not nb.get("solution")
+            if cell.get("cell_type") == "code" and (test or "instructor-demo" in meta.get("tags", [])):
+                source = cell.get("source", "")
+                texts.add(("".join(source) if isinstance(source, list) else str(source)).strip())
+    return frozenset(texts)
+
+
+def digest(texts, course_texts=frozenset()):
+    """Hex SHA-256 of a sequence of cell sources (``str``), by the rule of the module docstring.
+
+    Args:
+        texts: the cells' raw sources, in the order they run.
+        course_texts: stripped texts of the course's own cells, left out (``course_cell_texts``).
+    Returns:
+        64 hex digits (``str``).
+    """
+    h = hashlib.sha256()
+    for text in texts:
+        text = (text or "").strip()
+        if not text or text in course_texts:
+            continue
+        data = text.encode("utf-8", "surrogatepass")
+        h.update(len(data).to_bytes(8, "big"))  # length-prefixed: cell boundaries count
+        h.update(data)
+    return h.hexdigest()
+
+
+def digests_for_notebook(notebook, exercise):
+    """``{function: digest}`` for the grader (``notebook``: ``notebook_code.Notebook``).
+
+    Each function with a hidden-test cell gets the digest of the cells before it; the key
+    ``WHOLE_NOTEBOOK`` holds the digest of all code cells, for functions without one.
+    """
+    course = course_cell_texts(exercise)
+    found, texts = {}, []
+    for cell in notebook.cells:
+        if cell.checkpoint:
+            name = cell.checkpoint[len("test_"):] if cell.checkpoint.startswith("test_") else cell.checkpoint
+            found.setdefault(name, digest(texts, course))
+        elif not cell.demo:
+            texts.append(cell.raw)
+    found[WHOLE_NOTEBOOK] = digest(texts, course)
+    return found
+
+
+def digest_in_kernel(exercise, shell=None):
+    """The digest of the cells an IPython kernel ran before the one running now, or ``None``
+    outside IPython (then the cases are seeded without a digest, as a plain namespace has no
+    notebook).
+
+    Args:
+        exercise: the ``exercises.Exercise`` being graded.
+        shell: the ``InteractiveShell`` (default: ``get_ipython()``).
+    """
+    if shell is None:
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return None
+        shell = get_ipython()
+    history = getattr(getattr(shell, "history_manager", None), "input_hist_raw", None)
+    if shell is None or history is None:
+        return None
+    # IPython stores a cell in its history before running it: the running cell is the last
+    # entry (the first, index 0, is an empty placeholder).
+    return digest(list(history)[1:-1], course_cell_texts(exercise))

@@ -1,0 +1,116 @@
+"""Identical submissions across students: flagged for the instructor, never graded down.
+
+Two kinds are found after a class is graded (``cli.py``, before ``grades.csv`` is written):
+
+* **the same code**: notebooks of two or more students for one exercise whose code as graded
+  (after intake: ``notebook_code.read_notebook``, digested as ``code_digest.py`` does for the
+  seeds) is identical. The untouched release is left out (every student starts from it);
+* **a hard link**: a notebook file with more than one link (``st_nlink > 1``), e.g. a
+  submission folder holding a link to another student's file.
+
+Each flagged notebook gets ``Problem.IDENTICAL`` in the ``problems`` column of ``grades.csv``
+(its points are unchanged), and ``OUT/identical.csv`` lists them, one row per notebook:
+exercise, student, notebook, why, the other students with the same code, and the start of
+the code digest (the same digest means the same code). The file is written on every run
+(a header alone when nothing is flagged), so an old list never outlives a regrade.
+"""
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import code_digest, csvsafe, safetext
+from .notebook_code import InvalidNotebook, read_notebook
+from .problems import Problem
+
+NOTE_FILE = "identical.csv"
+COLUMNS = ["exercise", "student_id", "notebook", "why", "same_code_as", "code_digest"]
+
+
+@dataclass
+class Flag:
+    """One flagged notebook (a row of ``identical.csv``)."""
+    exercise: str
+    student_id: str
+    notebook: str
+    why: str
+    same_code_as: tuple = ()
+    code_digest: str = ""
+
+
+def _graded_path(job, result):
+    """The notebook of ``job`` whose grade counted (``result.notebook``), else ``job.path``."""
+    for p in (job.path, *job.alternatives):
+        if safetext.display_name(p.name) == result.notebook:
+            return Path(p)
+    return Path(job.path)
+
+
+def _digest(path, exercise):
+    """The whole-notebook code digest of ``path`` as graded, or ``None`` when unreadable."""
+    release = exercise.release_notebook if exercise.release_notebook.is_file() else None
+    try:
+        return code_digest.digests_for_notebook(read_notebook(path, release), exercise)[code_digest.WHOLE_NOTEBOOK]
+    except (InvalidNotebook, OSError, RecursionError, ValueError):
+        return None
+
+
+def _links(path):
+    try:
+        return os.lstat(path).st_nlink
+    except OSError:
+        return 1
+
+
+def find(jobs, results):
+    """The flagged notebooks of a graded class.
+
+    Args:
+        jobs: ``discover.Job`` list; results: the ``grade.NotebookResult`` of each, same order.
+    Returns:
+        list of ``(index, Flag)``: ``index`` into ``results``; sorted by exercise and student.
+    """
+    flags, by_code, release_digests = [], {}, {}
+    for i, (job, result) in enumerate(zip(jobs, results)):
+        if job.exercise is None or result is None:
+            continue
+        path = _graded_path(job, result)
+        exercise = job.exercise
+        if exercise.name not in release_digests:
+            release = exercise.release_notebook
+            release_digests[exercise.name] = _digest(release, exercise) if release.is_file() else None
+        digest = _digest(path, exercise)
+        if digest is not None and digest != release_digests[exercise.name]:
+            by_code.setdefault((exercise.name, digest), []).append(i)
+        linked = [p for p in (job.path, *job.alternatives) if _links(p) > 1]
+        for p in linked:
+            flags.append((i, Flag(exercise.name, result.student_id, safetext.display_name(p.name),
+                                  f"hard link ({_links(p)} links to this file)", (), (digest or "")[:16])))
+    for (exercise, digest), members in by_code.items():
+        students = {results[i].student_id for i in members}
+        if len(students) < 2:
+            continue
+        for i in members:
+            others = tuple(sorted(students - {results[i].student_id}))
+            flags.append((i, Flag(exercise, results[i].student_id, results[i].notebook,
+                                  "the same code as another student's notebook", others, digest[:16])))
+    return sorted(flags, key=lambda f: (f[1].exercise, f[1].student_id, f[1].why))
+
+
+def flag(jobs, results, out_dir):
+    """Add ``Problem.IDENTICAL`` to each flagged result and write ``out_dir/identical.csv``.
+
+    Returns:
+        ``(path, flags)``: the note file's ``Path`` and the ``Flag`` list (empty when none).
+    """
+    found = find(jobs, results)
+    for i, _ in found:
+        results[i].problems.add(Problem.IDENTICAL)
+    path = Path(out_dir) / NOTE_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csvsafe.writer(f)
+        writer.writerow(COLUMNS)
+        for _, fl in found:
+            writer.writerow([fl.exercise, fl.student_id, fl.notebook, fl.why, "; ".join(fl.same_code_as),
+                             fl.code_digest])
+    return path, [fl for _, fl in found]

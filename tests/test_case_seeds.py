@@ -1,0 +1,132 @@
+"""Randomized hidden cases are seeded per submission (student, check, digest of the code as
+graded): the cases a failing check shows cannot be collected into a table of answers."""
+import ast
+import importlib
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+
+from autograder import code_digest
+from autograder.demo.fill import filled_notebook
+from autograder.exercises import EXERCISES
+from autograder.local import LocalSubmission
+from autograder.notebook_code import read_notebook
+from autograder.plugin import run_checks
+
+SECRET = b"seed-test-secret"
+TOKENS = EXERCISES["tokens"]
+RANDOM_CHECK = "bpe_encode: random corpora: seen and unseen words, new characters, runs"
+
+
+def _lookup_code(table):
+    """A ``bpe_encode`` that knows no BPE: it answers from a table of cases seen in feedback."""
+    return (f"ANSWERS = {table!r}\n\n"
+            "def bpe_encode(word, merges, end_of_word='</w>'):\n"
+            "    key = (word, tuple(tuple(m) for m in merges), end_of_word)\n"
+            "    if key in ANSWERS:\n"
+            "        return list(ANSWERS[key])\n"
+            "    return list(word) + ([end_of_word] if end_of_word is not None else [])\n")
+
+
+def _learn(table, details):
+    """Add the failing case that feedback shows (its call and expected value) to ``table``."""
+    call = ast.parse(details["what"], mode="eval").body
+    word, merges = (ast.literal_eval(a) for a in call.args)
+    eow = next((ast.literal_eval(k.value) for k in call.keywords if k.arg == "end_of_word"), "</w>")
+    table[(word, tuple(tuple(m) for m in merges), eow)] = tuple(details["expected"])
+
+
+def _resubmit(tmp_path, table, round_no, fixed_digests=None):
+    """Grade one resubmission of the lookup-table notebook; returns the random check's result."""
+    code = _lookup_code(table)
+    path = tmp_path / f"round{round_no}.ipynb"
+    nbformat.write(filled_notebook(TOKENS, {"bpe_encode": code}), path)
+    digests = fixed_digests or code_digest.digests_for_notebook(read_notebook(path, TOKENS.release_notebook), TOKENS)
+    namespace = dict(vars(importlib.import_module("solutions.tokens")))
+    exec(compile(code, "cell", "exec"), namespace)
+    results = run_checks(TOKENS, LocalSubmission(namespace), "s1", SECRET, select="bpe_encode",
+                         code_digests=digests)
+    return next(r for r in results if r.name == RANDOM_CHECK)
+
+
+def test_a_lookup_table_never_passes_a_randomized_check_over_30_resubmissions(tmp_path):
+    table = {}
+    for round_no in range(30):
+        result = _resubmit(tmp_path, table, round_no)
+        assert result.score == 0, f"the lookup table passed after {round_no} resubmissions"
+        assert result.details and "expected" in result.details  # feedback still shows the case
+        _learn(table, result.details)
+    assert len(table) >= 25  # it learned a case from each failure, and none helped
+
+
+def test_the_same_strategy_wins_when_the_cases_stay_the_same(tmp_path):
+    """Control: with the cases fixed (a seed without the code's digest), the table learns them."""
+    table, fixed = {}, {"*": "0" * 64, "bpe_encode": "0" * 64}
+    for round_no in range(40):
+        result = _resubmit(tmp_path, table, round_no, fixed)
+        if result.score == result.max_score:
+            break
+        _learn(table, result.details)
+    assert result.score == result.max_score
+
+
+def test_same_notebook_same_digest_any_code_change_a_new_one(tmp_path):
+    code = filled_notebook(TOKENS)
+    a, b = tmp_path / "a.ipynb", tmp_path / "b.ipynb"
+    nbformat.write(code, a)
+    nbformat.write(code, b)
+    da = code_digest.digests_for_notebook(read_notebook(a, TOKENS.release_notebook), TOKENS)
+    assert da == code_digest.digests_for_notebook(read_notebook(b, TOKENS.release_notebook), TOKENS)
+    for cell in code.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "get_pair_counts":
+            cell.source += "\n# one more comment"
+    nbformat.write(code, b)
+    db = code_digest.digests_for_notebook(read_notebook(b, TOKENS.release_notebook), TOKENS)
+    assert set(da) == set(db) == {*TOKENS.functions, "*"}
+    assert all(da[f] != db[f] for f in da)  # every function's test cell comes after get_pair_counts
+    # saved outputs and whitespace around a cell are not code
+    for cell in code.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [nbformat.v4.new_output("stream", text="printed\n")]
+            cell.source = "\n\n" + cell.source + "   \n"
+    nbformat.write(code, a)
+    assert code_digest.digests_for_notebook(read_notebook(a, TOKENS.release_notebook), TOKENS) == db
+
+
+def test_the_kernel_computes_the_graders_digest(tmp_path):
+    """nbgrader autograde's path (the hidden-test cell in the student's kernel) seeds with the
+    digest ``python -m autograder grade`` computes from the file, for the same notebook."""
+    from nbclient import NotebookClient
+    nb = filled_notebook(TOKENS)
+    nb.cells.insert(1, nbformat.v4.new_code_cell("%time x = 1\n"))  # IPython syntax, and
+    nb.cells.insert(2, nbformat.v4.new_code_cell("   "))  # an empty cell, which nbclient skips
+    path = tmp_path / "tokens.ipynb"
+    nbformat.write(nb, path)
+    expected = code_digest.digests_for_notebook(read_notebook(path, TOKENS.release_notebook), TOKENS)
+    # As nbgrader runs it: hidden-test cells hold their source-notebook text (OverwriteCells);
+    # each prints the digest the kernel computes where its checks would run.
+    source = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nbformat.read(TOKENS.source_notebook, 4).cells
+              if c.metadata.get("nbgrader", {}).get("grade_id")}
+    probe = ("from autograder.code_digest import digest_in_kernel\nfrom autograder.exercises import find\n"
+             "print('DIGEST', digest_in_kernel(find('tokens')))")
+    probed = {}
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if gid.startswith("test_"):
+            cell.source = probe if gid == "test_bpe_encode" else source[gid]
+            probed[gid] = cell
+    env = {"PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
+           "COURSE_SECRET": "kernel", "PYTHONPATH": str(TOKENS.source_notebook.parent.parent.parent),
+           "MPLCONFIGDIR": str(tmp_path / "mpl")}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+    finally:
+        for k, v in saved.items():
+            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+    printed = "".join(o.get("text", "") for o in probed["test_bpe_encode"].outputs)
+    assert f"DIGEST {expected['bpe_encode']}" in printed, printed
