@@ -8,9 +8,9 @@
 #   sudo bash scripts/hub.sh remove-users ROSTER  # delete the roster's accounts and homes
 #   sudo bash scripts/hub.sh all ROSTER           # install, course, users, start
 #
-# install: one Python environment for every user in $HUB_PREFIX/venv (readable by all: the
-#   pinned requirements.txt and requirements-hub.txt, i.e. nbgrader with its JupyterLab
-#   extensions, and JupyterHub), configurable-http-proxy from the npm registry in
+# install: one Python environment for every user in $HUB_PREFIX/venv (readable by all, on the
+#   system's Python; the exact pins of requirements-hub.txt: nbgrader with its JupyterLab
+#   extensions, JupyterHub, the course's libraries), configurable-http-proxy from the npm registry in
 #   $HUB_PREFIX/node (Node from Debian's packages), tiktoken's cl100k_base cache, the
 #   students' nbgrader config in the environment's etc/jupyter, nbgrader's exchange, and
 #   formgrader and the create-assignment toolbar switched off for everybody in that
@@ -24,7 +24,8 @@
 #   instructor and the roster's students (scripts/jupyterhub_config.py).
 #
 # Settings (environment): HUB_PREFIX (/opt/lm-reads-text), HUB_IP, HUB_PORT, HUB_INSTRUCTOR,
-# HUB_COURSE_DIR, HUB_STATE, NBGRADER_EXCHANGE (/srv/nbgrader/exchange), PYTHON (python3.11);
+# HUB_COURSE_DIR, HUB_STATE, NBGRADER_EXCHANGE (/srv/nbgrader/exchange), PYTHON (an interpreter
+# every user may run; default /usr/bin/python3.11);
 # see scripts/jupyterhub_config.py.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
@@ -49,16 +50,27 @@ install() {
     apt-get -o DPkg::Lock::Timeout=900 update -qq
     DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq "${missing[@]}" >/dev/null
   fi
-  local python="${PYTHON:-python3.11}"
-  command -v "$python" >/dev/null 2>&1 || python=python3
+  # The environment's interpreter must be one every user may run: the system's Python, not
+  # one under root's home (pyenv), which others cannot open ("bad interpreter: Permission denied").
+  local python="" candidate
+  for candidate in ${PYTHON:-} /usr/bin/python3.11 /usr/bin/python3; do
+    if [ -x "$candidate" ] && runuser -u nobody -- "$candidate" -c 'import sys, venv; assert sys.version_info >= (3, 11)' 2>/dev/null; then
+      python="$candidate"; break
+    fi
+  done
+  [ -n "$python" ] || { echo "hub.sh install: no Python 3.11+ that every user may run (apt-get install python3 python3-venv)" >&2; exit 1; }
   mkdir -p "$HUB_PREFIX"
   chmod 755 "$HUB_PREFIX"
+  if [ -x "$VENV/bin/python" ] && ! runuser -u nobody -- "$VENV/bin/python" -c '' 2>/dev/null; then
+    echo "hub.sh: $VENV uses an interpreter other users cannot run: making it again with $python"
+    rm -rf "$VENV"
+  fi
   [ -x "$VENV/bin/python" ] || "$python" -m venv "$VENV"
   local stamp="$VENV/.installed" wanted
-  wanted="$(cat "$HERE/requirements.txt" "$HERE/requirements-hub.txt")"
+  wanted="$(cat "$HERE/requirements-hub.txt")"
   if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
     echo "hub.sh: installing the shared environment in $VENV"
-    "$VENV/bin/python" -m pip install --quiet -r "$HERE/requirements.txt" -r "$HERE/requirements-hub.txt"
+    "$VENV/bin/python" -m pip install --quiet -r "$HERE/requirements-hub.txt"
     # Everyone gets the Assignments tab and Validate; formgrader and the create-assignment
     # toolbar are for the instructor, who switches them on in their own config (course).
     "$VENV/bin/jupyter" labextension disable --level=sys_prefix nbgrader:formgrader >/dev/null
@@ -99,10 +111,11 @@ course() {
   fi
   chown -R "$HUB_INSTRUCTOR": "$dir"
   chmod 700 "$dir"   # solutions, checks and the course secret: the instructor's alone
+  cd "$dir"   # every command below runs as the instructor, in their course folder
   local as=(runuser -u "$HUB_INSTRUCTOR" -- env HOME="$home" PATH="$VENV/bin:/usr/bin:/bin" PYTHONPATH="$dir")
-  (cd "$dir" && "${as[@]}" python -m autograder.tiktoken_cache >/dev/null)
+  "${as[@]}" python -m autograder.tiktoken_cache >/dev/null
   if [ ! -f "$dir/.course_secret" ]; then
-    (cd "$dir" && "${as[@]}" python -c 'from autograder.seeds import load_secret; load_secret(create=True)')
+    "${as[@]}" python -c 'from autograder.seeds import load_secret; load_secret(create=True)'
   fi
   # The instructor's Jupyter: the course directory and formgrader.
   "${as[@]}" mkdir -p "$home/.jupyter"
