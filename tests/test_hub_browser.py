@@ -22,6 +22,7 @@ Assertions read the DOM (and files the users wrote); a screenshot of every step 
 server and kernels, the browsers and the users are stopped and removed at the end, also
 when a step fails.
 """
+import json
 import os
 import shutil
 import signal
@@ -273,6 +274,9 @@ view.dispatch({changes: {from: 0, to: view.state.doc.length, insert: text}});
 return 'ok';
 """
 
+OUTPUTS = """return [...document.querySelectorAll('.jp-Notebook .jp-OutputArea-output')]
+  .map(o => o.textContent).join('\\n');"""
+
 BUSY = """return [...document.querySelectorAll('.jp-Notebook .jp-InputArea-prompt')]
   .filter(p => p.textContent.includes('*')).length;"""
 
@@ -317,12 +321,14 @@ def _fill_run_validate_submit(browser, replacements):
     time.sleep(2)
     browser.wait(lambda d: d.execute_script(BUSY) == 0 or None, "every cell run")
     browser.shot("ran")
-    page = browser.text()
-    browser.driver.find_element("tag name", "body").click()
+    page = browser.driver.execute_script(OUTPUTS)
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
     ActionChains(browser.driver).key_down(Keys.CONTROL).send_keys("s").key_up(Keys.CONTROL).perform()
-    time.sleep(2)
+    saved = home / NAME / ATTENTION.notebook
+    marker = next(iter(replacements.values())).strip().splitlines()[-1].strip()
+    browser.wait(lambda d: any(marker in "".join(c["source"]) for c in json.loads(saved.read_text())["cells"])
+                 or None, "the notebook saved")
     browser.click("//*[contains(@class,'jp-Toolbar')]//*[normalize-space()='Validate' or @title='Validate']"
                   "/ancestor-or-self::*[self::button or self::jp-button][1]", "the Validate button")
     dialog = browser.xpath("//*[contains(@class,'jp-Dialog-content')]", "the validation result")
