@@ -35,6 +35,8 @@ export NBGRADER_EXCHANGE="${NBGRADER_EXCHANGE:-/srv/nbgrader/exchange}"
 export HUB_IP="${HUB_IP:-127.0.0.1}" HUB_PORT="${HUB_PORT:-8000}"
 VENV="$HUB_PREFIX/venv"
 CHP_VERSION=5.3.0   # configurable-http-proxy on the npm registry
+# nbgrader's JupyterLab plugins for the instructor alone (the others: Assignments tab, Validate, menu).
+INSTRUCTOR_PLUGINS="@jupyter/nbgrader:formgrader @jupyter/nbgrader:create-assignment"
 
 need_root() { [ "$(id -u)" = 0 ] || { echo "hub.sh $1: run as root (it creates users and system folders)" >&2; exit 2; }; }
 instructor_home() { getent passwd "$HUB_INSTRUCTOR" | cut -d: -f6; }
@@ -71,12 +73,14 @@ install() {
   if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
     echo "hub.sh: installing the shared environment in $VENV"
     "$VENV/bin/python" -m pip install --quiet -r "$HERE/requirements-hub.txt"
-    # Everyone gets the Assignments tab and Validate; formgrader and the create-assignment
-    # toolbar are for the instructor, who switches them on in their own config (course).
-    "$VENV/bin/jupyter" labextension disable --level=sys_prefix nbgrader:formgrader >/dev/null
-    "$VENV/bin/jupyter" labextension disable --level=sys_prefix nbgrader:create-assignment >/dev/null
     printf '%s' "$wanted" > "$stamp"
   fi
+  # Everyone gets the Assignments tab and Validate; formgrader and the create-assignment
+  # sidebar are for the instructor, who switches them on in their own config (course).
+  local plugin
+  for plugin in $INSTRUCTOR_PLUGINS; do
+    "$VENV/bin/jupyter" labextension disable --level=sys_prefix "$plugin" >/dev/null 2>&1
+  done
   if [ ! -x "$HUB_PREFIX/node/node_modules/.bin/configurable-http-proxy" ] \
      || ! grep -q "\"version\": \"$CHP_VERSION\"" "$HUB_PREFIX/node/node_modules/configurable-http-proxy/package.json"; then
     echo "hub.sh: installing configurable-http-proxy $CHP_VERSION from npm in $HUB_PREFIX/node"
@@ -120,8 +124,10 @@ course() {
   # The instructor's Jupyter: the course directory and formgrader.
   "${as[@]}" mkdir -p "$home/.jupyter"
   "${as[@]}" sh -c "printf '%s\n' \"c = get_config()\" \"load_subconfig('$dir/nbgrader_config.py')\" > '$home/.jupyter/nbgrader_config.py'"
-  "${as[@]}" jupyter labextension enable --level=user nbgrader:formgrader >/dev/null
-  "${as[@]}" jupyter labextension enable --level=user nbgrader:create-assignment >/dev/null
+  local plugin
+  for plugin in $INSTRUCTOR_PLUGINS; do
+    "${as[@]}" jupyter labextension enable --level=user "$plugin" >/dev/null 2>&1
+  done
   echo "hub.sh: instructor $HUB_INSTRUCTOR, course in $dir (set a password: passwd $HUB_INSTRUCTOR)"
 }
 

@@ -229,9 +229,22 @@ class Browser:
         return self.driver.find_element("tag name", "body").text
 
     def menu(self, top, item):
-        self.click(f"//div[contains(@class,'lm-MenuBar-itemLabel')][normalize-space()='{top}']", f"menu {top}")
-        self.click(f"//li[contains(@class,'lm-Menu-item')][.//div[contains(@class,'lm-Menu-itemLabel')]"
-                   f"[normalize-space()='{item}']]", f"menu {top} > {item}")
+        """Choose ``top`` > ``item`` in JupyterLab's menu bar (a click that only closed a menu
+        left open is tried again)."""
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support import expected_conditions as ec
+        from selenium.webdriver.support.ui import WebDriverWait
+        entry = (f"//li[contains(@class,'lm-Menu-item')][.//div[contains(@class,'lm-Menu-itemLabel')]"
+                 f"[normalize-space()='{item}']]")
+        for attempt in range(3):
+            self.click(f"//div[contains(@class,'lm-MenuBar-itemLabel')][normalize-space()='{top}']", f"menu {top}")
+            try:
+                WebDriverWait(self.driver, 15).until(ec.element_to_be_clickable((By.XPATH, entry))).click()
+                return
+            except Exception:
+                if attempt == 2:
+                    self.shot("FAILED-menu")
+                    raise
 
     # -- the steps --------------------------------------------------------------------------
     def log_in(self):
@@ -297,8 +310,24 @@ def _formgrader_action(instructor, column, what):
     return text
 
 
+MENU_LABELS = """return [...document.querySelectorAll('.lm-Menu .lm-Menu-itemLabel')].map(e => e.textContent);"""
+
+
+def _nbgrader_menu(browser):
+    """The labels of the Nbgrader menu this user sees."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+    browser.click("//div[contains(@class,'lm-MenuBar-itemLabel')][normalize-space()='Nbgrader']", "menu Nbgrader")
+    labels = browser.wait(lambda d: d.execute_script(MENU_LABELS) or None, "the Nbgrader menu's items")
+    browser.shot("nbgrader-menu")
+    ActionChains(browser.driver).send_keys(Keys.ESCAPE).perform()
+    return labels
+
+
 def _fill_run_validate_submit(browser, replacements):
     browser.open_lab()
+    labels = _nbgrader_menu(browser)
+    assert "Assignment List" in labels and "Formgrader" not in labels, labels  # formgrader: the instructor's
     browser.assignments_tab()
     browser.click(_row_button("released_assignments_list", "Fetch"), "Fetch attention")
     browser.xpath(f"//*[@id='fetched_assignments_list']//*[contains(normalize-space(),'{NAME}')]",
@@ -356,6 +385,7 @@ def test_a_term_on_the_hub_in_a_browser(hub, tmp_path):
 
         # 1. The instructor generates and releases the assignment in formgrader.
         instructor.log_in()
+        assert "Formgrader" in _nbgrader_menu(instructor)
         instructor.menu("Nbgrader", "Formgrader")
         instructor.xpath("//iframe[contains(@src,'formgrader')]", "formgrader in a tab")
         instructor.shot("formgrader-tab")
