@@ -97,7 +97,8 @@ class Hub:
         # Folders other unix users must reach: under /tmp, not pytest's private tmp_path.
         self.exchange = Path(tempfile.mkdtemp(prefix="lmrt-exchange-", dir="/tmp"))
         self.state = Path(tempfile.mkdtemp(prefix="lmrt-hub-state-", dir="/tmp"))
-        self.course = Path(tempfile.mkdtemp(prefix="lmrt-course-", dir="/tmp"))
+        # Not under /tmp: the grading sandbox puts a scratch folder of its own over /tmp.
+        self.course = Path(tempfile.mkdtemp(prefix="lmrt-course-", dir="/var/tmp"))
         os.chmod(self.exchange, 0o777)
         self.passwords = {u: f"pw-{u}-{os.urandom(6).hex()}" for u in (INSTRUCTOR, *STUDENTS)}
         self.env = dict(os.environ, HUB_INSTRUCTOR=INSTRUCTOR, HUB_COURSE_DIR=str(self.course),
@@ -416,7 +417,9 @@ def test_a_term_on_the_hub_in_a_browser(hub, tmp_path):
         instructor.driver.get(f"{hub.url}/user/{INSTRUCTOR}/formgrader/manage_assignments")
         assert "Successfully collected" in _formgrader_action(instructor, "collect", "Collect")
         graded = hub.as_instructor("python", "-m", "autograder", "grade", "submitted/", "--quiet")
-        (OUTPUT / "grade.log").write_text(graded.stdout + graded.stderr)
+        errors = hub.course / "graded" / "grader-errors.log"
+        (OUTPUT / "grade.log").write_text(graded.stdout + graded.stderr
+                                          + (errors.read_text() if errors.is_file() else ""))
         assert graded.returncode == 0, graded.stdout + graded.stderr
         assert "recorded 2 notebook(s) in the gradebook" in graded.stdout
         assert "Successfully generated feedback" in _formgrader_action(instructor, "generate-feedback", "Feedback")
