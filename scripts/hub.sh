@@ -116,7 +116,7 @@ course() {
   chown -R "$HUB_INSTRUCTOR": "$dir"
   chmod 700 "$dir"   # solutions, checks and the course secret: the instructor's alone
   cd "$dir"   # every command below runs as the instructor, in their course folder
-  local as=(runuser -u "$HUB_INSTRUCTOR" -- env HOME="$home" PATH="$VENV/bin:/usr/bin:/bin" PYTHONPATH="$dir")
+  local as=(runuser -u "$HUB_INSTRUCTOR" -- env -i HOME="$home" PATH="$VENV/bin:/usr/bin:/bin" PYTHONPATH="$dir" LANG=C.UTF-8)
   "${as[@]}" python -m autograder.tiktoken_cache >/dev/null
   if [ ! -f "$dir/.course_secret" ]; then
     "${as[@]}" python -c 'from autograder.seeds import load_secret; load_secret(create=True)'

@@ -153,7 +153,7 @@ class Hub:
         venv = Path(os.environ.get("HUB_PREFIX", "/opt/lm-reads-text")) / "venv"
         env = {"HOME": str(self.home(INSTRUCTOR)), "PATH": f"{venv / 'bin'}:/usr/bin:/bin",
                "PYTHONPATH": str(self.course), "NBGRADER_EXCHANGE": str(self.exchange), "LANG": "C.UTF-8"}
-        proc = subprocess.run(["runuser", "-u", INSTRUCTOR, "--", "env", *[f"{k}={v}" for k, v in env.items()],
+        proc = subprocess.run(["runuser", "-u", INSTRUCTOR, "--", "env", "-i", *[f"{k}={v}" for k, v in env.items()],
                                *command], cwd=self.course, capture_output=True, text=True, timeout=1800)
         return proc
 
