@@ -27,8 +27,10 @@ c.CourseDirectory.include = ["*.ipynb", "timestamp.txt", "submission_secret.txt"
 c.GenerateAssignment.force = True
 # Feedback always shows the latest grades (python -m autograder grade may run again).
 c.GenerateFeedback.force = True
-# `nbgrader export` writes here (git-ignored), not into whatever folder it is run from.
-c.CsvExportPlugin.to = str(COURSE_ROOT / "gradebook.csv")
+# `nbgrader export` writes here (git-ignored), not into whatever folder it is run from,
+# unless `--to FILE` says otherwise. Set on ExportPlugin, the section nbgrader's `--to` flag
+# writes: a value on CsvExportPlugin (a subclass, so more specific) would beat the flag.
+c.ExportPlugin.to = str(COURSE_ROOT / "gradebook.csv")
 # nbgrader's CSV table, with cells escaped against spreadsheet formulas (autograder/csvsafe.py)
 c.ExportApp.plugin_class = "autograder.nbgrader_export.SafeCsvExportPlugin"
 

@@ -236,7 +236,8 @@ def generated_files(exercise):
         release_text = nbformat.writes(release_notebook(exercise, path)) + "\n"
     return {exercise.source_notebook: source_text,
             exercise.solution_module: solution_module(exercise),
-            exercise.release_notebook: release_text}
+            # the committed release, never a snapshot that $AUTOGRADER_RELEASE_DIR may name
+            PROJECT_ROOT / "assignments" / exercise.name / exercise.notebook: release_text}
 
 
 def main(argv=None):

@@ -181,6 +181,9 @@ def main(argv=None):
                                       out=out, resume=not args.fresh)
     finally:
         progress.close()
+    # Recorded first: the gradebook's late penalties and manual overrides go into the reports and grades.csv.
+    totals = {}
+    recorded = gradebook.record_for_cli(args.gradebook, args.path, jobs, results, totals)  # nbgrader (gradebook.py)
     for r in results:
         report.write_results(r, out)
         html_report.write_html(r, out)
@@ -188,7 +191,7 @@ def main(argv=None):
             print(report.table(r))
     # After the students' own reports: the flag is for the instructor (grades.csv, identical.csv).
     note_path, flagged = identical.flag(jobs, results, out)
-    csv_path = report.write_grades_csv(results, out / "grades.csv")
+    csv_path = report.write_grades_csv(results, out / "grades.csv", totals)
     if flagged:
         print(f"{len(flagged)} notebook(s) identical to another student's or hard-linked: listed in {note_path} "
               "(flagged only; their points are unchanged)")
@@ -199,7 +202,6 @@ def main(argv=None):
     if failures:
         print(f"the grader failed on {failures} notebook(s): 'grader error' in their results, tracebacks "
               f"in {out / 'grader-errors.log'}", file=sys.stderr)
-    recorded = gradebook.record_for_cli(args.gradebook, args.path, jobs, results)  # nbgrader (gradebook.py)
     return 1 if failures or not recorded else 0
 
 

@@ -18,6 +18,7 @@ nbgrader assignment holding one notebook, and its folder holds everything about 
 
 ``python -m autograder new <name>`` writes a new folder from a template (``autograder.new``).
 """
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,8 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 COURSE_DIR = PROJECT_ROOT / "exercises"
 # The engine's side of the checks: pytest.ini and the fixtures (conftest.py) every check file uses.
 CHECKS_DIR = Path(__file__).resolve().parent / "checks"
+# Where the grader reads the student release from, instead of assignments/ (see release_notebook).
+RELEASE_DIR_VARIABLE = "AUTOGRADER_RELEASE_DIR"
 
 # Files every exercise folder holds, and what each is for (``missing_files`` names the absent ones).
 FILES = {
@@ -131,7 +134,11 @@ class Exercise:
 
     @property
     def release_notebook(self):
-        return PROJECT_ROOT / "assignments" / self.name / self.notebook
+        """The student release, ``assignments/<name>/<name>.ipynb``, or under
+        ``$AUTOGRADER_RELEASE_DIR`` when set (the test suite points it at a snapshot, so
+        ``nbgrader generate_assignment`` rewriting assignments/ cannot race it)."""
+        root = os.environ.get(RELEASE_DIR_VARIABLE)
+        return (Path(root) if root else PROJECT_ROOT / "assignments") / self.name / self.notebook
 
     @property
     def solution_module(self):

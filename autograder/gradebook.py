@@ -9,7 +9,15 @@
    of its hidden test, ``test_<function>`` (see ``build.py``). ``manual_score`` is never
    touched, so a grader's override in formgrader still wins, as in ``nbgrader autograde``.
    Late penalties are then assigned by nbgrader's own ``AssignLatePenalties`` (the course's
-   ``LateSubmissionPlugin`` settings);
+   ``LateSubmissionPlugin`` settings). What the gradebook then makes of the submission
+   (``Totals``: raw score with manual scores, late penalty, final score as ``nbgrader
+   export`` computes it, and every manual override) goes back to the caller, for
+   ``grades.csv``, and into the result's notes (``manual overrides: ...``, ``late: ...``),
+   so the student's report says why its total differs from the checks' points. A manual
+   score given before the automatic score changed (a resubmission, collected with
+   ``nbgrader collect --update``) is *stale*: it is kept, flagged for review in formgrader
+   (``needs_manual_grade``) until a grader saves it again, and the grade command names the
+   student, notebook and cell;
 2. writes ``autograded/<student>/<assignment>/<notebook>.ipynb``, which formgrader shows and
    ``nbgrader generate_feedback`` turns into the HTML students fetch: the submission cleaned
    by nbgrader's own sanitizing preprocessors (outputs cleared, kernelspec, locked and
@@ -31,6 +39,7 @@ import os
 import sys
 import tempfile
 import warnings as warnings_module
+from dataclasses import dataclass, field
 from pathlib import Path
 
 CONFIG_FILE = "nbgrader_config.py"
@@ -45,6 +54,73 @@ log = logging.getLogger("autograder.gradebook")
 
 class RecordError(Exception):
     """A grade could not be recorded (the gradebook lacks the assignment, or cannot be written)."""
+
+
+@dataclass
+class Override:
+    """A grade cell whose manual score (formgrader's) replaces the automatic one.
+
+    Attributes:
+        notebook: the notebook's file name (``attention.ipynb``).
+        cell: its grade id (``test_attention_row``).
+        manual: the manual score (points, ``float``), the one nbgrader counts.
+        automatic: the automatic score just recorded (points).
+        previous: the automatic score the gradebook held before (``None``: none).
+        stale: the automatic score changed since the manual score was given (or nbgrader
+            flagged the cell for review after an earlier regrade, ``needs_manual_grade``),
+            so the grader gave it for an earlier submission.
+    """
+    notebook: str
+    cell: str
+    manual: float
+    automatic: float
+    previous: float = None
+    stale: bool = False
+
+    def describe(self):
+        """One line for grades.csv and the student's report, e.g. ``test_attention_row: manual 3
+        replaces automatic 5 (given before the automatic score changed from 1)``."""
+        text = f"{self.cell}: manual {self.manual:g} replaces automatic {self.automatic:g}"
+        if self.stale:
+            was = (f"changed from {self.previous:g}" if self.previous is not None
+                   and abs(self.previous - self.automatic) > 1e-9 else "was regraded")
+            text += f" (given before the automatic score {was})"
+        return text
+
+
+@dataclass
+class Totals:
+    """One student's assignment as the gradebook counts it after recording (``nbgrader export``'s numbers).
+
+    Attributes:
+        raw: the submission's score in points: every grade cell's score, the manual
+            score where a grader gave one (nbgrader's ``SubmittedAssignment.score``).
+        late_penalty: points taken for lateness by the course's ``LateSubmissionPlugin``
+            (nbgrader's ``late_submission_penalty``; 0 when on time or no policy).
+        max_score: the assignment's points available in the gradebook.
+        overrides: list of ``Override`` of this submission.
+    """
+    raw: float
+    late_penalty: float
+    max_score: float
+    overrides: list = field(default_factory=list)
+
+    @property
+    def score(self):
+        """The final score, as ``nbgrader export`` computes it: ``max(0, raw - late_penalty)``
+        (nbgrader/plugins/export.py, CsvExportPlugin)."""
+        return max(0.0, self.raw - self.late_penalty)
+
+    def notes(self):
+        """Notes for the student's report: ``manual overrides: ...`` and ``late: ...`` (empty list if neither)."""
+        notes = []
+        if self.overrides:
+            notes.append("manual overrides: " + "; ".join(o.describe() for o in self.overrides)
+                         + f". A grader's score counts where one was given: {self.raw:g} of {self.max_score:g} points")
+        if self.late_penalty > 0:
+            notes.append(f"late: the course's late-work policy takes {self.late_penalty:g} points: "
+                         f"final score {self.score:g} of {self.max_score:g}")
+        return notes
 
 
 def _nbgrader():
@@ -111,7 +187,8 @@ def record_scores(course, result, submission_dir):
         result: ``grade.NotebookResult`` of a known exercise.
         submission_dir: the folder the notebook came from (for its ``timestamp.txt``).
     Returns:
-        list of warnings (``str``): functions without a grade cell, points that differ.
+        ``(warnings, totals)``: a list of ``str`` (functions without a grade cell, points
+        that differ) and the submission's ``Totals`` after recording (with its overrides).
     Raises:
         RecordError: the assignment or notebook is not in the gradebook.
     """
@@ -134,7 +211,7 @@ def record_scores(course, result, submission_dir):
             warnings.append(f"timestamp.txt not understood ({type(exc).__name__}: {exc}): no submission time")
         gb.update_or_create_submission(aid, sid, **({"timestamp": timestamp} if timestamp else {}))
         points = _per_function(result)
-        recorded = set()
+        recorded, overrides = set(), []
         for grade in gb.find_submission_notebook(notebook_id, aid, sid).grades:
             function = grade.name.removeprefix("test_")
             if not grade.name.startswith("test_") or function not in points:
@@ -143,9 +220,18 @@ def record_scores(course, result, submission_dir):
             if abs(grade.max_score - available) > 1e-9:
                 warnings.append(f"{grade.name} is worth {grade.max_score:g} in the gradebook but "
                                 f"{available:g} in the checks: regenerate the assignment")
+            previous = grade.auto_score
             grade.auto_score = earned
-            # As nbgrader's SaveAutoGrades: a grader's manual score stays, flagged for review.
-            grade.needs_manual_grade = grade.manual_score is not None
+            # As nbgrader's SaveAutoGrades, a grader's manual score stays. It is flagged for review
+            # (formgrader clears the flag when a grader saves a score) only when the automatic score
+            # changed under it, or it was flagged before and nobody has looked since.
+            if grade.manual_score is not None:
+                stale = bool(grade.needs_manual_grade) or previous is None or abs(previous - earned) > 1e-9
+                overrides.append(Override(result.notebook, grade.name, float(grade.manual_score), earned,
+                                          previous, stale))
+                grade.needs_manual_grade = stale
+            else:
+                grade.needs_manual_grade = False
             recorded.add(function)
         gb.db.commit()
     for function in sorted(set(points) - recorded):
@@ -153,7 +239,11 @@ def record_scores(course, result, submission_dir):
     resources = {"nbgrader": {"notebook": notebook_id, "assignment": aid, "student": sid, "db_url": course.db_url}}
     preprocessors.AssignLatePenalties(parent=course, log=_student_log(sid, aid)).preprocess(
         nbformat.v4.new_notebook(), resources)
-    return warnings
+    with _quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
+        submission = gb.find_submission(aid, sid)
+        totals = Totals(float(submission.score), float(submission.late_submission_penalty or 0.0),
+                        float(submission.max_score), overrides)
+    return warnings, totals
 
 
 @contextlib.contextmanager
@@ -259,12 +349,18 @@ def write_feedback_notebook(course, result, path):
     return target
 
 
-def record(course, graded):
+def record(course, graded, totals=None):
     """Record every graded notebook: scores into the gradebook, feedback notebooks into autograded/.
+
+    Each result gets the notes of its ``Totals`` (manual overrides, late penalty) before its
+    feedback notebook is written, so the student's report says why the gradebook's total
+    differs from the checks' points.
 
     Args:
         course: ``CourseDirectory``.
         graded: iterable of ``(discover.Job, grade.NotebookResult)``.
+        totals: optional ``dict`` to fill: ``{(student_id, assignment_id): Totals}`` of
+            every recorded notebook.
     Returns:
         ``(recorded, problems)``: how many notebooks were recorded, and messages (``str``)
         for those that were not (or only in part). Never raises for one notebook's trouble.
@@ -276,7 +372,11 @@ def record(course, graded):
             problems.append(f"{where}: {job.path.name} not recorded ({job.problem})")
             continue
         try:
-            problems += [f"{where}: {w}" for w in record_scores(course, result, job.path.parent)]
+            warnings, counted = record_scores(course, result, job.path.parent)
+            problems += [f"{where}: {w}" for w in warnings]
+            result.notes.extend(n for n in counted.notes() if n not in result.notes)
+            if totals is not None:
+                totals[(result.student_id, result.assignment_id)] = counted
             write_feedback_notebook(course, result, job.path)
             recorded += 1
         except RecordError as exc:
@@ -292,7 +392,22 @@ class _Where(logging.Formatter):
         return f"gradebook: {where + ': ' if where else ''}{record.getMessage()}"
 
 
-def record_for_cli(option, path, jobs, results):
+def stale_override_lines(totals):
+    """The grade command's lines for stale manual overrides: student, assignment, notebook and
+    cell, the kept manual score and what to do. ``totals``: ``{(student, assignment): Totals}``."""
+    lines = []
+    for (sid, aid), t in sorted(totals.items()):
+        for o in t.overrides:
+            if o.stale:
+                lines.append(f"gradebook: {sid}/{aid}: {o.notebook}, cell {o.cell}: the manual score {o.manual:g} "
+                             f"was given before the automatic score changed (now {o.automatic:g}"
+                             + (f", was {o.previous:g}" if o.previous is not None else "") + "); it is kept, "
+                             f"as nbgrader does, so the gradebook total is {t.raw:g}, not the checks' "
+                             "points. Review it in formgrader (save it again, or clear it and regrade)")
+    return lines
+
+
+def record_for_cli(option, path, jobs, results, totals=None):
     """``python -m autograder grade --gradebook OPTION``: record ``results`` where ``OPTION`` says.
 
     Args:
@@ -302,6 +417,8 @@ def record_for_cli(option, path, jobs, results):
             ``nbgrader_config.py``).
         path: the PATH that was graded.
         jobs, results: the ``discover.Job`` list and the ``NotebookResult`` list, in order.
+        totals: optional ``dict`` filled as ``record`` does (for grades.csv). Stale manual
+            overrides are printed (``stale_override_lines``) but are no failure.
     Returns:
         ``True`` when there was nothing to record or everything was recorded; ``False``
         (after printing why to stderr) otherwise.
@@ -335,8 +452,11 @@ def record_for_cli(option, path, jobs, results):
                 problems.append(f"{r.student_id}/{r.assignment_id}: {j.path} is not in {submitted}/<student>/"
                                 "<assignment>/ of that student and assignment (pass --student): not recorded")
         graded = laid_out
-    recorded, more = record(course, graded)
+    totals = {} if totals is None else totals
+    recorded, more = record(course, graded, totals)
     problems += more
+    for line in stale_override_lines(totals):
+        print(line, file=sys.stderr)
     for problem in problems:
         print(f"gradebook: {problem}", file=sys.stderr)
     print(f"recorded {recorded} notebook(s) in the gradebook {course.db_url}; feedback notebooks in "

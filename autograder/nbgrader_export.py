@@ -5,7 +5,7 @@ name such as ``=HYPERLINK("http://x","y")`` becomes a formula when the table is 
 spreadsheet, and a comma in a name shifts the columns. ``SafeCsvExportPlugin`` writes the
 same columns and values (each as ``str``, as nbgrader does) through ``csvsafe``: quoted where
 needed, and text that would start a formula prefixed with ``'``. ``nbgrader_config.py``
-selects it (``ExportApp.plugin_class``); ``CsvExportPlugin.to`` and the ``--assignment`` /
+selects it (``ExportApp.plugin_class``); ``ExportPlugin.to`` (or ``--to FILE``) and the ``--assignment`` /
 ``--student`` filters apply as before. Importing this module imports nbgrader.
 """
 from nbgrader.api import MissingEntry

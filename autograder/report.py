@@ -4,9 +4,15 @@
 name, score, max_score, output, visibility), one per student and assignment, at
 ``OUT/<assignment_id>/<student_id>/results.json``; ``output_format`` is ``"text"`` so that
 Gradescope shows feedback such as ``</w>`` literally instead of rendering it; each test's
-``extra_data`` names its function, named mistakes and problems (read by ``class_report.py``). ``grades.csv``
-(every cell escaped against spreadsheet formulas, ``csvsafe.py``) has one row per student and assignment: points per notebook, total, maximum, and a
-``problems`` column built from the ``problems.Problem`` kinds recorded while grading.
+``extra_data`` names its function, named mistakes and problems (read by ``class_report.py``).
+``grades.csv`` (every cell escaped against spreadsheet formulas, ``csvsafe.py``) has one row
+per student and assignment: points per notebook, total (the checks' points),
+maximum, ``late`` (the late penalty in points) and ``score`` (the final score), both as
+``nbgrader export`` computes them from the gradebook when the grades were recorded there
+(``gradebook.Totals``; otherwise 0 and the total), ``manual overrides`` (the grade cells
+whose manual score counts instead of the checks' points, which is why ``score`` can differ
+from ``total``), and a ``problems`` column built from the ``problems.Problem`` kinds
+recorded while grading.
 
 Every piece of text that can come from a submission goes through ``safetext.clean``: the
 console table has exactly one line per check (plus its header and notes, one line each),
@@ -84,13 +90,27 @@ def problems(result):
     return text
 
 
-def write_grades_csv(results, path):
-    """Write the class table (UTF-8): one row per (student, assignment), a column per notebook."""
+def write_grades_csv(results, path, totals=None):
+    """Write the class table (UTF-8): one row per (student, assignment), a column per notebook.
+
+    Args:
+        results: list of ``grade.NotebookResult``.
+        path: the csv file to write.
+        totals: optional ``{(student_id, assignment_id): gradebook.Totals}`` (ids as in the
+            results) of the rows recorded in nbgrader's gradebook: they give ``late``,
+            ``score`` and ``manual overrides``. Rows without one get ``late`` 0, ``score``
+            equal to ``total`` and no override.
+    Returns:
+        the ``Path`` written.
+    """
     notebooks = sorted({safetext.clean(r.notebook, safetext.ID_CHARS) for r in results})
     rows = {}
     found = {}
+    counted = {}
     for r in results:
         student, assignment = safetext.clean(r.student_id, safetext.ID_CHARS), safetext.clean(r.assignment_id)
+        if totals and (r.student_id, r.assignment_id) in totals:
+            counted[(student, assignment)] = totals[(r.student_id, r.assignment_id)]
         row = rows.setdefault((student, assignment),
                               {"student_id": student, "assignment_id": assignment,
                                "total": 0.0, "max_score": 0.0, "problems": "", "confinement": ""})
@@ -103,11 +123,15 @@ def write_grades_csv(results, path):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csvsafe.DictWriter(f, ["student_id", "assignment_id", *notebooks, "total", "max_score", "problems",
-                                    "confinement"])
+        writer = csvsafe.DictWriter(f, ["student_id", "assignment_id", *notebooks, "total", "max_score", "late",
+                                        "score", "manual overrides", "problems", "confinement"])
         writer.writeheader()
         for key in sorted(rows):
             row = rows[key]
+            t = counted.get(key)
+            row["late"] = f"{t.late_penalty:g}" if t else "0"
+            row["score"] = f"{t.score:g}" if t else f"{row['total']:g}"
+            row["manual overrides"] = "; ".join(o.describe() for o in t.overrides) if t else ""
             row["total"], row["max_score"] = f"{row['total']:g}", f"{row['max_score']:g}"
             row["problems"] = "; ".join(p for p in found[key] if p)
             writer.writerow(row)

@@ -43,14 +43,16 @@ if ! cat requirements.txt pyproject.toml | cmp -s - "$stamp" 2>/dev/null; then
   cat requirements.txt pyproject.toml > "$stamp"
 fi
 
-# The HTML report test renders a report in headless Chromium (Debian package "chromium").
-if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+# The HTML report test renders a report in headless Chromium (Debian package "chromium");
+# the hub test drives it with Selenium through chromedriver (Debian package "chromium-driver").
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing chromium (for tests/test_html_report.py) with apt-get"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    echo "installing chromium and chromium-driver (for tests/test_html_report.py, tests/test_hub_browser.py) with apt-get"
+    apt-get -o DPkg::Lock::Timeout=900 update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq chromium chromium-driver >/dev/null
   else
-    echo "chromium is missing: tests/test_html_report.py will fail until you run" >&2
-    echo "  sudo apt-get update && sudo apt-get install -y chromium" >&2
+    echo "chromium or chromedriver is missing: tests/test_html_report.py and tests/test_hub_browser.py" >&2
+    echo "will fail until you run  sudo apt-get update && sudo apt-get install -y chromium chromium-driver" >&2
   fi
 fi
 

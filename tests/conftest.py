@@ -4,7 +4,12 @@ Plain ``pytest`` runs the quick tier: every test not marked ``slow``. ``pytest -
 both tiers (what ``scripts/test.sh`` and CI run); ``pytest -m slow`` runs the slow tier alone,
 and any other ``-m`` expression or a test named by its node id (``file::test``) chooses for
 itself. Tests left out are reported as deselected, never as skipped or passed.
+
+The suite is hermetic: the release is read from a snapshot and a test course secret is used
+(see the session fixtures below), never the live files.
 """
+import os
+
 import nbformat
 import pytest
 
@@ -111,3 +116,58 @@ def executed_notebook(tmp_path_factory):
                         os.environ[k] = v
         return _EXECUTED[exercise.name][0]
     return run
+
+
+# -- a hermetic suite --------------------------------------------------------------------------
+# No test reads or writes the live assignments/, submitted/, gradebook.db or .course_secret:
+# nbgrader generate_assignment may rewrite assignments/ while the suite runs, and a term in
+# the same checkout owns the rest. Every test grades against a snapshot of the release taken
+# once here, into a temporary folder named by $AUTOGRADER_RELEASE_DIR (read by
+# exercises.Exercise.release_notebook, inherited by every command a test starts); the course
+# secret comes from $COURSE_SECRET unless a test sets its own. tests/test_build.py alone
+# reads the committed files (it compares them with the build).
+
+def _snapshot_release(dest, attempts=60):
+    """Copy every exercise's committed release notebook under ``dest``, each only once it is
+    complete: ``generate_assignment`` (with the course's ``force``) deletes and rewrites the
+    folder with the same bytes, so a file that is missing, does not parse as a notebook, or
+    changes between two reads is read again half a second later.
+
+    Raises:
+        RuntimeError: a release stayed missing or broken for ``attempts`` tries.
+    """
+    import time
+    from autograder.exercises import PROJECT_ROOT, EXERCISES
+    for exercise in EXERCISES.values():
+        live = PROJECT_ROOT / "assignments" / exercise.name / exercise.notebook
+        for _ in range(attempts):
+            try:
+                data = live.read_bytes()
+                nbformat.validate(nbformat.reads(data.decode("utf-8"), as_version=4))
+                if live.read_bytes() == data:
+                    break
+            except Exception:  # missing, half written or being replaced
+                pass
+            time.sleep(0.5)
+        else:
+            raise RuntimeError(f"{live} stayed missing or broken: run python -m autograder.build")
+        target = dest / exercise.name / exercise.notebook
+        target.parent.mkdir(parents=True)
+        target.write_bytes(data)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hermetic_course(tmp_path_factory):
+    """Point the grader at a snapshot of the release and at a test course secret."""
+    from autograder.exercises import RELEASE_DIR_VARIABLE
+    saved = {k: os.environ.get(k) for k in (RELEASE_DIR_VARIABLE, "COURSE_SECRET")}
+    release = tmp_path_factory.mktemp("release")
+    _snapshot_release(release)
+    os.environ[RELEASE_DIR_VARIABLE] = str(release)
+    os.environ.setdefault("COURSE_SECRET", SECRET.decode())
+    yield release
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 import resource
 import socket
+import stat
 import sys
 import textwrap
 
@@ -367,7 +368,11 @@ def test_metadata_of_files_outside_scratch_cannot_change(tmp_path, level):
     the child can see, read-only) and on the course secret (which it cannot see at all).
     At the setuid level the child sees both but owns neither: EPERM instead of EROFS."""
     target = os.path.join(sys.prefix, "pyvenv.cfg")
-    secret = str(PROJECT_ROOT / ".course_secret")
+    course = tmp_path / "course"  # a copy of a course folder: the live .course_secret is never touched
+    course.mkdir()
+    (course / ".course_secret").write_text("copy-of-a-course-secret\n")
+    os.chmod(course / ".course_secret", 0o600)
+    secret = str(course / ".course_secret")
     before = os.stat(target)
     setup = f'''
     import fcntl
@@ -405,6 +410,8 @@ def test_metadata_of_files_outside_scratch_cannot_change(tmp_path, level):
     except OSError as exc:  # a file system without extended attributes
         assert exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP)
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))  # writable: not immutable
+    assert stat.S_IMODE(os.stat(secret).st_mode) == 0o600
+    assert (course / ".course_secret").read_text() == "copy-of-a-course-secret\n"
 
 
 def test_writing_outside_scratch_fails(tmp_path, level):

@@ -36,7 +36,7 @@ def test_grading_does_not_train_the_toy_model(graded_once):
                 called = {getattr(n.func, "id", None) for n in ast.walk(node) if isinstance(n, ast.Call)}
                 assert not called & slow, ast.unparse(node)
     result = graded_once(EXERCISE)
-    assert result.score == result.max_score
+    assert result.score == result.max_score, [c.output for c in result.checks if c.score < c.max_score]
 
 
 # -- the course's numbers (docs/worked-examples.md), typed here independently --------------------

@@ -64,14 +64,21 @@ ALL_COMMANDS = [*INSTRUCTOR_START, STUDENT_SETUP, FETCH, VALIDATE, SUBMIT, COLLE
 
 
 def _fresh_copy(dest):
-    """Copy the files a clone of this repository holds (tracked or new, not ignored)."""
+    """Copy the files a clone of this repository holds (tracked or new, not ignored); the
+    release in assignments/ is the one built for this session (conftest.py), never the live
+    folder, which nbgrader generate_assignment in this checkout may be rewriting."""
     files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                            cwd=PROJECT_ROOT, capture_output=True, check=True).stdout.decode().split("\0")
     for rel in filter(None, files):
         src = PROJECT_ROOT / rel
+        if rel.startswith("assignments/"):
+            continue
         if src.is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / rel)
+    for exercise in EXERCISES.values():
+        (dest / "assignments" / exercise.name).mkdir(parents=True)
+        shutil.copy2(exercise.release_notebook, dest / "assignments" / exercise.name / exercise.notebook)
 
 
 class Term:
@@ -265,8 +272,16 @@ def test_a_manual_override_survives_regrading(term, tmp_path):
         grade = gb.find_grade("test_attention_row", NAME, NAME, "bob")
         grade.manual_score = 4.0  # what formgrader writes
         gb.db.commit()
-    recorded, problems = gradebook.record(course, [(_job(course, "bob"), _result("bob", {"softmax": 0.0}))])
+    result, totals = _result("bob", {"softmax": 0.0}), {}
+    recorded, problems = gradebook.record(course, [(_job(course, "bob"), result)], totals)
     assert (recorded, problems) == (1, [])
+    # softmax lost its 3 points; attention_row's manual 4 replaces the checks' 5: 19 - 3 - 1 = 15.
+    assert (totals[("bob", NAME)].raw, totals[("bob", NAME)].score) == (15.0, 15.0)
+    assert [o.describe() for o in totals[("bob", NAME)].overrides] == [
+        "test_attention_row: manual 4 replaces automatic 5 (given before the automatic score changed from 1)"]
+    assert result.notes[0].startswith("manual overrides: test_attention_row: manual 4 replaces automatic 5")
+    feedback = nbformat.read(Path(course.root) / "autograded" / "bob" / NAME / ATTENTION.notebook, as_version=4)
+    assert "manual overrides: test_attention_row" in feedback.cells[0].outputs[0].data["text/html"]
     with Gradebook(course.db_url, course.course_id) as gb:
         nb = gb.find_submission_notebook(NAME, NAME, "bob")
         grades = {g.name: g for g in nb.grades}
@@ -357,3 +372,105 @@ def test_cli_records_only_what_nbgrader_lays_out(term, tmp_path, capsys):
     job = Job(outside / ATTENTION.notebook, "alice", ATTENTION)
     assert gradebook.record_for_cli("auto", str(outside.parent.parent), [job], [_result("alice", {})]) is True
     assert gradebook.record_for_cli("none", str(lone.path), [lone], [result]) is True
+
+
+# Resubmissions, manual scores, late work and `export --to`, on copies of the finished term
+# (commands as docs/resubmissions.md gives them).
+
+COLLECT_UPDATE = "nbgrader collect --update <name>"
+EXPORT_TO = "nbgrader export --to <file>"
+
+
+def _copy_term(term, tmp_path):
+    """A copy of the whole finished term (course, exchange, homes) to run more commands in."""
+    shutil.copytree(term.tmp, tmp_path / "term", symlinks=True)
+    copy = Term(tmp_path / "term")
+    copy.students = term.students
+    return copy
+
+
+def _set_manual_score(course_root, student, cell, points):
+    """What a grader saving a score in formgrader writes (nbgrader's formgrader API handler)."""
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{course_root}/gradebook.db", "lm-reads-text") as gb:
+        grade = gb.find_grade(cell, NAME, NAME, student)
+        grade.manual_score = points
+        grade.needs_manual_grade = False
+        gb.db.commit()
+
+
+def _export_to(t, dest):
+    line = EXPORT_TO.replace("<file>", shlex.quote(str(dest)))
+    proc = subprocess.run(["bash", "-c", line], cwd=t.course, env=dict(t.base_env, HOME=str(t.tmp / "instructor")),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return _csv(dest, "student_id")
+
+
+def test_docs_give_the_resubmission_commands():
+    text = (PROJECT_ROOT / "docs" / "resubmissions.md").read_text(encoding="utf-8")
+    for command in (COLLECT_UPDATE, EXPORT_TO, GRADE):
+        assert command in text, command
+
+
+def test_a_stale_manual_score_is_named_kept_and_shown_everywhere(term, tmp_path):
+    t = _copy_term(term, tmp_path)
+    before = (t.course / "gradebook.csv").read_text()
+    # A grader gave bob 3 of attention_row's 5 points on his first notebook (checks gave 1) ...
+    _set_manual_score(t.course, "bob", "test_attention_row", 3.0)
+    # ... then bob hands in a correct notebook.
+    nbformat.write(filled_notebook(ATTENTION), t.tmp / "students" / "bob" / NAME / ATTENTION.notebook)
+    t.student(SUBMIT, "bob")
+    stamp = t.course / "submitted" / "bob" / NAME / "timestamp.txt"
+    first = stamp.read_text()
+    skipped = t.instructor(COLLECT)
+    assert "use --update" in skipped and stamp.read_text() == first  # nbgrader keeps the first notebook
+    t.run(COLLECT_UPDATE + " --ExchangeCollect.check_owner=False", t.course, t.tmp / "instructor")
+    assert stamp.read_text() != first
+    graded = t.instructor(GRADE)
+    named = [line for line in graded.splitlines() if "cell test_attention_row" in line]
+    assert len(named) == 1 and named[0].startswith("gradebook: bob/attention: attention.ipynb, cell test_attention_row")
+    assert "manual score 3 " in named[0] and "now 5, was 1" in named[0]
+    assert not [line for line in graded.splitlines() if line.startswith("gradebook: alice/") and ", cell " in line]
+    # nbgrader keeps the manual score: 19 - 5 + 3 = 17 (attention_row is worth 5 of 19 points).
+    assert _gradebook_points(t.course, "bob")["attention_row"] == 3.0
+    ours = _csv(t.course / "graded" / "grades.csv", "student_id")
+    assert (ours["bob"]["total"], ours["bob"]["score"], ours["bob"]["late"]) == ("19", "17", "0")
+    assert ours["bob"]["manual overrides"] == ("test_attention_row: manual 3 replaces automatic 5 "
+                                               "(given before the automatic score changed from 1)")
+    assert (ours["alice"]["score"], ours["alice"]["manual overrides"]) == ("19", "")
+    exported = _export_to(t, tmp_path / "elsewhere.csv")
+    assert {s: float(r["score"]) for s, r in exported.items()} == {s: float(r["score"]) for s, r in ours.items()}
+    assert (t.course / "gradebook.csv").read_text() == before  # --to wins over the course's default file
+    for command in INSTRUCTOR_FEEDBACK:
+        t.instructor(command)
+    t.student(FETCH_FEEDBACK, "bob")
+    newest = sorted((t.tmp / "students" / "bob" / NAME / "feedback").iterdir())[-1]
+    page = (newest / "attention.html").read_text(encoding="utf-8")
+    assert "Score: 17.0 / 19.0" in page
+    assert "manual overrides: test_attention_row: manual 3 replaces automatic 5" in page
+    # Regrading again still names it: it stays flagged until a grader saves the score again.
+    again = t.instructor(GRADE)
+    assert "bob/attention: attention.ipynb, cell test_attention_row" in again
+    _set_manual_score(t.course, "bob", "test_attention_row", 3.0)
+    reviewed = t.instructor(GRADE)
+    assert "cell test_attention_row" not in reviewed
+    row = _csv(t.course / "graded" / "grades.csv", "student_id")["bob"]
+    assert (row["score"], row["manual overrides"]) == ("17", "test_attention_row: manual 3 replaces automatic 5")
+
+
+def test_late_work_counts_the_same_in_grades_csv_export_and_feedback(term, tmp_path):
+    t = _copy_term(term, tmp_path)
+    with (t.course / "nbgrader_config.py").open("a") as f:
+        f.write('\nc.LateSubmissionPlugin.penalty_method = "zero"  # no credit after the due date\n')
+    t.instructor(GRADE)
+    ours = _csv(t.course / "graded" / "grades.csv", "student_id")
+    exported = _export_to(t, tmp_path / "late.csv")
+    # Both submissions came after the 2026-01-15 due date: "zero" takes every point.
+    assert {s: (r["total"], r["late"], r["score"]) for s, r in ours.items()} == {
+        "alice": ("19", "19", "0"), "bob": ("15", "15", "0")}
+    assert {s: (float(r["late_submission_penalty"]), float(r["score"])) for s, r in exported.items()} == {
+        s: (float(r["late"]), float(r["score"])) for s, r in ours.items()}
+    report = json.loads((t.course / "graded" / NAME / "bob" / "results.json").read_text())
+    assert "late: the course's late-work policy takes 15 points: final score 0 of 19" in report["output"]
+

@@ -23,6 +23,7 @@ TEMPLATE_POINTS = 2
 
 def _run(args, cwd, timeout=900):
     env = dict(os.environ, COURSE_SECRET="new-exercise-secret", PYTHONDONTWRITEBYTECODE="1")
+    env.pop("AUTOGRADER_RELEASE_DIR", None)  # the copy's own assignments/, not the suite's snapshot
     proc = subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=timeout)
     assert proc.returncode == 0, f"{' '.join(args)}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
