@@ -236,8 +236,7 @@ def generated_files(exercise):
         release_text = nbformat.writes(release_notebook(exercise, path)) + "\n"
     return {exercise.source_notebook: source_text,
             exercise.solution_module: solution_module(exercise),
-            # the committed release, never a snapshot that $AUTOGRADER_RELEASE_DIR may name
-            PROJECT_ROOT / "assignments" / exercise.name / exercise.notebook: release_text}
+            exercise.committed_release: release_text}  # never a snapshot $AUTOGRADER_RELEASE_DIR names
 
 
 def main(argv=None):

@@ -141,6 +141,12 @@ class Exercise:
         return (Path(root) if root else PROJECT_ROOT / "assignments") / self.name / self.notebook
 
     @property
+    def committed_release(self):
+        """The release as the repository holds it, ``assignments/<name>/<name>.ipynb`` (what the
+        build writes), whatever ``$AUTOGRADER_RELEASE_DIR`` says."""
+        return PROJECT_ROOT / "assignments" / self.name / self.notebook
+
+    @property
     def solution_module(self):
         return PROJECT_ROOT / "solutions" / f"{self.name}.py"
 

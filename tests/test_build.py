@@ -24,8 +24,7 @@ def generated(request):
 def _committed(exercise, path):
     """The repository's own copy of a generated file (the suite grades against a release built
     for the session: see conftest.py; this module alone reads the committed one)."""
-    return PROJECT_ROOT / "assignments" / exercise.name / exercise.notebook if path == exercise.release_notebook \
-        else path
+    return exercise.committed_release if path == exercise.release_notebook else path
 
 
 def _read_committed(path, attempts=5):
@@ -58,7 +57,7 @@ def test_committed_copies_equal_what_the_source_generates(generated):
 
 def test_a_hand_edit_of_a_generated_copy_is_detected(generated, tmp_path):
     exercise, files = generated
-    release = files[exercise.release_notebook]
+    release = files[exercise.committed_release]
     edited = release.replace("raise NotImplementedError()", "return None", 1)
     assert edited != release  # the drift test above compares full text, so this edit would fail it
 
@@ -67,7 +66,7 @@ def test_release_ships_no_solutions_no_hidden_tests_and_no_stray_files(generated
     exercise, files = generated
     folder = _committed(exercise, exercise.release_notebook).parent
     assert set(p.name for p in folder.iterdir()) <= {exercise.notebook}
-    release = nbformat.reads(files[exercise.release_notebook], as_version=4)
+    release = nbformat.reads(files[exercise.committed_release], as_version=4)
     text = json.dumps([c.source for c in release.cells])
     for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "autograder"):
         assert marker not in text

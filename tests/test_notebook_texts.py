@@ -31,7 +31,7 @@ _RELEASED = {}
 def _release(exercise):
     """The release notebook the build generates for ``exercise`` (built once per session)."""
     if exercise.name not in _RELEASED:
-        text = build.generated_files(exercise)[exercise.release_notebook]
+        text = build.generated_files(exercise)[exercise.committed_release]
         _RELEASED[exercise.name] = nbformat.reads(text, as_version=4)
     return _RELEASED[exercise.name]
 
