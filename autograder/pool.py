@@ -77,14 +77,17 @@ class WorkerPool:
     Args:
         size: number of workers (``int`` >= 1).
         memory_bytes: each worker's address-space limit (``RLIMIT_AS``, bytes), or ``None``.
+        at_exit: a function (picklable: defined at module level) each worker runs when it
+            exits, e.g. closing its warm sandbox (``grade.close_host``), or ``None``.
     """
 
-    def __init__(self, size, memory_bytes=None):
+    def __init__(self, size, memory_bytes=None, at_exit=None):
         self._context = _RecordingContext()
         self._started = self._context.SimpleQueue()
         self._announced = {}
         self._executor = cf.ProcessPoolExecutor(max_workers=size, mp_context=self._context,
-                                                initializer=_init_worker, initargs=(self._started, memory_bytes, at_exit))
+                                                initializer=_init_worker,
+                                                initargs=(self._started, memory_bytes, at_exit))
 
     def submit(self, key, fn, *args):
         """Run ``fn(*args)`` in a worker (``fn`` and ``args`` must pickle); ``key`` names the job
