@@ -53,7 +53,8 @@ def test_scores_land_on_each_functions_hidden_test_cell_and_feedback_is_written(
     shutil.copy(ATTENTION.release_notebook, submission / ATTENTION.notebook)
     (submission / "timestamp.txt").write_text("2026-01-10 12:00:00.000000 UTC")
     result = _result("softmax")
-    assert gradebook.record_scores(course, result, submission) == []
+    warnings, totals = gradebook.record_scores(course, result, submission)
+    assert warnings == [] and totals.overrides == []
 
     expected = {}
     for m in check_metas(ATTENTION):
@@ -63,6 +64,9 @@ def test_scores_land_on_each_functions_hidden_test_cell_and_feedback_is_written(
         grades = gb.find_submission_notebook(ATTENTION.source_notebook.stem, ATTENTION.assignment, "alice").grades
         recorded = {g.name.removeprefix("test_"): g.auto_score for g in grades if g.name.startswith("test_")}
     assert recorded == expected and recorded["softmax"] == 0.0
+    # what export will say: the points recorded, no late penalty (no due date), the release's maximum
+    assert totals.raw == sum(expected.values()) and totals.late_penalty == 0
+    assert totals.max_score == sum(m.points for m in check_metas(ATTENTION))
 
     nb = gradebook.feedback_notebook(course, result, submission / ATTENTION.notebook)
     assert "report" in nb.cells[0].source.lower() or nb.cells[0].outputs  # the grader's report on top
