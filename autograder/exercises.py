@@ -19,7 +19,11 @@ nbgrader assignment holding one notebook, and its folder holds everything about 
 ``python -m autograder new <name>`` writes a new folder from a template (``autograder.new``).
 """
 import os
-import tomllib
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser, as the tomli package (requirements.txt)
+    import tomli as tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
