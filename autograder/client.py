@@ -306,6 +306,7 @@ class ChildSubmission:
         answer = self._exchange({"op": "init", "cells": cells, "definitions_only": definitions_only,
                                  "cell_timeout": self.limits.cell_seconds, "stop_at": self.checkpoint,
                                  "cell_cpu_timeout": min(self.limits.cell_cpu_seconds, self.limits.cell_seconds),
+                                 "recheck": self.limits.hung_cpu_seconds, "hung": sorted(self.timed_out),
                                  "budget": self._run_budget()},
                                 self.limits.startup_seconds)
         report = self._run_report(answer)
@@ -355,7 +356,8 @@ class ChildSubmission:
         if self.proc is None:
             self.ensure_started()
             return
-        answer = self._exchange({"op": "run_to", "checkpoint": checkpoint, "budget": self._run_budget()},
+        answer = self._exchange({"op": "run_to", "checkpoint": checkpoint, "budget": self._run_budget(),
+                                 "hung": sorted(self.timed_out)},
                                 self.limits.startup_seconds)
         report = self._run_report(answer)
         if report is not None:
@@ -553,6 +555,11 @@ class ChildSubmission:
             raise StudentCodeError("too large", label, answer["died"])
         if "timeout" in answer and ("died" not in answer or answer["timeout"]):
             self.timed_out[fn] = True
+            cut_in = answer.get("cut_in")
+            if answer.get("cpu") is True and isinstance(cut_in, str):  # see child/timing.py
+                where = "" if cut_in == fn else f" inside {safetext.clean(cut_in, safetext.NAME_CHARS)}"
+                raise StudentCodeError("timeout", label, f"stopped after {self.limits.hung_cpu_seconds:g} s of "
+                                       f"CPU time{where}, which had already run out of time once")
             if answer.get("cpu") is True:  # the child's CPU timer (the limit is ours, not its word)
                 raise StudentCodeError("timeout", label, f"did not return within "
                                        f"{min(self.limits.call_cpu_seconds, seconds):g} s of CPU time")

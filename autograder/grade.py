@@ -227,6 +227,7 @@ def grade_job(job, secret, limits, host=None):
 
 # -- warm sandboxes in worker processes -------------------------------------------------
 _host = None  # in a worker: (student_id, limits, warm.StudentSandbox) of the last student graded
+_spare = None  # in a worker: (limits, warm.StudentSandbox) started ahead, for the next student
 
 
 def host_for(student_id, limits):
@@ -234,25 +235,63 @@ def host_for(student_id, limits):
     previous job when it is the same student with the same limits and still usable, else a
     new one (the previous one is closed first: a sandbox never serves two students).
     ``None`` when unconfined, at the setuid level (no namespaces to hold a fork server), or
-    when it cannot start (the notebook then starts cold)."""
+    when it cannot start (the notebook then starts cold).
+
+    A new student gets the spare sandbox started ahead when there is one (its fork server
+    has imported numpy and the rest meanwhile, about a second of work), and a new spare is
+    started for whoever comes next. A spare is bound to no student until taken, and serves
+    only the one that takes it; the last spare of a run is closed unused."""
     global _host
     if _host is not None and (_host[0] != student_id or _host[1] != limits or not _host[2].usable):
         close_host()
     if _host is None and limits.confine and limits.level in (None, "bubblewrap"):
         from .warm import StudentSandbox, WarmUnavailable
-        try:
-            _host = (student_id, limits, StudentSandbox(limits))
-        except WarmUnavailable:
-            return None
+        box = _take_spare(limits)
+        if box is None:
+            try:
+                box = StudentSandbox(limits)
+            except WarmUnavailable:
+                return None
+        _host = (student_id, limits, box)
+        _start_spare(limits)
     return _host[2] if _host is not None else None
 
 
+def _take_spare(limits):
+    global _spare
+    spare, _spare = _spare, None
+    if spare is None:
+        return None
+    if spare[0] == limits and spare[1].usable:
+        return spare[1]
+    spare[1].close()
+    return None
+
+
+def _start_spare(limits):
+    global _spare
+    from .warm import StudentSandbox, WarmUnavailable
+    try:
+        _spare = (limits, StudentSandbox(limits))
+    except WarmUnavailable:
+        _spare = None
+
+
 def close_host():
-    """Close this worker's warm sandbox, if any (also run when the worker exits)."""
+    """Close this worker's warm sandbox of the current student, if any."""
     global _host
     if _host is not None:
         _host[2].close()
         _host = None
+
+
+def close_sandboxes():
+    """Close this worker's warm sandboxes, the spare too (run when the worker exits)."""
+    global _spare
+    close_host()
+    if _spare is not None:
+        _spare[1].close()
+        _spare = None
 
 
 def _grade_in_worker(job, secret, limits):
@@ -319,7 +358,7 @@ def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=Tru
         if on_pool:
             on_pool(size, list(indices), alone)
         done = set()
-        pool = WorkerPool(size, limits.grader_memory_bytes, at_exit=close_host)
+        pool = WorkerPool(size, limits.grader_memory_bytes, at_exit=close_sandboxes)
         try:
             futures = {pool.submit(i, _grade_in_worker, jobs[i], secret, limits): i for i in indices}
             for future in cf.as_completed(futures):

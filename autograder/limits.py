@@ -52,6 +52,10 @@ class Limits:
         cell_cpu_seconds: CPU-time limit of one notebook cell (seconds), 7x the slowest run
             of cells measured between two hidden-test cells.
         retry_seconds: the limit for later calls of a function that already hung once.
+        hung_cpu_seconds: CPU time granted to code running inside a notebook function that
+            already ran out of time once in this notebook (seconds): every call and cell
+            is checked at this interval of CPU time and stopped when such a function is
+            running (``child/timing.py``); 10x the slowest honest call measured.
         cell_seconds: wall-clock limit for running one notebook cell at start-up (seconds).
         startup_seconds: limit for the whole notebook start-up (seconds).
         memory_bytes: address-space limit of the child (bytes).
@@ -96,6 +100,7 @@ class Limits:
     call_cpu_seconds: float = 1.0
     cell_cpu_seconds: float = 5.0
     scratch_inodes: int = 16384
+    hung_cpu_seconds: float = 0.25
 
 
 class StudentCodeError(Exception):

@@ -95,12 +95,18 @@ class Notebook:
         ``for``, ``with`` and ``try``), without running it.
         """
         found = {}
+        bound = {}  # each cell parsed once, whatever the number of names
+
+        def defines(cell, name):
+            if id(cell) not in bound:
+                bound[id(cell)] = _defined_names(cell.source)
+            return name in bound[id(cell)]
         for name in names:
             at = self.checkpoint_position(f"test_{name}")
             if at is None:
                 continue
             for cell in self.cells:
-                if cell.position > at and not cell.checkpoint and not cell.demo and name in _defined_names(cell.source):
+                if cell.position > at and not cell.checkpoint and not cell.demo and defines(cell, name):
                     found.setdefault(name, []).append(cell.label)
         return found
 
@@ -308,12 +314,12 @@ def read_code_cells(path):
 
 
 def _defined_names(source):
-    """Names a cell binds at top level (also inside if/for/while/with/try), ``set``."""
+    """Names a cell binds at top level (also inside if/for/while/with/try), ``frozenset``."""
     import ast
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
+        return frozenset()
     names = set()
 
     def visit(body):
@@ -333,7 +339,7 @@ def _defined_names(source):
                 for handler in node.handlers:
                     visit(handler.body)
     visit(tree.body)
-    return names
+    return frozenset(names)
 
 
 def is_untouched_release(path, release):

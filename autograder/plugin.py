@@ -246,6 +246,12 @@ class GradingPlugin:
         self.results = {}
         self.errors = []
 
+    def pytest_configure(self, config):
+        # A failed check's report gets pytest's plain traceback text, never its default
+        # source excerpt, which parses the check file once per failure (40 ms each: a
+        # notebook of stubs fails every check). The text is never shown; the exception is.
+        config.option.tbstyle = "native"
+
     @pytest.fixture(name="submission")
     def _submission(self, request):
         request.node.student_calls = []

@@ -78,7 +78,7 @@ class WorkerPool:
         size: number of workers (``int`` >= 1).
         memory_bytes: each worker's address-space limit (``RLIMIT_AS``, bytes), or ``None``.
         at_exit: a function (picklable: defined at module level) each worker runs when it
-            exits, e.g. closing its warm sandbox (``grade.close_host``), or ``None``.
+            exits, e.g. closing its warm sandboxes (``grade.close_sandboxes``), or ``None``.
     """
 
     def __init__(self, size, memory_bytes=None, at_exit=None):

@@ -57,3 +57,40 @@ def test_the_default_limits_leave_a_wide_margin_over_the_measurements():
     assert limits.call_cpu_seconds <= limits.call_seconds and limits.cell_cpu_seconds <= limits.cell_seconds
     assert set(CALL_CPU_MEASURED) == {"tokens", "embeddings", "attention", "next_token", "kv_cache",
                                       "learned_attention"}
+
+
+CALLER = CODE + """
+def caller():
+    return spin()
+def slow_honest():
+    return honest(3 * 10 ** 6)   # several tenths of a second of CPU, and no hung function on the stack
+"""
+
+
+@pytest.mark.parametrize("confine", [False, True])
+def test_a_function_that_hung_once_is_stopped_sooner_and_only_it(confine):
+    limits = Limits(call_seconds=30.0, call_cpu_seconds=2.0, retry_seconds=30.0, hung_cpu_seconds=0.1,
+                    confine=confine)
+    with ChildSubmission([(1, CALLER)], limits) as sub:
+        with pytest.raises(StudentCodeError) as first:
+            sub.function("spin")()
+        assert first.value.detail == "did not return within 2 s of CPU time"
+        # A caller that runs into the same loop: stopped at the first check, 0.1 s of CPU.
+        with pytest.raises(StudentCodeError) as again:
+            sub.function("caller")()
+        assert again.value.detail == ("stopped after 0.1 s of CPU time inside spin, which had already run "
+                                      "out of time once")
+        # Honest work longer than 0.1 s that never enters spin runs to its end.
+        assert sub.function("slow_honest")() == sum(i * i for i in range(3 * 10 ** 6))
+
+
+def test_later_cells_that_run_into_a_hung_function_are_stopped_sooner():
+    limits = Limits(cell_seconds=30.0, cell_cpu_seconds=2.0, hung_cpu_seconds=0.1, confine=False)
+    cells = [(1, CALLER), (2, "spin()\n"), (3, "x = caller()\n"), (4, "y = slow_honest()\n")]
+    with ChildSubmission(cells, limits) as sub:
+        errors = sub.ensure_started()["errors"]
+        assert sub.function("honest")(3) == 5   # the notebook ran on: y was computed
+    assert [(e["cell"], e["message"]) for e in errors] == [
+        ("cell 2", "cell did not finish within 2 s of CPU time (stopped inside spin)"),
+        ("cell 3", "cell stopped after 0.1 s of CPU time inside spin, which had already run out of time once "
+                   "(stopped inside caller)")]

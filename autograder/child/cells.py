@@ -150,11 +150,13 @@ class Runner:
             everything killed the process).
     """
 
-    def __init__(self, cells, ns, cell_timeout=10.0, definitions_only=False, cell_cpu_timeout=0.0):
+    def __init__(self, cells, ns, cell_timeout=10.0, definitions_only=False, cell_cpu_timeout=0.0,
+                 recheck=0.0):
         self.cells = [_normalize(c, i) for i, c in enumerate(cells, start=1)]
         self.ns = ns
         self.cell_timeout = float(cell_timeout)
         self.cell_cpu_timeout = float(cell_cpu_timeout)
+        self.recheck = float(recheck)  # CPU seconds granted inside a function that already hung
         self.definitions_only = definitions_only
         self.next = 0  # index of the next cell to run
         self.shell = Shell(self)
@@ -197,16 +199,22 @@ class Runner:
         if not source.strip():
             return []
         self._label = label
-        alarm(self.cell_timeout, self.cell_cpu_timeout)
+        alarm(self.cell_timeout, self.cell_cpu_timeout, self.recheck)
         try:
             self.run_source(source, label, top=True)
         except GraderTimeout as exc:
             hung = _student_function(exc.__traceback__)
-            limit = (f"{self.cell_cpu_timeout:g} s of CPU time" if timing.fired == "cpu"
-                     else f"{self.cell_timeout:g} s")
+            cut_in = timing.cut_in
+            timing.note_hung(exc.__traceback__)
+            if cut_in is not None:
+                message = (f"cell stopped after {self.recheck:g} s of CPU time inside {cut_in}, "
+                           "which had already run out of time once")
+            else:
+                limit = (f"{self.cell_cpu_timeout:g} s of CPU time" if timing.fired == "cpu"
+                         else f"{self.cell_timeout:g} s")
+                message = f"cell did not finish within {limit}"
             return [{"cell": label, "type": "Timeout", "where": label, "function": hung,
-                     "message": f"cell did not finish within {limit}"
-                                + (f" (stopped inside {hung})" if hung else "")}]
+                     "message": message + (f" (stopped inside {hung})" if hung and hung != cut_in else "")}]
         except _CellError as err:
             return [dict(err.args[0], cell=label)]
         finally:

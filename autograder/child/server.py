@@ -23,6 +23,12 @@ from .timing import GraderTimeout, alarm
 from .wire import dumps, from_wire
 
 
+def _note_hung_names(names):
+    """Functions the grader saw run out of time in an earlier process of this notebook."""
+    if isinstance(names, list):
+        timing.hung.update(n for n in names if isinstance(n, str))
+
+
 class _Dummy:
     """Stands in for get_ipython() and display() so notebook idioms do not fail."""
 
@@ -45,11 +51,15 @@ class Child:
 
     # -- running the notebook ------------------------------------------------
     def init(self, msg):
+        self.recheck = float(msg.get("recheck", 0))
         self.runner = Runner(msg["cells"], self.ns, float(msg.get("cell_timeout", 10)),
-                             msg.get("definitions_only", False), float(msg.get("cell_cpu_timeout", 0)))
+                             msg.get("definitions_only", False), float(msg.get("cell_cpu_timeout", 0)),
+                             self.recheck)
+        _note_hung_names(msg.get("hung"))
         return self.run_to(msg.get("stop_at"), msg.get("budget"))
 
-    def run_to(self, checkpoint, budget=None):
+    def run_to(self, checkpoint, budget=None, hung=None):
+        _note_hung_names(hung)
         errors = self.runner.run_to(checkpoint, None if budget is None else float(budget))
         defined = sorted(k for k, v in self.ns.items() if callable(v) and not k.startswith("__"))
         return {"ok": {"defined": defined, "errors": errors}}
@@ -86,7 +96,7 @@ class Child:
         if op == "init":
             return self.init(msg)
         if op == "run_to":
-            return self.run_to(msg.get("checkpoint"), msg.get("budget"))
+            return self.run_to(msg.get("checkpoint"), msg.get("budget"), msg.get("hung"))
         if op == "probe":
             factory = PROBES[msg["name"]]
             return {"ok": self.new_handle(factory(*self.resolve(msg.get("args", []))))}
@@ -98,7 +108,7 @@ class Child:
         kwargs = self.resolve(msg.get("kwargs", {}))
         timeout = float(msg.get("timeout", 10))
         cpu_timeout = float(msg.get("cpu_timeout", 0))
-        alarm(timeout, cpu_timeout)
+        alarm(timeout, cpu_timeout, getattr(self, "recheck", 0.0))
         try:
             if op == "call":
                 result = obj(*args, **kwargs)
@@ -114,9 +124,14 @@ class Child:
                 result = len(obj)
             else:
                 return {"error": {"type": "ProtocolError", "message": f"unknown op {op}", "where": None}}
-        except GraderTimeout:
-            return {"timeout": cpu_timeout if timing.fired == "cpu" else timeout,
-                    "cpu": timing.fired == "cpu"}
+        except GraderTimeout as exc:
+            answer = {"timeout": cpu_timeout if timing.fired == "cpu" else timeout, "cpu": timing.fired == "cpu"}
+            if timing.cut_in is not None:
+                answer.update(timeout=self.recheck, cut_in=timing.cut_in)
+            timing.note_hung(exc.__traceback__)
+            if op == "call" and isinstance(msg.get("name"), str):
+                timing.hung.add(msg["name"])
+            return answer
         except BaseException as exc:
             return {"error": error_of(exc)}
         finally:

@@ -4,12 +4,15 @@ to, position, the backward pass of one read, and multi-head attention.
 Worked values are the course text's (``worked.py`` lists where each comes from: its toy model
 2, np.random.seed(5)): the shares and the prediction before training, and the losses at steps
 0 and 25. The long runs of that section (1,001 steps, the experiments, seed 4) are not rerun
-here: a short run of the student's ``train_step`` is compared step by step with the
-reference, which reproduces the long-run figures (tests/test_learned_attention.py); the
-notebook keeps the full runs as instructor demos. Gradients are checked against central
+here: the student's ``train_step`` is compared with the reference at chosen steps of the
+reference's own runs (each step from the reference's weights; those runs reproduce the
+long-run figures, tests/test_learned_attention.py, and are computed once per grading
+process); the notebook keeps the full runs as instructor demos. Gradients are checked against central
 differences computed here, in the grader, and against the reference. Randomized cases are
 seeded per student. Known mistakes are small wrong variants below, so feedback can name them.
 """
+import functools
+
 import numpy as np
 
 from autograder.checking import Mismatch, check, expect_close, expect_equal, fail, fmt
@@ -25,6 +28,7 @@ P_IT_BEFORE = 0.650
 # Section 8: losses to 6 decimals at steps 0 and 25 (lr 0.3, all 18 sentences).
 LOSS_STEP_0, LOSS_STEP_25 = 3.927973, 0.417768
 LR = 0.3
+TEXT_RUN_STEPS = (0, 1, 2, 5, 10, 25)  # steps of the seed-5 run checked (each from the reference's weights)
 RECORD_KEYS = ("x", "q", "K", "V", "scores", "weights", "out", "h", "z1", "a1", "logits", "probs")
 GRAD_KEYS = ("weights", "scores", "q", "K", "V", "W_Q", "W_K", "W_V", "x")
 PARAM_KEYS = ("E", "W_Q", "W_K", "W_V", "W1", "b1", "W2", "b2")
@@ -195,19 +199,45 @@ def _expect_params(got, want, what, unbuffered):
                          mistakes={UNBUFFERED: wrong[key]})
 
 
-def _run(train_step, steps, switches, seed=5):
-    """Run the student's steps from init_params(seed), checking each against the reference."""
+@functools.lru_cache(maxsize=None)
+def _reference_run(seed, switches, steps):
+    """The reference's own run from ``init_params(seed)``: ``steps`` steps on all 18 sentences at
+    LR, ``switches`` given as sorted ``(name, value)`` pairs. Returns a tuple of ``(weights
+    before the step, weights after it, loss)`` per step, the arrays read-only. The same for
+    every student, so it is computed once per grading process."""
     params = ref.init_params(seed)
-    losses = []
-    for step in range(steps):
-        new, loss = _step(train_step(params, ref.DATA, LR, **switches))
-        want, want_loss = ref.train_step(params, ref.DATA, LR, **switches)
+    run = []
+    for _ in range(steps):
+        new, loss = ref.train_step(params, ref.DATA, LR, **dict(switches))
+        run.append((_frozen(params), _frozen(new), float(loss)))
+        params = new
+    return tuple(run)
+
+
+def _frozen(params):
+    out = {k: np.array(params[k], dtype=float) for k in PARAM_KEYS}
+    for value in out.values():
+        value.setflags(write=False)
+    return out
+
+
+def _run(train_step, at, switches, seed=5):
+    """The student's ``train_step`` from the reference's weights before each step in ``at`` of
+    the reference's run from ``init_params(seed)``, each step's loss and new weights compared
+    with the reference's. Every step starts from the reference's weights (not the student's
+    previous answer), so the step-25 loss is the course text's whatever came before, a wrong
+    step is named where it happens, and the reference's run is shared by the whole class.
+    Returns ``{step: loss}``."""
+    run = _reference_run(seed, tuple(sorted(switches.items())), max(at) + 1)
+    losses = {}
+    for step in at:
+        before, want, want_loss = run[step]
+        new, loss = _step(train_step({k: v.copy() for k, v in before.items()}, ref.DATA, LR, **switches))
         label = f"step {step} from seed {seed}" + "".join(f", {k}={v}" for k, v in switches.items())
         expect_close(loss, want_loss, atol=1e-9, rtol=1e-9, what=f"the loss returned at {label}")
         _expect_params(new, want, f"the weights after {label}",
-                       lambda: _unbuffered_step(params, ref.DATA, LR, **switches))
-        losses.append(float(loss))
-        params = {k: np.asarray(new[k], dtype=float) for k in PARAM_KEYS}
+                       lambda: _unbuffered_step(before, ref.DATA, LR, **switches))
+        losses[step] = float(loss)
     return losses
 
 
@@ -337,9 +367,8 @@ def check_backward_weights_inputs(attention_backward, rng):
 # -- train_step ------------------------------------------------------------------------------------
 @check("train_step", "step 0 from the text's seed 5: loss 3.927973 and the reference's new weights", points=1)
 def check_train_first_step(train_step):
-    params = ref.init_params(5)
-    new, loss = _step(train_step(params, ref.DATA, LR))
-    want, _ = ref.train_step(params, ref.DATA, LR)
+    params, want, _ = _reference_run(5, (), max(TEXT_RUN_STEPS) + 1)[0]
+    new, loss = _step(train_step({k: v.copy() for k, v in params.items()}, ref.DATA, LR))
     after = np.mean([-np.log(ref.model_forward(want, ids)["probs"][y]) for ids, y in ref.DATA])
     expect_close(loss, LOSS_STEP_0, what="the loss at step 0 (worked example: 3.927973)",
                  mistakes={"sum the losses of the sentences instead of averaging them": len(ref.DATA) * LOSS_STEP_0,
@@ -348,26 +377,27 @@ def check_train_first_step(train_step):
     _expect_params(new, want, "the weights after step 0", lambda: _unbuffered_step(params, ref.DATA, LR))
 
 
-@check("train_step", "26 steps from seed 5: loss 0.417768 at step 25 (the demo runs all 1,001)", points=1)
+@check("train_step", "steps 0, 1, 2, 5, 10 and 25 of the run from seed 5: loss 0.417768 at step 25 "
+                     "(the demo runs all 1,001)", points=1)
 def check_train_25_steps(train_step):
-    losses = _run(train_step, 26, {})
+    losses = _run(train_step, TEXT_RUN_STEPS, {})
     expect_close([losses[0], losses[25]], [LOSS_STEP_0, LOSS_STEP_25],
                  what="the losses at steps 0 and 25 (worked example: 3.927973, 0.417768)")
 
 
 @check("train_step", "without positions: 3 steps from seed 5 (the run that stalls at 0.463)", points=1)
 def check_train_no_positions(train_step):
-    _run(train_step, 3, {"positions": False})
+    _run(train_step, range(3), {"positions": False})
 
 
 @check("train_step", "equal weights: 3 steps from seed 5 (the run that stalls at 0.467)", points=1)
 def check_train_equal_weights(train_step):
-    _run(train_step, 3, {"equal_weights": True})
+    _run(train_step, range(3), {"equal_weights": True})
 
 
 @check("train_step", "seed 4: 3 steps (the run whose attention settles on the object, 0.60 on cat)", points=1)
 def check_train_seed_4(train_step):
-    _run(train_step, 3, {}, seed=4)
+    _run(train_step, range(3), {}, seed=4)
 
 
 @check("train_step", "random starting weights, sentences and learning rate", points=1)
