@@ -154,7 +154,9 @@ def visible_paths():
     if not _inside(child, shown) or _inside(child, hidden):
         out.append((child, "dir"))
     tiktoken_file = cache_dir() / hashlib.sha1(CL100K_URL.encode()).hexdigest()
-    for f in ("/etc/ld.so.cache", str(tiktoken_file)):
+    from .matplotlib_cache import cache_dir as matplotlib_cache
+    font_lists = sorted(str(p) for p in matplotlib_cache().glob("fontlist-*.json"))  # child/mplcache.py
+    for f in ("/etc/ld.so.cache", str(tiktoken_file), *font_lists):
         if os.path.isfile(f):
             out.append((os.path.realpath(f), "file"))
     return out

@@ -299,13 +299,37 @@ def _grade_in_worker(job, secret, limits):
     return grade_job(job, secret, limits, host)
 
 
+def _grade_student_in_worker(indexed_jobs, secret, limits):
+    """In a worker: grade one student's notebooks in turn, through one warm sandbox,
+    announcing each as it starts (``pool.announce``: a worker that dies is blamed for the
+    notebook it was on). Returns ``[(index, NotebookResult, grader_failed)]``."""
+    from .pool import announce
+    graded = []
+    for i, job in indexed_jobs:
+        announce(i)
+        graded.append((i, *_grade_in_worker(job, secret, limits)))
+    return graded
+
+
+def _by_student(indices, jobs):
+    """``indices`` grouped by student, in order of each student's first notebook: one task
+    per student, so a student's notebooks share one worker and one warm sandbox (notebooks
+    handed out one by one would scatter a student over every worker, each starting a
+    sandbox of its own for them)."""
+    groups = {}
+    for i in indices:
+        groups.setdefault(jobs[i].student_id, []).append(i)
+    return list(groups.values())
+
+
 KILLED_WORKER_NOTE = ("your notebook could not be run: grading it killed the grader's worker process, "
                       "twice")
 
 
 def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=True, on_pool=None):
     """Grade ``jobs`` on a pool of ``workers`` processes, each with its own memory limit
-    (``Limits.grader_memory_bytes``).
+    (``Limits.grader_memory_bytes``). Each student's notebooks are one task: one worker
+    grades them in turn through one warm sandbox (``_by_student``).
 
     A worker that dies (``BrokenProcessPool``: a submission that killed it, the memory
     limit) breaks its pool. Its unfinished notebooks are graded again in a fresh pool of the
@@ -327,6 +351,9 @@ def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=Tru
         number of notebooks on which the grader itself failed.
     """
     from . import resume as resume_store
+    if limits.confine and jobs:
+        from .matplotlib_cache import prefill
+        prefill()  # each sandbox copies matplotlib's font list instead of scanning the fonts
     results = [None] * len(jobs)
     failures = 0
     store = resume_store.Store(out, secret, limits) if (out is not None and resume) else None
@@ -360,21 +387,24 @@ def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=Tru
         done = set()
         pool = WorkerPool(size, limits.grader_memory_bytes, at_exit=close_sandboxes)
         try:
-            futures = {pool.submit(i, _grade_in_worker, jobs[i], secret, limits): i for i in indices}
+            futures = [pool.submit(None, _grade_student_in_worker, [(i, jobs[i]) for i in batch], secret, limits)
+                       for batch in _by_student(indices, jobs)]
             for future in cf.as_completed(futures):
-                i = futures[future]
                 try:
-                    result, failed = future.result()
+                    graded = future.result()
                 except cf.process.BrokenProcessPool:
-                    continue  # the worker died: regraded below
-                done.add(i)
-                finish(i, result, failed)
+                    continue  # the worker died: its student's notebooks not returned are regraded below
+                for i, result, failed in graded:
+                    done.add(i)
+                    finish(i, result, failed)
         finally:
             pool.shutdown()
         exit_codes = pool.exit_codes()
-        running = pool.started()
+        last = {}  # worker pid -> the notebook it announced last: the one it was on
+        for i, pid in pool.started().items():
+            last[pid] = i
         unfinished = [i for i in indices if i not in done]
-        running = {i: pid for i, pid in running.items() if i not in done}
+        running = {i: pid for pid, i in last.items() if i not in done}
         # When a worker dies the executor ends the others with SIGTERM: the one that died
         # some other way (SIGKILL, a segfault, the memory limit) ran the notebook to blame.
         died = [i for i, pid in running.items() if exit_codes.get(pid) not in (None, 0, -signal.SIGTERM)]
@@ -387,7 +417,7 @@ def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=Tru
         together = [i for i in pending if strikes.get(i, 0) < 2]
         pending = []
         if together:
-            unfinished, suspects = run_pool(together, max(1, min(workers, len(together))))
+            unfinished, suspects = run_pool(together, max(1, min(workers, len(_by_student(together, jobs)))))
             for i in suspects:
                 strikes[i] = strikes.get(i, 0) + 1
             pending += unfinished

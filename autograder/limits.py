@@ -12,6 +12,10 @@ is a pure-Python ``train_step`` at 25 ms; ``call_cpu_seconds`` = 1 s leaves a ma
 over it, so an endless loop now costs 1 s of CPU instead of 10 s of wall clock. The slowest
 run of a notebook's cells between two hidden-test cells (learned_attention's training demo
 in the loop style) used 0.67 s; ``cell_cpu_seconds`` = 5 s leaves 7x over all of that run.
+A function that has used up a limit once is watched more closely for the rest of the
+notebook: ``hung_cpu_seconds`` = 0.25 s (10x the slowest honest call) is what any later
+call or cell may spend inside it (``child/timing.py``), so a loop that every check and
+visible cell runs into costs one full limit and then a quarter second each time.
 The wall-clock limits (``call_seconds``, ``cell_seconds``) stay as the backstop for code
 that waits without using CPU (``time.sleep``, a blocked read); they are not derived from
 CPU measurements and a busy machine can stretch honest work towards them, so they are wide.

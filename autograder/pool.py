@@ -45,9 +45,16 @@ def _init_worker(started, memory_bytes, at_exit=None):
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
-def _announced(key, fn, args):
-    """In a worker: say that job ``key`` starts here, then run it."""
+def announce(key):
+    """In a worker: say that job ``key`` starts here (``WorkerPool.started``). A task that
+    runs several jobs in turn announces each as it starts it."""
     _started.put((key, os.getpid()))
+
+
+def _announced(key, fn, args):
+    """In a worker: say that job ``key`` starts here (unless ``key`` is None), then run it."""
+    if key is not None:
+        announce(key)
     return fn(*args)
 
 
@@ -91,7 +98,8 @@ class WorkerPool:
 
     def submit(self, key, fn, *args):
         """Run ``fn(*args)`` in a worker (``fn`` and ``args`` must pickle); ``key`` names the job
-        in ``started``. Returns a ``concurrent.futures.Future``; its ``result()`` raises
+        in ``started`` (``None``: ``fn`` announces its jobs itself, ``announce``). Returns a
+        ``concurrent.futures.Future``; its ``result()`` raises
         ``concurrent.futures.process.BrokenProcessPool`` when a worker of the pool died."""
         return self._executor.submit(_announced, key, fn, args)
 
@@ -100,7 +108,8 @@ class WorkerPool:
         self._executor.shutdown(wait=True, cancel_futures=True)
 
     def started(self):
-        """``{key: worker pid}`` of every job a worker has started so far."""
+        """``{key: worker pid}`` of every job a worker has started so far, in the order they
+        were announced (a worker's last key is the job it is running or ran last)."""
         while not self._started.empty():
             key, pid = self._started.get()
             self._announced[key] = pid

@@ -21,7 +21,8 @@ with an error on a notebook whose kernel died, so the crash notebook is autograd
 a run of its own (its time counted, its points compared when it finishes).
 
 It also prints the interpreter-plus-numpy floor (``python -I -c "import numpy"``, median of
-5) and our time per notebook against it.
+5) and our time per notebook against it: the wall time over all notebooks, and the mean of
+the honest notebooks' own grading times (``NotebookResult.seconds``, the hostile ones apart).
 """
 import argparse
 import os
@@ -155,6 +156,15 @@ def main():
                   f"{len(results) - len(differ)} of {len(results)} notebooks; grader failures: {failures}")
             for line in differ:
                 print(f"  differs: {line}")
+            honest = [r.seconds for r in results if r.student_id not in HOSTILE]
+            hostile = ", ".join(f"{r.student_id[3:]} {r.seconds:.1f} s" for r in results if r.student_id in HOSTILE)
+            if honest:
+                mean = statistics.mean(honest)
+                print(f"  each notebook's own grading time (NotebookResult.seconds): {len(honest)} honest, mean "
+                      f"{mean:.3f} s = {mean / floor:.2f}x the floor (median {statistics.median(honest):.3f} s)"
+                      + (f"; hostile: {hostile}" if hostile else "")
+                      + f"; all notebooks' own times add up to {sum(r.seconds for r in results):.1f} s "
+                        f"of the {ours_seconds:.1f} s (the rest: starting the workers)")
 
 
 if __name__ == "__main__":

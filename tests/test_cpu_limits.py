@@ -53,6 +53,9 @@ def test_the_default_limits_leave_a_wide_margin_over_the_measurements():
     slowest_cells = max(max(v for v in pair if v is not None)
                         for table in CALL_CPU_MEASURED.values() for name, pair in table.items() if name == "(cells)")
     assert limits.call_cpu_seconds * 1000 >= 20 * slowest_call
+    # a function that already hung once is cut sooner, still far above any honest call
+    assert limits.hung_cpu_seconds * 1000 >= 10 * slowest_call
+    assert limits.hung_cpu_seconds < limits.call_cpu_seconds
     assert limits.cell_cpu_seconds * 1000 >= 5 * slowest_cells
     assert limits.call_cpu_seconds <= limits.call_seconds and limits.cell_cpu_seconds <= limits.cell_seconds
     assert set(CALL_CPU_MEASURED) == {"tokens", "embeddings", "attention", "next_token", "kv_cache",

@@ -26,7 +26,8 @@ children: it is PID 1 of the namespace (a signal a descendant sends it is ignore
 namespace init, SIGKILL included), it is not dumpable (``/proc/1/mem`` needs ptrace rights the
 sandbox has not got), and Landlock in the child forbids signals and ptrace across domains.
 
-Standard library only at import (numpy and the others are imported by ``main``).
+Standard library only at import (numpy and the others are imported by ``main``, after
+matplotlib's font list is copied in: ``child/mplcache.py``).
 """
 import ctypes
 import json
@@ -166,6 +167,8 @@ def main():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.path[:] = [p for p in sys.path if p != os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
     import importlib
+    from .mplcache import seed
+    seed(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # the project
     for name in PRELOAD:  # what every notebook imports: paid once per student, not per notebook
         try:
             importlib.import_module(name)

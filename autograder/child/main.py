@@ -107,6 +107,9 @@ def serve_child(req_fd, resp_fd):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized file write fails, not the process
     sys.path[:] = [p for p in sys.path if p != os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
     setup = json.loads(req.readline())  # {"project_root": ..., "confine": {"scratch": ..., "processes": N}}
+    if "matplotlib" not in sys.modules:  # a cold child: the notebook's import finds the font list
+        from .mplcache import seed
+        seed(setup.get("project_root"))
     _hide_grader(setup.get("project_root"))
     confine = setup.get("confine")
     if confine:
