@@ -304,6 +304,7 @@ def _grade_student_in_worker(indexed_jobs, secret, limits):
     announcing each as it starts (``pool.announce``: a worker that dies is blamed for the
     notebook it was on). Returns ``[(index, NotebookResult, grader_failed)]``."""
     from .pool import announce
+    plugin.keep_sessions()  # this worker grades many notebooks: one pytest session per exercise
     graded = []
     for i, job in indexed_jobs:
         announce(i)

@@ -1,7 +1,9 @@
 """Run an exercise's hidden checks with pytest against one submission, and collect points.
 
-``run_checks(exercise, submission, student_id, secret)`` calls ``pytest.main`` on
-``exercises/<exercise>/checks.py`` with ``GradingPlugin``, which supplies the
+``run_checks(exercise, submission, student_id, secret)`` runs pytest on
+``exercises/<exercise>/checks.py`` with ``GradingPlugin`` (one ``pytest.main`` per call; in
+a grading worker, after ``keep_sessions()``, one ``CheckSession`` per exercise that
+collects the checks once and runs them for each notebook), which supplies the
 ``submission``, ``student_id`` and ``rng`` fixtures (``autograder/checks/conftest.py`` adds
 one per student-facing name) and records, for every check, the
 points earned and the feedback text (never a traceback or the check's source).
@@ -234,17 +236,23 @@ def explained_by_helpers(function, calls, helpers, reference, submission, throug
 class GradingPlugin:
     def __init__(self, submission, student_id, secret, select=None, only=None, exercise=None,
                  code_digests=None):
+        self.exercise = exercise
+        self.errors = []  # collection errors
+        self.requests = None  # a CheckSession's queue of notebooks (see pytest_runtestloop)
+        self.reset(submission, student_id, secret, select, only, code_digests)
+
+    def reset(self, submission, student_id, secret, select=None, only=None, code_digests=None, charged=()):
+        """Forget the previous notebook; the next checks run on ``submission``."""
         self.code_digests = dict(code_digests or {})  # {function or "*": digest} (code_digest.py)
         self.select = select
         self.only = only  # node names to run (rerunning suspect checks on the reference)
         self.suspects = {}  # nodeid -> traceback of an exception that is not a verdict
-        self.exercise = exercise
-        self.charged_before = set()  # functions charged in earlier runs (see run_checks)
+        self.charged_before = set(charged)  # functions charged in earlier runs (see run_checks)
         self.submission = submission
         self.student_id = student_id
         self.secret = secret
         self.results = {}
-        self.errors = []
+        self.order = []
 
     def pytest_configure(self, config):
         # A failed check's report gets pytest's plain traceback text, never its default
@@ -330,27 +338,56 @@ class GradingPlugin:
                     self.suspects[item.nodeid] = "".join(
                         traceback.format_exception(type(exc), exc, call.excinfo.tb))
 
-    def pytest_collection_modifyitems(self, config, items):
+    def arrange(self, items):
+        """The items to run for this notebook, in the order to run them: only those of
+        ``only`` / ``select``, sorted by where their hidden-test cells sit in the notebook,
+        so the submission only ever runs forward (a stable sort keeps each function's checks
+        in file order; functions without a test cell come last). Sets ``order`` (file order)."""
         if self.only is not None:
-            keep = [i for i in items if i.name in self.only]
-            config.hook.pytest_deselected(items=[i for i in items if i not in keep])
-            items[:] = keep
+            items = [i for i in items if i.name in self.only]
         if self.select:
-            keep = [i for i in items if i.get_closest_marker("check")
-                    and i.get_closest_marker("check").kwargs["meta"].function == self.select]
-            config.hook.pytest_deselected(items=[i for i in items if i not in keep])
-            items[:] = keep
+            items = [i for i in items if i.get_closest_marker("check")
+                     and i.get_closest_marker("check").kwargs["meta"].function == self.select]
         self.order = [i.nodeid for i in items]
-        # Checks run in the order of their hidden-test cells in the notebook, so the
-        # submission only ever runs forward (a stable sort keeps each function's checks
-        # in file order; functions without a test cell come last).
         where = getattr(self.submission, "checkpoint_order", None) or []
 
         def rank(item):
             marker = item.get_closest_marker("check")
             cp = f"test_{marker.kwargs['meta'].function}" if marker else None
             return where.index(cp) if cp in where else len(where)
-        items.sort(key=rank)
+        return sorted(items, key=rank)
+
+    def pytest_collection_modifyitems(self, config, items):
+        if self.requests is not None:
+            return  # a CheckSession arranges the items anew for each notebook
+        keep = self.arrange(items)
+        config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+        items[:] = keep
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session):
+        """In a ``CheckSession``: run the collected checks once per notebook taken from
+        ``requests``, until ``None`` comes; pytest's own loop otherwise. Running an item again
+        is what pytest's rerun plugins do: its function-scoped fixtures are set up anew."""
+        if self.requests is None:
+            return None
+        collected = list(session.items)
+        while True:
+            request = self.requests.get()
+            if request is None:
+                return True
+            state, answer = request
+            try:
+                if self.errors:
+                    raise GraderError(f"the checks could not be collected: {' '.join(self.errors)[:2000]}")
+                self.reset(**state)
+                items = self.arrange(collected)
+                for k, item in enumerate(items):
+                    item.config.hook.pytest_runtest_protocol(item=item, nextitem=items[k + 1] if k + 1 < len(items)
+                                                             else None)
+                answer.put((True, None))
+            except BaseException as exc:  # a defect of the grader: the caller raises it
+                answer.put((False, exc))
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -382,21 +419,100 @@ def run_checks(exercise, submission, student_id, secret, select=None, only=None,
     Raises:
         GraderError: the check file could not be collected or run.
     """
-    plugin = GradingPlugin(submission, student_id, secret, select, only, exercise, code_digests)
-    plugin.charged_before = set(charged)
-    args = [str(exercise.checks_file), "-c", str(CHECKS_DIR / "pytest.ini"),
+    state = dict(submission=submission, student_id=student_id, secret=secret, select=select, only=only,
+                 code_digests=code_digests, charged=charged)
+    if _sessions is not None:
+        if exercise.name not in _sessions:
+            _sessions[exercise.name] = CheckSession(exercise)
+        session = _sessions[exercise.name].run(state)
+        # a copy: _blame below runs the same session again, on the reference
+        plugin = types.SimpleNamespace(results=dict(session.results), suspects=dict(session.suspects),
+                                       order=list(session.order))
+    else:
+        plugin = GradingPlugin(submission, student_id, secret, select, only, exercise, code_digests)
+        plugin.charged_before = set(charged)
+        code = pytest.main(_pytest_args(exercise), plugins=[plugin, name_fixtures])
+        if plugin.errors or code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            raise GraderError(f"pytest exited with {code!r}: {' '.join(plugin.errors)[:2000]}")
+    if plugin.suspects and only is None:
+        _blame(exercise, plugin, student_id, secret, code_digests)
+    order = {nodeid: i for i, nodeid in enumerate(getattr(plugin, "order", []))}
+    return [r for _, r in sorted(plugin.results.items(), key=lambda kv: order.get(kv[0], len(order)))]
+
+
+def _pytest_args(exercise):
+    return [str(exercise.checks_file), "-c", str(CHECKS_DIR / "pytest.ini"),
             "--rootdir", str(exercise.folder), "-p", "no:cacheprovider",
             "--import-mode=importlib", "-W", "ignore", "-p", "no:terminal", "-p", "no:logging",
             # (unraisableexception runs gc.collect five times per session: most of the cost)
             "-p", "no:unraisableexception", "-p", "no:threadexception", "-p", "no:faulthandler",
             "--capture=no"]
-    code = pytest.main(args, plugins=[plugin, name_fixtures])
-    if plugin.errors or code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-        raise GraderError(f"pytest exited with {code!r}: {' '.join(plugin.errors)[:2000]}")
-    if plugin.suspects and only is None:
-        _blame(exercise, plugin, student_id, secret, code_digests)
-    order = {nodeid: i for i, nodeid in enumerate(getattr(plugin, "order", []))}
-    return [r for _, r in sorted(plugin.results.items(), key=lambda kv: order.get(kv[0], len(order)))]
+
+
+_sessions = None  # {exercise name: CheckSession} once keep_sessions() is called (grading workers)
+
+
+def keep_sessions():
+    """From now on, ``run_checks`` in this process keeps one ``CheckSession`` per exercise
+    (a grading worker grades many notebooks; the student's kernel, via ``incell.py``, does not
+    call this and runs one pytest session per cell)."""
+    global _sessions
+    if _sessions is None:
+        _sessions = {}
+
+
+class CheckSession:
+    """One pytest session for one exercise's checks, kept for the life of the process: pytest
+    configures itself and collects the check file once, then runs the checks for each
+    notebook asked of it (``GradingPlugin.pytest_runtestloop``), which saves pytest's set-up
+    per notebook (``benchmarks/profile_grading.py``: plugin registration, collection).
+
+    The session runs ``pytest.main`` in a thread of its own, blocked between notebooks;
+    ``run`` hands it a notebook and waits. Only one notebook at a time (a grading worker
+    grades one at a time).
+    """
+
+    def __init__(self, exercise):
+        import queue
+        import threading
+        self.plugin = GradingPlugin(None, None, None, exercise=exercise)
+        self.plugin.requests = queue.Queue()
+        self.exit_code = None
+        self.thread = threading.Thread(target=self._main, args=(exercise,), daemon=True,
+                                       name=f"checks-{exercise.name}")
+        self.thread.start()
+
+    def _main(self, exercise):
+        try:
+            self.exit_code = pytest.main(_pytest_args(exercise), plugins=[self.plugin, name_fixtures])
+        finally:
+            self.plugin.requests = None
+
+    def run(self, state):
+        """Run the checks on one notebook (``state``: the ``GradingPlugin.reset`` arguments);
+        returns the plugin holding its results.
+
+        Raises:
+            GraderError: the session could not collect the checks or has ended.
+        """
+        import queue
+        requests = self.plugin.requests
+        if requests is None or not self.thread.is_alive():
+            raise GraderError(f"the checks' pytest session ended (exit {self.exit_code!r}): "
+                              f"{' '.join(self.plugin.errors)[:2000]}")
+        answer = queue.Queue()
+        requests.put((state, answer))
+        while True:
+            try:
+                ok, exc = answer.get(timeout=1.0)
+                break
+            except queue.Empty:
+                if not self.thread.is_alive():
+                    raise GraderError(f"the checks' pytest session ended (exit {self.exit_code!r}): "
+                                      f"{' '.join(self.plugin.errors)[:2000]}") from None
+        if not ok:
+            raise exc if isinstance(exc, GraderError) else GraderError(f"{type(exc).__name__}: {exc}")
+        return self.plugin
 
 
 def _blame(exercise, plugin, student_id, secret, code_digests=None):

@@ -112,8 +112,11 @@ def warm_seconds(jobs, rounds):
     round, as one student graded alone would pay; the second is what a class run pays per
     notebook once the spare sandbox is started ahead (``grade.host_for``): each round's
     sandbox is started and given a few seconds to import before the round is timed. An
-    untimed round first pays the grader's own first-use costs (imports, reference set-up)."""
+    untimed round first pays the grader's own first-use costs (imports, reference set-up,
+    collecting the checks: one kept pytest session per exercise, as in a grading worker)."""
+    from autograder import plugin
     from autograder.warm import StudentSandbox
+    plugin.keep_sessions()  # as a grading worker does: one pytest session per exercise
     with StudentSandbox(Limits()) as box:
         for job in jobs:
             grade_job(job, SECRET, Limits(), box)

@@ -262,3 +262,18 @@ def test_changing_the_callers_params_is_named_in_the_kernel_too(ref):
     failed = {r.name: r.output for r in results if r.score < r.max_score}
     assert list(failed) == [NO_MUTATION]
     assert "change the caller's params in place" in failed[NO_MUTATION]
+
+
+def test_the_reference_runs_the_checks_share_reach_the_worked_losses():
+    """The checks step the student's train_step from the reference's own run (computed once
+    per process): that run gives the course text's losses (WORKED_EXAMPLES: 3.927973 at step
+    0, 0.417768 at step 25), and its arrays cannot be changed by a caller."""
+    import numpy as np
+
+    from exercises.learned_attention import checks
+    run = checks._reference_run(5, (), 26)
+    assert checks._reference_run(5, (), 26) is run  # computed once
+    assert round(run[0][2], 6) == 3.927973 and round(run[25][2], 6) == 0.417768
+    assert all(np.array_equal(run[k][1][key], run[k + 1][0][key]) for k in range(25) for key in checks.PARAM_KEYS)
+    with pytest.raises(ValueError):
+        run[3][0]["E"][0, 0] = 1.0

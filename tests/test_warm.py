@@ -130,3 +130,52 @@ def test_grade_job_on_a_student_sandbox_gives_the_cold_grade(tmp_path):
     assert [(c.name, c.score) for c in warm.checks] == [(c.name, c.score) for c in cold.checks]
     assert warm.score < warm.max_score == 19 and warm.confinement == cold.confinement
     assert os.geteuid() != 0 or warm.confinement == "bubblewrap+seccomp (a sandbox uid of its own)"
+
+
+def test_a_new_student_gets_the_spare_started_ahead_and_no_sandbox_serves_two(monkeypatch):
+    from autograder import grade
+    monkeypatch.setattr(grade, "_host", None)
+    monkeypatch.setattr(grade, "_spare", None)
+    try:
+        first = grade.host_for("alice", FAST)
+        spare = grade._spare[1]
+        assert first is not spare and grade.host_for("alice", FAST) is first  # same student: kept
+        second = grade.host_for("bob", FAST)
+        assert second is spare and not first.usable  # alice's sandbox closed, bob got the spare
+        assert grade._spare[1] not in (first, second) and grade._spare[1].usable  # a new spare
+        assert _run(second, "seccomp_mode") == "2"
+        # other limits: the spare (started for FAST) is not used for them, it is closed
+        other = Limits(call_seconds=6.0)
+        old_spare = grade._spare[1]
+        third = grade.host_for("carol", other)
+        assert third is not old_spare and not old_spare.usable
+    finally:
+        grade.close_sandboxes()
+    assert grade._host is None and grade._spare is None
+
+
+def test_a_class_is_handed_to_the_workers_one_student_at_a_time():
+    from types import SimpleNamespace
+
+    from autograder.grade import _by_student
+    jobs = [SimpleNamespace(student_id=s) for s in ["a", "a", "b", "a", "c", "b"]]
+    assert _by_student(range(6), jobs) == [[0, 1, 3], [2, 5], [4]]
+    assert _by_student([5, 2], jobs) == [[5, 2]]
+
+
+def test_matplotlib_font_list_is_built_once_and_copied_into_a_sandbox(tmp_path, monkeypatch):
+    from autograder import confinement, matplotlib_cache
+    from autograder.child import mplcache
+    built = matplotlib_cache.prefill(tmp_path / "cache")
+    assert [p.name for p in built] and all(p.name.startswith("fontlist-v") for p in built)
+    project = tmp_path / "project"
+    (project / ".cache").mkdir(parents=True)
+    (tmp_path / "cache").rename(project / ".cache" / "matplotlib")
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "config"))
+    mplcache.seed(str(project))
+    assert sorted(p.name for p in (tmp_path / "config").iterdir()) == [p.name for p in built]
+    mplcache.seed(str(tmp_path / "nowhere"))  # nothing to copy: no error
+    # the project's own list is shown read-only in the sandbox, as a file
+    shown = dict(confinement.visible_paths())
+    for path in matplotlib_cache.prefill():
+        assert shown.get(str(path.resolve())) == "file"
