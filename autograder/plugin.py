@@ -494,6 +494,7 @@ class CheckSession:
 
         Raises:
             GraderError: the session could not collect the checks or has ended.
+            MemoryError: the grader ran out of memory running them (``grade.grade_job`` says so).
         """
         import queue
         requests = self.plugin.requests
@@ -511,7 +512,7 @@ class CheckSession:
                     raise GraderError(f"the checks' pytest session ended (exit {self.exit_code!r}): "
                                       f"{' '.join(self.plugin.errors)[:2000]}") from None
         if not ok:
-            raise exc if isinstance(exc, GraderError) else GraderError(f"{type(exc).__name__}: {exc}")
+            raise exc if isinstance(exc, (GraderError, MemoryError)) else GraderError(f"{type(exc).__name__}: {exc}")
         return self.plugin
 
 

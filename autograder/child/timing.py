@@ -52,12 +52,13 @@ def running_notebook_function(frame, names):
 
 
 def note_hung(tb):
-    """Add to ``hung`` the innermost notebook function running at traceback ``tb`` (the one
-    a timeout stopped); returns its name or ``None`` (the cell's own top-level code)."""
+    """Add to ``hung`` the innermost named notebook function running at traceback ``tb`` (the
+    one a timeout stopped); returns its name or ``None`` (the cell's own top-level code, or
+    only lambdas and comprehensions, whose shared names would put every other one under watch)."""
     name = None
     while tb is not None:
         code = tb.tb_frame.f_code
-        if code.co_filename.startswith("<cell ") and code.co_name != "<module>":
+        if code.co_filename.startswith("<cell ") and not code.co_name.startswith("<"):
             name = code.co_name
         tb = tb.tb_next
     if name is not None:
