@@ -557,9 +557,13 @@ class ChildSubmission:
             self.timed_out[fn] = True
             cut_in = answer.get("cut_in")
             if answer.get("cpu") is True and isinstance(cut_in, str):  # see child/timing.py
-                where = "" if cut_in == fn else f" inside {safetext.clean(cut_in, safetext.NAME_CHARS)}"
-                raise StudentCodeError("timeout", label, f"stopped after {self.limits.hung_cpu_seconds:g} s of "
-                                       f"CPU time{where}, which had already run out of time once")
+                # "did not return within" as every timeout says (class_report reads it from text)
+                if cut_in == fn:
+                    why = "it had already run out of time once"
+                else:
+                    why = f"stopped inside {safetext.clean(cut_in, safetext.NAME_CHARS)}, which had already run out of time once"
+                raise StudentCodeError("timeout", label, f"did not return within {self.limits.hung_cpu_seconds:g} s "
+                                       f"of CPU time ({why})")
             if answer.get("cpu") is True:  # the child's CPU timer (the limit is ours, not its word)
                 raise StudentCodeError("timeout", label, f"did not return within "
                                        f"{min(self.limits.call_cpu_seconds, seconds):g} s of CPU time")

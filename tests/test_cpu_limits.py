@@ -81,8 +81,8 @@ def test_a_function_that_hung_once_is_stopped_sooner_and_only_it(confine):
         # A caller that runs into the same loop: stopped at the first check, 0.1 s of CPU.
         with pytest.raises(StudentCodeError) as again:
             sub.function("caller")()
-        assert again.value.detail == ("stopped after 0.1 s of CPU time inside spin, which had already run "
-                                      "out of time once")
+        assert again.value.detail == ("did not return within 0.1 s of CPU time (stopped inside spin, which had "
+                                      "already run out of time once)")
         # Honest work longer than 0.1 s that never enters spin runs to its end.
         assert sub.function("slow_honest")() == sum(i * i for i in range(3 * 10 ** 6))
 
@@ -95,5 +95,5 @@ def test_later_cells_that_run_into_a_hung_function_are_stopped_sooner():
         assert sub.function("honest")(3) == 5   # the notebook ran on: y was computed
     assert [(e["cell"], e["message"]) for e in errors] == [
         ("cell 2", "cell did not finish within 2 s of CPU time (stopped inside spin)"),
-        ("cell 3", "cell stopped after 0.1 s of CPU time inside spin, which had already run out of time once "
-                   "(stopped inside caller)")]
+        ("cell 3", "cell did not finish within 0.1 s of CPU time (spin, which it ran into, had already run out "
+                   "of time once) (stopped inside caller)")]

@@ -48,8 +48,8 @@ def test_endless_loop_costs_only_that_function(hand_in):
     mask = [c for c in result.checks if c.function == "causal_mask"]
     # The hanging cell costs the cell limit once; every later call into the loop is stopped
     # sooner (Limits.hung_cpu_seconds), and says so.
-    assert all(c.score == 0 and ("did not return within" in c.output
-                                 or "which had already run out of time once" in c.output) for c in mask)
+    assert all(c.score == 0 and "did not return within" in c.output for c in mask)
+    assert "had already run out of time once" in mask[-1].output
     by = _by_function(result)
     assert by["attention_row"] == (5, 5) and by["softmax"] == (3, 3)
     # attention_matrix calls the hanging mask only when causal=True: the rest still pass.

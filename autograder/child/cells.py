@@ -207,14 +207,14 @@ class Runner:
             cut_in = timing.cut_in
             timing.note_hung(exc.__traceback__)
             if cut_in is not None:
-                message = (f"cell stopped after {self.recheck:g} s of CPU time inside {cut_in}, "
-                           "which had already run out of time once")
+                message = (f"cell did not finish within {self.recheck:g} s of CPU time ({cut_in}, "
+                           "which it ran into, had already run out of time once)")
             else:
                 limit = (f"{self.cell_cpu_timeout:g} s of CPU time" if timing.fired == "cpu"
                          else f"{self.cell_timeout:g} s")
                 message = f"cell did not finish within {limit}"
             return [{"cell": label, "type": "Timeout", "where": label, "function": hung,
-                     "message": message + (f" (stopped inside {hung})" if hung and hung != cut_in else "")}]
+                     "message": message + (f" (stopped inside {hung})" if hung else "")}]
         except _CellError as err:
             return [dict(err.args[0], cell=label)]
         finally:
