@@ -488,6 +488,10 @@ class CheckSession:
         finally:
             self.plugin.requests = None
 
+    def _ended(self):
+        return GraderError(f"the checks' pytest session ended (exit {self.exit_code!r}): "
+                           f"{' '.join(self.plugin.errors)[:2000]}")
+
     def run(self, state):
         """Run the checks on one notebook (``state``: the ``GradingPlugin.reset`` arguments);
         returns the plugin holding its results.
@@ -499,8 +503,7 @@ class CheckSession:
         import queue
         requests = self.plugin.requests
         if requests is None or not self.thread.is_alive():
-            raise GraderError(f"the checks' pytest session ended (exit {self.exit_code!r}): "
-                              f"{' '.join(self.plugin.errors)[:2000]}")
+            raise self._ended()
         answer = queue.Queue()
         requests.put((state, answer))
         while True:
@@ -509,8 +512,7 @@ class CheckSession:
                 break
             except queue.Empty:
                 if not self.thread.is_alive():
-                    raise GraderError(f"the checks' pytest session ended (exit {self.exit_code!r}): "
-                                      f"{' '.join(self.plugin.errors)[:2000]}") from None
+                    raise self._ended() from None
         if not ok:
             raise exc if isinstance(exc, (GraderError, MemoryError)) else GraderError(f"{type(exc).__name__}: {exc}")
         return self.plugin

@@ -221,6 +221,11 @@ def _frozen(params):
     return out
 
 
+def _writable(params):
+    """A copy of cached weights for the student's function (which may write into them)."""
+    return {k: v.copy() for k, v in params.items()}
+
+
 def _run(train_step, at, switches, seed=5):
     """The student's ``train_step`` from the reference's weights before each step in ``at`` of
     the reference's run from ``init_params(seed)``, each step's loss and new weights compared
@@ -232,7 +237,7 @@ def _run(train_step, at, switches, seed=5):
     losses = {}
     for step in at:
         before, want, want_loss = run[step]
-        new, loss = _step(train_step({k: v.copy() for k, v in before.items()}, ref.DATA, LR, **switches))
+        new, loss = _step(train_step(_writable(before), ref.DATA, LR, **switches))
         label = f"step {step} from seed {seed}" + "".join(f", {k}={v}" for k, v in switches.items())
         expect_close(loss, want_loss, atol=1e-9, rtol=1e-9, what=f"the loss returned at {label}")
         _expect_params(new, want, f"the weights after {label}",
@@ -368,7 +373,7 @@ def check_backward_weights_inputs(attention_backward, rng):
 @check("train_step", "step 0 from the text's seed 5: loss 3.927973 and the reference's new weights", points=1)
 def check_train_first_step(train_step):
     params, want, _ = _reference_run(5, (), max(TEXT_RUN_STEPS) + 1)[0]
-    new, loss = _step(train_step({k: v.copy() for k, v in params.items()}, ref.DATA, LR))
+    new, loss = _step(train_step(_writable(params), ref.DATA, LR))
     after = np.mean([-np.log(ref.model_forward(want, ids)["probs"][y]) for ids, y in ref.DATA])
     expect_close(loss, LOSS_STEP_0, what="the loss at step 0 (worked example: 3.927973)",
                  mistakes={"sum the losses of the sentences instead of averaging them": len(ref.DATA) * LOSS_STEP_0,
