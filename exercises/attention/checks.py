@@ -7,8 +7,8 @@ so the feedback can name it when a student's value matches.
 """
 import numpy as np
 
-from autograder.checking import check, expect_close, expect_equal, fail
-from autograder.visible import Visible
+from autograder.authoring import check, expect_close, expect_equal, fail
+from autograder.authoring import Visible
 from solutions import attention as ref
 
 # The request "the cat" (one attention row).

@@ -1,5 +1,5 @@
 """Realistic mistakes in the attention exercise: the ones the course text names."""
-from autograder.demo.mistakes import Mistake
+from autograder.authoring import Mistake
 
 E = "attention"
 

@@ -6,7 +6,7 @@ Each entry is a figure the text prints, where it prints it, and how the referenc
 """
 import numpy as np
 
-from autograder.worked import FOUNDATIONS, Source, Worked
+from autograder.authoring import FOUNDATIONS, Source, Worked
 
 PROJECT = Source(FOUNDATIONS, "Part IV: Anatomy of an LLM Request / Project Each Token into a Query, a Key, and a Value")
 ROW = Source(FOUNDATIONS, "Part IV: Anatomy of an LLM Request / Attention Scores, Softmax, and the Context Vector")

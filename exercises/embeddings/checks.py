@@ -14,10 +14,10 @@ its ties are real ties.
 """
 import numpy as np
 
-from autograder.checking import check, expect_close, expect_equal, fail, fmt
-from autograder.sandbox import StudentCodeError
-from autograder.child.wire import Opaque
-from autograder.visible import Visible
+from autograder.authoring import check, expect_close, expect_equal, fail, fmt
+from autograder.authoring import StudentCodeError
+from autograder.authoring import Opaque
+from autograder.authoring import Visible
 from solutions import embeddings as ref
 
 TIE = 1e-9

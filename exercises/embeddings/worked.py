@@ -5,7 +5,7 @@ Each entry is a figure the text prints, where it prints it, and how the referenc
 """
 import numpy as np
 
-from autograder.worked import FOUNDATIONS, FROM_SCRATCH, Source, Worked
+from autograder.authoring import FOUNDATIONS, FROM_SCRATCH, Source, Worked
 
 COSINE = Source(FOUNDATIONS, "2. Embeddings: Meaning as Geometry / Questions to Work Through")
 MODEL_1 = Source(FROM_SCRATCH, "Build it: a language model in 60 lines / What you get")

@@ -15,8 +15,8 @@ a step that reads the cache gives the right context.
 """
 import numpy as np
 
-from autograder.checking import check, expect_close, expect_equal, fail
-from autograder.visible import Visible
+from autograder.authoring import check, expect_close, expect_equal, fail
+from autograder.authoring import Visible
 from solutions import kv_cache as ref
 
 # Section 4: the request "the cat".

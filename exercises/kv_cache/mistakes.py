@@ -1,5 +1,5 @@
 """Realistic mistakes in the kv_cache exercise: the ones the course text names, and a few more."""
-from autograder.demo.mistakes import Mistake
+from autograder.authoring import Mistake
 
 E = "kv_cache"
 

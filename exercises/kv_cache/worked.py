@@ -3,7 +3,7 @@
 Each entry is a figure the text prints, where it prints it, and how the reference solution
 (``solutions/kv_cache.py``) reproduces it; ``docs/worked-examples.md`` shows them side by side.
 """
-from autograder.worked import FROM_SCRATCH, Source, Worked
+from autograder.authoring import FROM_SCRATCH, Source, Worked
 
 LONG_CONTEXT = Source(FROM_SCRATCH, "Generating text, and why the first token is slow / Why long context is hard")
 

@@ -15,9 +15,9 @@ import functools
 
 import numpy as np
 
-from autograder.checking import Mismatch, check, expect_close, expect_equal, fail, fmt
-from autograder.sandbox import StudentCodeError
-from autograder.visible import Visible
+from autograder.authoring import Mismatch, check, expect_close, expect_equal, fail, fmt
+from autograder.authoring import StudentCodeError
+from autograder.authoring import Visible
 from solutions import learned_attention as ref
 
 TIGHT = {"atol": 1e-9, "rtol": 1e-9}

@@ -5,7 +5,7 @@ The reference ``train_step`` calls the notebook's ``model_forward`` and ``attent
 the functions built on it return wrong values, but it is charged once, where it is made
 (``Exercise.helpers``): the callers keep their points, and their feedback names the helper.
 """
-from autograder.demo.mistakes import Mistake
+from autograder.authoring import Mistake
 
 E = "learned_attention"
 

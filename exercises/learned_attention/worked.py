@@ -5,7 +5,7 @@ Each entry is a figure the text prints, where it prints it, and how the referenc
 (``solutions/learned_attention.py``) reproduces it; ``docs/worked-examples.md`` shows them side by
 side. The training run is the text's: seed 5, 1,001 full-batch steps, learning rate 0.3.
 """
-from autograder.worked import FROM_SCRATCH, Source, Worked
+from autograder.authoring import FROM_SCRATCH, Source, Worked
 
 LOOKUP = Source(FROM_SCRATCH, "The reading room / The lookup, step by step")
 RESULTS = Source(FROM_SCRATCH, "Build it: attention in 80 lines / What you get")

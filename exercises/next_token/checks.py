@@ -9,8 +9,8 @@ feedback can name it when a student's value matches.
 """
 import numpy as np
 
-from autograder.checking import check, expect_close, fail
-from autograder.visible import Visible
+from autograder.authoring import check, expect_close, fail
+from autograder.authoring import Visible
 from solutions import next_token as ref
 
 # Section 4: the context vector of "cat" that enters the feed-forward layer.

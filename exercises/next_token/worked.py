@@ -6,7 +6,7 @@ Each entry is a figure the text prints, where it prints it, and how the referenc
 """
 import numpy as np
 
-from autograder.worked import FOUNDATIONS, Source, Worked
+from autograder.authoring import FOUNDATIONS, Source, Worked
 
 FFN = Source(FOUNDATIONS, "Part IV: Anatomy of an LLM Request / Feed-Forward, Logits, Softmax, Sample")
 STEP = Source(FOUNDATIONS, "Part IV: Anatomy of an LLM Request / Loss, Gradient, and One Step of Descent")

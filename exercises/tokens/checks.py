@@ -18,10 +18,10 @@ import os
 
 import tiktoken
 
-from autograder.checking import check, expect_equal, fail
-from autograder.sandbox import StudentCodeError
-from autograder.tiktoken_cache import CL100K_URL, cache_dir
-from autograder.visible import Visible
+from autograder.authoring import check, expect_equal, fail
+from autograder.authoring import StudentCodeError
+from autograder.authoring import CL100K_URL, cache_dir
+from autograder.authoring import Visible
 from solutions import tokens as ref
 
 # The reference runs tiktoken in the grader's process too: let it use the project's

@@ -3,7 +3,7 @@
 Each entry is a figure the text prints, where it prints it, and how the reference solution
 (``solutions/tokens.py``) reproduces it; ``docs/worked-examples.md`` shows them side by side.
 """
-from autograder.worked import FOUNDATIONS, FROM_SCRATCH, Source, Worked
+from autograder.authoring import FOUNDATIONS, FROM_SCRATCH, Source, Worked
 
 MERGE_RULES = Source(FOUNDATIONS, "Part I: From Characters to Tokens / How a Tokenizer Learns Its Merge Rules")
 UNSEEN = Source(FOUNDATIONS, "Part I: From Characters to Tokens / Encoding a Word the Tokenizer Has Never Seen")
