@@ -21,7 +21,7 @@ c.CourseDirectory.release_directory = "assignments"
 # and submission_secret.txt (release_feedback needs it to address each student's feedback).
 c.CourseDirectory.include = ["*.ipynb", "timestamp.txt", "submission_secret.txt"]
 
-# assignments/ is committed (python -m autograder.build makes it with nbgrader itself), so
+# assignments/ is committed (python -m autograder build makes it with nbgrader itself), so
 # generate_assignment would skip it as "existing" and leave the gradebook empty: regenerate
 # (the same files) and record the assignment, its notebooks and grade cells in the gradebook.
 c.GenerateAssignment.force = True
@@ -31,8 +31,8 @@ c.GenerateFeedback.force = True
 # unless `--to FILE` says otherwise. Set on ExportPlugin, the section nbgrader's `--to` flag
 # writes: a value on CsvExportPlugin (a subclass, so more specific) would beat the flag.
 c.ExportPlugin.to = str(COURSE_ROOT / "gradebook.csv")
-# nbgrader's CSV table, with cells escaped against spreadsheet formulas (autograder/csvsafe.py)
-c.ExportApp.plugin_class = "autograder.nbgrader_export.SafeCsvExportPlugin"
+# nbgrader's CSV table, with cells escaped against spreadsheet formulas (autograder/reports/csvsafe.py)
+c.ExportApp.plugin_class = "autograder.nbgrader_glue.export.SafeCsvExportPlugin"
 
 # Per-cell limit when nbgrader autograde runs a notebook (seconds).
 c.Execute.timeout = 60
@@ -45,6 +45,6 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "autograder.nbgrader_cells.OverwriteReleasedCells",
+    "autograder.nbgrader_glue.cells.OverwriteReleasedCells",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]

@@ -4,13 +4,13 @@ An exercise folder (``exercises/<name>/``) writes its hidden checks, its visible
 worked figures and its hand-ins against these names only, so the grader's own layout can
 change without touching any exercise. ``docs/authoring.md`` shows how each is used.
 """
-from .checking import Mismatch, check, expect_close, expect_equal, fail, fmt  # noqa: F401
-from .child.wire import Opaque  # noqa: F401
-from .demo.mistakes import Mistake  # noqa: F401
-from .limits import StudentCodeError  # noqa: F401
-from .tiktoken_cache import CL100K_URL, cache_dir  # noqa: F401  (tokens: the production tokenizer)
-from .visible import Visible  # noqa: F401
-from .worked import FOUNDATIONS, FROM_SCRATCH, Source, Worked  # noqa: F401
+from autograder.checks.api import Mismatch, check, expect_close, expect_equal, fail, fmt  # noqa: F401
+from autograder.child.wire import Opaque  # noqa: F401
+from autograder.course.visible import Visible  # noqa: F401
+from autograder.course.worked import FOUNDATIONS, FROM_SCRATCH, Source, Worked  # noqa: F401
+from autograder.demo.mistakes import Mistake  # noqa: F401
+from autograder.sandbox.limits import StudentCodeError  # noqa: F401
+from autograder.sandbox.tiktoken_cache import CL100K_URL, cache_dir  # noqa: F401  (tokens: the production tokenizer)
 
 __all__ = [
     "CL100K_URL", "FOUNDATIONS", "FROM_SCRATCH", "Mismatch", "Mistake", "Opaque", "Source", "StudentCodeError",

@@ -4,7 +4,7 @@ Each notebook is graded in a worker process from a pool (``--jobs``, default: on
 core); each worker runs the student's code in its own child process (``client.py``) and
 the hidden checks with pytest (``plugin.py``). A submission that crashes, hangs or is
 not a notebook costs only its own points: its results.json is written all the same.
-Orchestration is in ``grade.grade_all``; this module parses arguments and prints. A class run
+Orchestration is in ``class_run.grade_all``; this module parses arguments and prints. A class run
 ends with the staff's class report (``class_report.py``: class.html and two CSVs in OUT), which
 ``python -m autograder report GRADED_DIR`` writes again from results.json files already there.
 
@@ -26,11 +26,14 @@ import sys
 import time
 from pathlib import Path
 
-from . import class_report, gradebook, html_report, identical, preflight, report
-from .discover import discover
-from .grade import grade_all
-from .sandbox import Limits
-from .seeds import SECRET_FILE, load_secret, new_secret
+from autograder.checks.seeds import SECRET_FILE, load_secret, new_secret
+from autograder.grading import preflight
+from autograder.grading.class_run import grade_all, grade_class  # noqa: F401  (grade_all: benchmarks' old import)
+from autograder.grading.discover import discover
+from autograder.nbgrader_glue import gradebook
+from autograder.reports import class_report
+from autograder.reports import console as report
+from autograder.submission import Limits
 
 PREFLIGHT_FAILED = 3
 
@@ -101,10 +104,44 @@ class _Progress:
             self.bar.stop()
 
 
+def _caches(argv):
+    """``caches``: fill tiktoken's cache and matplotlib's font list (``scripts/setup.sh`` runs it)."""
+    from autograder.sandbox import matplotlib_cache, tiktoken_cache
+    argparse.ArgumentParser(prog="python -m autograder caches", description=_caches.__doc__.split(": ", 1)[1]).parse_args(argv)
+    return tiktoken_cache.main() or matplotlib_cache.main()
+
+
+def _demo(argv):
+    from autograder.demo.run import main as demo_main
+    return demo_main(argv)
+
+
+def _container(argv):
+    from autograder.gradescope.container import main as container_main
+    return container_main(argv)
+
+
+# Subcommands that parse their own arguments (``python -m autograder demo --help`` shows theirs).
+PASS_THROUGH = {"demo": _demo, "container": _container, "caches": _caches}
+
+
 def main(argv=None):
+    """``python -m autograder SUBCOMMAND ...``: the one entry point of the grader (see the module docstring
+    and ``--help``); returns the exit status."""
     _safe_console()
-    parser = argparse.ArgumentParser(prog="python -m autograder", description="Grade notebook submissions.")
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in PASS_THROUGH:
+        return PASS_THROUGH[argv[0]](argv[1:])
+    parser = argparse.ArgumentParser(prog="python -m autograder", description="Grade notebook submissions, "
+                                     "build the course, and the rest of the grader's commands.")
     sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("demo", help="a simulated class, graded end to end (its own --help)", add_help=False)
+    sub.add_parser("container", help="Gradescope's container runtime: run, check-requirements, check-setup "
+                                     "(what the zip's setup.sh and run_autograder call)", add_help=False)
+    sub.add_parser("caches", help="fill tiktoken's cache and matplotlib's font list", add_help=False)
+    from autograder.course import build
+    build.add_arguments(sub.add_parser("build", help="generate notebooks, solutions, release copies and the "
+                                                      "generated pages from exercises/ (--check: only report drift)"))
     g = sub.add_parser("grade", help="grade one notebook, one submission folder, or nbgrader's submitted/ tree")
     g.add_argument("path", help="an .ipynb file, submitted/<student>/<assignment>/, or submitted/")
     g.add_argument("--out", default="graded", help="where results.json files and grades.csv go (default: graded/)")
@@ -120,7 +157,7 @@ def main(argv=None):
                    help="seconds one call into student code may take (default: %(default)s)")
     g.add_argument("--call-cpu-timeout", type=float, default=Limits.call_cpu_seconds,
                    help="CPU seconds one call into student code may use, measured per function "
-                        "(see autograder/limits.py; default: %(default)s)")
+                        "(see autograder/sandbox/limits.py; default: %(default)s)")
     g.add_argument("--quiet", action="store_true", help="print only the class summary, not every table")
     g.add_argument("--gradebook", default="auto", metavar="URL", help=gradebook.OPTION_HELP)  # nbgrader (gradebook.py)
     g.add_argument("--unconfined", action="store_true",
@@ -129,15 +166,15 @@ def main(argv=None):
     g.add_argument("--confinement", choices=("auto", "bubblewrap", "setuid"), default="auto",
                    help="confinement level of student code: auto (default) tries bubblewrap, then the "
                         "setuid level (grading as root, e.g. in a container); see docs/containers.md")
-    # -- gradescope: build an autograder zip (autograder/gradescope.py) --
-    from . import gradescope
+    # -- gradescope: build an autograder zip (autograder/gradescope/bundle.py) --
+    from autograder.gradescope import bundle as gradescope
     gradescope.add_build_arguments(sub.add_parser("gradescope", help="build ASSIGNMENT's Gradescope autograder zip"))
-    # -- new: start an exercise folder from the template (autograder/new.py) --
+    # -- new: start an exercise folder from the template (autograder/course/scaffold.py) --
     n = sub.add_parser("new", help="write exercises/NAME/ from a template: a tiny exercise that builds and grades")
     n.add_argument("name", help="the exercise's name (a lowercase identifier, e.g. layer_norm)")
     n.add_argument("--title", help="the notebook's title")
     n.add_argument("--no-build", action="store_true", help="only write the folder (build later)")
-    # -- report: the class report from results already written (autograder/class_report.py) --
+    # -- report: the class report from results already written (autograder/reports/class_report.py) --
     class_report.add_arguments(sub.add_parser("report", help="write class.html and its CSVs from GRADED_DIR's "
                                                              "results.json files (ours or Gradescope's)"))
     args = parser.parse_args(argv)
@@ -145,10 +182,12 @@ def main(argv=None):
         return gradescope.build_command(args, parser)
     if args.command == "report":
         return class_report.command(args)
+    if args.command == "build":
+        return build.command(args)
     # -- end gradescope, report --
     if args.command == "new":
-        from . import new
-        return new.main([args.name] + (["--title", args.title] if args.title else [])
+        from autograder.course import scaffold
+        return scaffold.main([args.name] + (["--title", args.title] if args.title else [])
                         + (["--no-build"] if args.no_build else []))
 
     try:
@@ -162,48 +201,36 @@ def main(argv=None):
         parser.error(f"--student {args.student!r}: a student id cannot be a path")
     limits = Limits(call_seconds=args.call_timeout, call_cpu_seconds=args.call_cpu_timeout,
                     confine=not args.unconfined)
-    try:
-        secret = _secret(args, parser)
-        level = preflight.run(jobs, confined=limits.confine, level=args.confinement)
-    except preflight.PreflightError as exc:
-        print(f"cannot grade: {exc}", file=sys.stderr)
-        return PREFLIGHT_FAILED
-    if level is not None:
-        from dataclasses import replace
-        limits = replace(limits, level=level)  # every worker uses the level checked here
     if args.unconfined:
         print("warning: --unconfined: student code runs without the sandbox", file=sys.stderr)
     t0 = time.perf_counter()
     out = Path(args.out)
     progress = _Progress(len(jobs), args.quiet)
     try:
-        results, failures = grade_all(jobs, secret, limits, max(1, args.jobs), progress=progress,
-                                      out=out, resume=not args.fresh)
+        secret = _secret(args, parser)
+        # Recorded before the reports: the gradebook's late penalties and manual overrides go into them.
+        run = grade_class(jobs, secret, limits, args.jobs, out, level=args.confinement, progress=progress,
+                          resume=not args.fresh,
+                          gradebook=lambda results, totals: gradebook.record_for_cli(  # nbgrader (gradebook.py)
+                              args.gradebook, args.path, jobs, results, totals))
+    except preflight.PreflightError as exc:
+        print(f"cannot grade: {exc}", file=sys.stderr)
+        return PREFLIGHT_FAILED
     finally:
         progress.close()
-    # Recorded first: the gradebook's late penalties and manual overrides go into the reports and grades.csv.
-    totals = {}
-    recorded = gradebook.record_for_cli(args.gradebook, args.path, jobs, results, totals)  # nbgrader (gradebook.py)
-    for r in results:
-        report.write_results(r, out)
-        html_report.write_html(r, out)
-        if not args.quiet:
+    results, failures, csv_path, flagged, note_path = (run.results, run.failures, run.csv_path, run.flagged,
+                                                       run.note_path)
+    if not args.quiet:
+        for r in results:
             print(report.table(r))
-    # After the students' own reports: the flag is for the instructor (grades.csv, identical.csv).
-    note_path, flagged = identical.flag(jobs, results, out)
-    csv_path = report.write_grades_csv(results, out / "grades.csv", totals)
     if flagged:
         print(f"{len(flagged)} notebook(s) identical to another student's or hard-linked: listed in {note_path} "
               "(flagged only; their points are unchanged)")
-    class_report.write_after_run(out)  # class.html and its CSVs, for staff
     reused = f" ({progress.reused} unchanged since the last run, not regraded)" if progress.reused else ""
     print(f"graded {len(results)} notebook(s) of {len({r.student_id for r in results})} student(s) "
           f"in {time.perf_counter() - t0:.1f} s{reused}; results in {out}/, class table in {csv_path}")
     if failures:
         print(f"the grader failed on {failures} notebook(s): 'grader error' in their results, tracebacks "
               f"in {out / 'grader-errors.log'}", file=sys.stderr)
-    return 1 if failures or not recorded else 0
+    return 1 if failures or not run.recorded else 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

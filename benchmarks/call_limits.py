@@ -18,12 +18,12 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.client import ChildSubmission
+from autograder.submission.remote import ChildSubmission
 from autograder.demo.fill import filled_notebook
-from autograder.discover import discover
-from autograder.exercises import EXERCISES
-from autograder.grade import grade_job
-from autograder.sandbox import Limits
+from autograder.grading.discover import discover
+from autograder.course.registry import EXERCISES
+from autograder.grading.class_run import grade_job
+from autograder.submission import Limits
 
 SECRET = b"call-limits"
 

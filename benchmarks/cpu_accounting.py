@@ -23,11 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load_class import build  # noqa: E402
 
-from autograder.discover import discover  # noqa: E402
-from autograder.grade import grade_job  # noqa: E402
-from autograder.matplotlib_cache import prefill  # noqa: E402
-from autograder.sandbox import Limits  # noqa: E402
-from autograder.warm import StudentSandbox  # noqa: E402
+from autograder.grading.discover import discover  # noqa: E402
+from autograder.grading.class_run import grade_job  # noqa: E402
+from autograder.sandbox.matplotlib_cache import prefill  # noqa: E402
+from autograder.submission import Limits  # noqa: E402
+from autograder.sandbox.warm import StudentSandbox  # noqa: E402
 
 SECRET = b"benchmark-secret"
 
@@ -43,7 +43,7 @@ def main():
     parser.add_argument("--students", type=int, default=12)
     args = parser.parse_args()
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # as in the grading workers (pool.py)
-    from autograder import plugin
+    from autograder.checks import plugin
     plugin.keep_sessions()  # as a grading worker does (grade._grade_student_in_worker)
     prefill()
     with tempfile.TemporaryDirectory() as tmp:

@@ -18,9 +18,9 @@ import nbformat
 from autograder.cli import grade_all
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
-from autograder.discover import discover
-from autograder.exercises import EXERCISES
-from autograder.sandbox import Limits
+from autograder.grading.discover import discover
+from autograder.course.registry import EXERCISES
+from autograder.submission import Limits
 
 
 def build_class(root, students):

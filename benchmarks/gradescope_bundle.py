@@ -3,8 +3,8 @@ confinement level? Prints figures.
 
     python benchmarks/gradescope_bundle.py [--assignment attention] [--runs 5] [--podman]
 
-Builds the assignment's zip (``autograder.gradescope.build_bundle``, with a throwaway
-secret), prints its size, and for each confinement level (``autograder/levels.py``:
+Builds the assignment's zip (``autograder.gradescope.bundle.build_bundle``, with a throwaway
+secret), prints its size, and for each confinement level (``autograder/sandbox/levels.py``:
 bubblewrap, setuid; forced with ``AUTOGRADER_CONFINEMENT``) plays Gradescope's container in a
 temporary folder (unpack, run setup.sh against this environment with no package index, copy
 run_autograder to the root) and runs run_autograder ``--runs`` times on the reference
@@ -27,9 +27,9 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import gradescope
+from autograder.gradescope import bundle as gradescope
 from autograder.demo.fill import filled_notebook
-from autograder.exercises import EXERCISES
+from autograder.course.registry import EXERCISES
 
 
 def play(zip_path, infos, work, exercise, level, runs):

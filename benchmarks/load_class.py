@@ -41,7 +41,7 @@ import nbformat
 from autograder.demo.corpus import STYLES
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
-from autograder.exercises import EXERCISES
+from autograder.course.registry import EXERCISES
 
 HONEST_STYLES = [("loop_definitions",), ("magics", "percent_formatting"), ("docstring_questions",),
                  ("guarded_main",), ("conditional_definitions", "magics")]

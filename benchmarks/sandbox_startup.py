@@ -16,9 +16,9 @@ import statistics
 import subprocess
 import time
 
-from autograder import confinement
-from autograder.launch import Sandbox, check_available
-from autograder.sandbox import ChildSubmission, Limits
+from autograder.sandbox import policy as confinement
+from autograder.sandbox.bubblewrap import Sandbox, check_available
+from autograder.submission import ChildSubmission, Limits
 
 CODE = "import numpy as np\ndef f(x):\n    return float(np.sum(x))\n"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.exercises import EXERCISES
+from autograder.course.registry import EXERCISES
 
 
 def _seconds(cell):

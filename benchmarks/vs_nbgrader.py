@@ -40,10 +40,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grade_class import build_class  # noqa: E402
 
 from autograder.demo.corpus import corpus, nbgrader_autograde, write_submissions  # noqa: E402
-from autograder.discover import discover  # noqa: E402
-from autograder.exercises import EXERCISES  # noqa: E402
-from autograder.grade import grade_all  # noqa: E402
-from autograder.sandbox import Limits  # noqa: E402
+from autograder.grading.discover import discover  # noqa: E402
+from autograder.course.registry import EXERCISES  # noqa: E402
+from autograder.grading.class_run import grade_all  # noqa: E402
+from autograder.submission import Limits  # noqa: E402
 
 SECRET = b"benchmark-secret"
 
@@ -60,7 +60,7 @@ def add_hostile(root):
     import nbformat
 
     from autograder.demo.fill import filled_notebook
-    from autograder.exercises import EXERCISES
+    from autograder.course.registry import EXERCISES
     attention = EXERCISES["attention"]
     for student, code in HOSTILE.items():
         folder = Path(root) / student / attention.assignment

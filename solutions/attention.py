@@ -1,6 +1,6 @@
 """Reference solutions for the "attention" exercise.
 
-GENERATED from exercises/attention/notebook.py by `python -m autograder.build`: edit that
+GENERATED from exercises/attention/notebook.py by `python -m autograder build`: edit that
 file, not this one (tests/test_build.py fails when they differ).
 """
 

@@ -1,6 +1,6 @@
 """Reference solutions for the "embeddings" exercise.
 
-GENERATED from exercises/embeddings/notebook.py by `python -m autograder.build`: edit that
+GENERATED from exercises/embeddings/notebook.py by `python -m autograder build`: edit that
 file, not this one (tests/test_build.py fails when they differ).
 """
 

@@ -1,6 +1,6 @@
 """Reference solutions for the "kv_cache" exercise.
 
-GENERATED from exercises/kv_cache/notebook.py by `python -m autograder.build`: edit that
+GENERATED from exercises/kv_cache/notebook.py by `python -m autograder build`: edit that
 file, not this one (tests/test_build.py fails when they differ).
 """
 

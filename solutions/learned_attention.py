@@ -1,6 +1,6 @@
 """Reference solutions for the "learned_attention" exercise.
 
-GENERATED from exercises/learned_attention/notebook.py by `python -m autograder.build`: edit that
+GENERATED from exercises/learned_attention/notebook.py by `python -m autograder build`: edit that
 file, not this one (tests/test_build.py fails when they differ).
 """
 

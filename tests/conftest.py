@@ -14,8 +14,8 @@ import nbformat
 import pytest
 
 from autograder.demo.fill import filled_notebook
-from autograder.grade import grade_notebook
-from autograder.sandbox import Limits
+from autograder.grading.notebook import grade_notebook
+from autograder.submission import Limits
 
 SECRET = b"test-secret"  # fixed, so the randomized cases are the same on every run
 
@@ -69,7 +69,7 @@ def graded_once(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def demo_class(tmp_path_factory):
-    """The demo class run once per session (``python -m autograder.demo``, about 3 minutes):
+    """The demo class run once per session (``python -m autograder demo``, about 3 minutes):
     ``(results, workdir)``, its graded files in ``workdir / "graded"``. Read it, do not change it."""
     from autograder.demo.run import run
     workdir = tmp_path_factory.mktemp("demo-class") / "demo"
@@ -137,7 +137,7 @@ def _snapshot_release(dest, attempts=60):
         RuntimeError: a release stayed missing or broken for ``attempts`` tries.
     """
     import time
-    from autograder.exercises import PROJECT_ROOT, EXERCISES
+    from autograder.course.registry import PROJECT_ROOT, EXERCISES
     for exercise in EXERCISES.values():
         live = PROJECT_ROOT / "assignments" / exercise.name / exercise.notebook
         for _ in range(attempts):
@@ -150,7 +150,7 @@ def _snapshot_release(dest, attempts=60):
                 pass
             time.sleep(0.5)
         else:
-            raise RuntimeError(f"{live} stayed missing or broken: run python -m autograder.build")
+            raise RuntimeError(f"{live} stayed missing or broken: run python -m autograder build")
         target = dest / exercise.name / exercise.notebook
         target.parent.mkdir(parents=True)
         target.write_bytes(data)
@@ -159,7 +159,7 @@ def _snapshot_release(dest, attempts=60):
 @pytest.fixture(scope="session", autouse=True)
 def hermetic_course(tmp_path_factory):
     """Point the grader at a snapshot of the release and at a test course secret."""
-    from autograder.exercises import RELEASE_DIR_VARIABLE
+    from autograder.course.registry import RELEASE_DIR_VARIABLE
     saved = {k: os.environ.get(k) for k in (RELEASE_DIR_VARIABLE, "COURSE_SECRET")}
     release = tmp_path_factory.mktemp("release")
     _snapshot_release(release)

@@ -5,10 +5,10 @@ import time
 import nbformat
 import pytest
 
-from autograder import build
-from autograder.exercises import EXERCISES, PROJECT_ROOT, Exercise
-from autograder.check_files import points_by_function
-from autograder.visible import Visible
+from autograder.course import build
+from autograder.course.registry import EXERCISES, PROJECT_ROOT, Exercise
+from autograder.checks.declared import points_by_function
+from autograder.course.visible import Visible
 
 
 # Generating runs nbgrader for each exercise: one exercise in the quick tier, all in the slow one.
@@ -49,10 +49,10 @@ def test_committed_copies_equal_what_the_source_generates(generated):
         try:
             committed = _read_committed(path)
         except FileNotFoundError:
-            pytest.fail(f"{path.relative_to(PROJECT_ROOT)} is missing: run python -m autograder.build")
+            pytest.fail(f"{path.relative_to(PROJECT_ROOT)} is missing: run python -m autograder build")
         assert committed == text, (
             f"{path.relative_to(PROJECT_ROOT)} differs from what exercises/{exercise.name}/notebook.py generates: "
-            "edit the source and run `python -m autograder.build`, never the generated copy")
+            "edit the source and run `python -m autograder build`, never the generated copy")
 
 
 def test_a_hand_edit_of_a_generated_copy_is_detected(generated, tmp_path):

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import code_digest
+from autograder.submission import digest as code_digest
 from autograder.demo.fill import filled_notebook
-from autograder.exercises import EXERCISES
-from autograder.local import LocalSubmission
-from autograder.notebook_code import read_notebook
-from autograder.plugin import run_checks
+from autograder.course.registry import EXERCISES
+from autograder.submission.local import LocalSubmission
+from autograder.submission.notebook import read_notebook
+from autograder.checks.plugin import run_checks
 
 SECRET = b"seed-test-secret"
 TOKENS = EXERCISES["tokens"]
@@ -109,7 +109,7 @@ def test_the_kernel_computes_the_graders_digest(tmp_path):
     # each prints the digest the kernel computes where its checks would run.
     source = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nbformat.read(TOKENS.source_notebook, 4).cells
               if c.metadata.get("nbgrader", {}).get("grade_id")}
-    probe = ("from autograder.code_digest import digest_in_kernel\nfrom autograder.exercises import find\n"
+    probe = ("from autograder.submission.digest import digest_in_kernel\nfrom autograder.course.registry import find\n"
              "print('DIGEST', digest_in_kernel(find('tokens')))")
     probed = {}
     for cell in nb.cells:

@@ -10,7 +10,7 @@ import ast
 import pytest
 
 from autograder.demo.mistakes import all_mistakes
-from autograder.exercises import EXERCISES
+from autograder.course.registry import EXERCISES
 
 
 def _student_calls(exercise):
@@ -96,7 +96,7 @@ def test_a_missing_backward_scale_costs_attention_backward_alone(hand_in):
     for c in result.checks:
         got, most = by_function.get(c.function, (0.0, 0.0))
         by_function[c.function] = (got + c.score, most + c.max_score)
-    from autograder.check_files import points_by_function
+    from autograder.checks.declared import points_by_function
     train_points = points_by_function(EXERCISES["learned_attention"])["train_step"]
     assert by_function["train_step"] == (train_points, train_points)  # all of train_step's points kept
     assert by_function["attention_backward"] == (1.0, 4.0)   # d_weights and d_V do not see the scale
@@ -107,7 +107,7 @@ def test_a_missing_backward_scale_costs_attention_backward_alone(hand_in):
 
 def test_in_the_kernel_a_helper_bug_is_charged_once_too(monkeypatch, capsys):
     """nbgrader's hidden-test cells (``incell.grade``, one per function, in notebook order)."""
-    from autograder.check_files import points_by_function
+    from autograder.checks.declared import points_by_function
     from autograder.incell import grade
     from tests.test_incell import _namespace
     monkeypatch.setenv("COURSE_SECRET", "incell")

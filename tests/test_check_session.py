@@ -6,10 +6,10 @@ import importlib
 
 import pytest
 
-from autograder import plugin
+from autograder.checks import plugin
 from autograder.demo.mistakes import all_mistakes
-from autograder.exercises import EXERCISES
-from autograder.local import LocalSubmission
+from autograder.course.registry import EXERCISES
+from autograder.submission.local import LocalSubmission
 
 SECRET = b"check-session-test"
 

@@ -16,11 +16,13 @@ from urllib.parse import unquote
 
 import pytest
 
-from autograder import class_report, report
+from autograder.reports import class_report
+
+from autograder.reports import console as report
 from autograder.cli import main
-from autograder.notebook_result import NotebookResult
-from autograder.plugin import CheckResult
-from autograder.problems import Problem
+from autograder.grading.result import NotebookResult
+from autograder.checks.plugin import CheckResult
+from autograder.grading.problems import Problem
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SQRT = "forget to divide the scores by sqrt(d_k)"
@@ -170,7 +172,7 @@ def test_mistake_names_read_from_feedback_without_extra_data():
 
 
 def test_a_folder_of_gradescope_results(tmp_path):
-    from autograder.gradescope_container import results_for
+    from autograder.gradescope.container import results_for
     folder = tmp_path / "gradescope"
     new = results_for(_attention("g1", 0, 1, 2, {1: [SQRT]}), {"tests": {}},
                       extra={"assignment": "attention", "student_id": "g1", "confinement": "sandbox"})
@@ -212,7 +214,7 @@ def test_histogram_bins_tenths_of_the_maximum():
 
 
 def test_student_reports_show_no_other_student(tmp_path):
-    from autograder.html_report import write_html
+    from autograder.reports.student import write_html
     out = tmp_path / "graded"
     results = [_attention("student-alpha", 0, 1, 2, {1: [SQRT]}), _attention("student-beta", 0, 0, 2, {1: [SQRT]}),
                _attention("student-gamma", 1, 1, 0, {3: [SHIFT]})]
@@ -324,7 +326,7 @@ def test_demo_class_report_in_headless_chromium(demo_graded, tmp_path):
     from PIL import Image
     import numpy as np
     from autograder.demo.students import HOSTILE, STUDENTS
-    from autograder.exercises import EXERCISES
+    from autograder.course.registry import EXERCISES
 
     page = demo_graded / "class.html"
     assert page.is_file() and (demo_graded / "class_checks.csv").is_file() and \

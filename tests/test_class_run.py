@@ -15,14 +15,20 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import cli, preflight, seeds, tiktoken_cache
+from autograder import cli
+
+from autograder.grading import preflight
+
+from autograder.checks import seeds
+
+from autograder.sandbox import tiktoken_cache
 from autograder.demo.fill import filled_notebook
-from autograder.discover import Job, discover
-from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.check_files import points_by_function
-from autograder.grade import grade_all, grade_job
-from autograder.problems import Problem
-from autograder.sandbox import Limits
+from autograder.grading.discover import Job, discover
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.checks.declared import points_by_function
+from autograder.grading.class_run import grade_all, grade_job
+from autograder.grading.problems import Problem
+from autograder.submission import Limits
 
 KV = EXERCISES["kv_cache"]
 ATTENTION = EXERCISES["attention"]
@@ -43,7 +49,7 @@ def _write(root, student, exercise, replacements=None, stubs=()):
 # -- a check that raises: a grader error, logged, never charged as a wrong answer --------------------------
 BUGGY_CHECKS = '''
 import numpy as np
-from autograder.checking import check, expect_close
+from autograder.checks.api import check, expect_close
 
 
 @check("kv_cache_size", "a check whose own code is broken", points=1)
@@ -96,7 +102,7 @@ def test_a_check_that_raises_is_a_grader_error_not_a_wrong_answer(tmp_path, bugg
 
 
 def test_an_exception_out_of_the_grader_is_logged_with_its_traceback(tmp_path, monkeypatch):
-    from autograder import grade
+    from autograder.grading import class_run as grade
     path = _write(tmp_path, "ann", KV)
 
     def broken(*a, **k):
@@ -306,7 +312,7 @@ def test_an_interrupted_run_resumes_to_the_uninterrupted_results(tmp_path):
 
 
 def test_each_grading_worker_gets_its_own_memory_limit():
-    code = ("import resource; from autograder.pool import _init_worker; _init_worker(None, 3 << 30); "
+    code = ("import resource; from autograder.grading.pool import _init_worker; _init_worker(None, 3 << 30); "
             "print(resource.getrlimit(resource.RLIMIT_AS)[0])")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PROJECT_ROOT, timeout=60)
     assert proc.stdout.strip() == str(3 << 30), proc.stderr
@@ -314,9 +320,9 @@ def test_each_grading_worker_gets_its_own_memory_limit():
 
 
 def test_every_submission_kind_implements_the_written_protocol():
-    from autograder.grade import BrokenSubmission
-    from autograder.sandbox import ChildSubmission, LocalSubmission
-    from autograder.submission import Submission
+    from autograder.grading.notebook import BrokenSubmission
+    from autograder.submission import ChildSubmission, LocalSubmission
+    from autograder.submission.protocol import Submission
     for submission in (ChildSubmission([]), LocalSubmission({}), BrokenSubmission("no notebook")):
         assert isinstance(submission, Submission)
         submission.close()
@@ -343,7 +349,7 @@ def test_a_helper_that_passed_its_own_checks_excuses_nothing(hand_in):
     """A softmax that is right when checked alone and wrong once attention_row has run would
     otherwise make a do-nothing attention_row "fully explained by its helper" (found by an
     attack pass): only a helper charged for its bug can excuse its caller."""
-    from autograder.exercises import EXERCISES
+    from autograder.course.registry import EXERCISES
     result = hand_in(EXERCISES["attention"], {"softmax": LYING_SOFTMAX, "attention_row": LAZY_ROW})
     by_function = {}
     for c in result.checks:

@@ -8,9 +8,9 @@ import nbformat
 import pytest
 
 from autograder.demo.fill import filled_notebook
-from autograder.discover import discover
-from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.check_files import points_by_function
+from autograder.grading.discover import discover
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.checks.declared import points_by_function
 
 ATTENTION = EXERCISES["attention"]
 # Points of the attention notebook: the sum of its checks' points (test_exercises.py compares
@@ -117,7 +117,7 @@ def test_missing_path_is_a_usage_error(tmp_path):
 def test_a_submission_that_kills_its_worker_costs_only_its_own_points(submitted, tmp_path):
     """Without Landlock a child can signal its parent; the rest of the class is still graded."""
     from autograder.cli import grade_all
-    from autograder.sandbox import Limits
+    from autograder.submission import Limits
     killer = filled_notebook(ATTENTION, {"causal_mask": "import os\n_ = os.kill(os.getppid(), 9)\n"})
     (submitted / "kim" / "attention").mkdir(parents=True)
     nbformat.write(killer, submitted / "kim" / "attention" / "attention.ipynb")

@@ -24,16 +24,18 @@ import textwrap
 import nbformat
 import pytest
 
-from autograder import confinement, launch
+from autograder.sandbox import policy as confinement
+
+from autograder.sandbox import bubblewrap as launch
 from autograder.demo.fill import filled_notebook
-from autograder.discover import discover
-from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.check_files import points_by_function
-from autograder.grade import grade_all
-from autograder.launch import Sandbox
-from autograder.launch_setuid import landlock_abi
-from autograder.notebook_code import read_notebook
-from autograder.sandbox import ChildSubmission, Limits, StudentCodeError
+from autograder.grading.discover import discover
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.checks.declared import points_by_function
+from autograder.grading.class_run import grade_all
+from autograder.sandbox.bubblewrap import Sandbox
+from autograder.sandbox.setuid import landlock_abi
+from autograder.submission.notebook import read_notebook
+from autograder.submission import ChildSubmission, Limits, StudentCodeError
 from conftest import SECRET
 
 ATTENTION = EXERCISES["attention"]
@@ -41,7 +43,7 @@ ATTENTION = EXERCISES["attention"]
 # it with the total the course promises).
 ATTENTION_POINTS = sum(points_by_function(ATTENTION).values())
 FAST = Limits(call_seconds=5.0, retry_seconds=2.0, cell_seconds=5.0)
-# Every attack runs once per confinement level (autograder/levels.py): the bubblewrap
+# Every attack runs once per confinement level (autograder/sandbox/levels.py): the bubblewrap
 # sandbox, and the setuid level (forced: on this machine bubblewrap starts).
 LEVELS = ("bubblewrap", "setuid")
 PREFIX = {"bubblewrap": "bubblewrap+seccomp", "setuid": "setuid+seccomp"}
@@ -146,7 +148,7 @@ def _sandbox_processes():
     grading as root). Sandboxes of another checkout grading on the same machine at the same
     time are not this test's: they are told apart by the grader's path in their command line."""
     first, last = confinement.sandbox_uids()
-    mine = os.fsencode(str(Path(confinement.__file__).resolve().parent))  # .../autograder
+    mine = os.fsencode(str(Path(confinement.__file__).resolve().parents[1]))  # .../autograder
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -536,7 +538,7 @@ def test_symlinked_notebooks_and_folders_are_not_followed(tmp_path):
 
 
 def test_read_submission_refuses_links_fifos_and_oversized_files(tmp_path):
-    from autograder.submission_files import UnreadableSubmission, code_size_problem, read_submission
+    from autograder.submission.files import UnreadableSubmission, code_size_problem, read_submission
     real = tmp_path / "a.ipynb"
     real.write_bytes(b"{}")
     link = tmp_path / "b.ipynb"
@@ -632,7 +634,7 @@ def _no_bwrap(tmp_path, monkeypatch):
 def test_grading_stops_before_student_code_without_the_sandbox(tmp_path, monkeypatch, capsys):
     """Forced to bubblewrap where it is missing, or where neither level starts: exit 3 before
     any student code ran; ``--unconfined`` runs it and says so in the reports."""
-    from autograder import launch_setuid
+    from autograder.sandbox import setuid as launch_setuid
     from autograder.cli import main
     marker = tmp_path / "student-code-ran"
     nb = filled_notebook(ATTENTION, {"causal_mask": f"ran = open({str(marker)!r}, 'w').close()\n"
@@ -698,8 +700,8 @@ def test_a_missing_sandbox_is_not_a_student_error(monkeypatch):
     """Where bwrap cannot be started, ChildSubmission raises SandboxUnavailable (the class
     run reports a grader error), never a student's crash; so does a child with no level
     given where neither level starts."""
-    from autograder import launch_setuid
-    from autograder.sandbox import SandboxUnavailable
+    from autograder.sandbox import setuid as launch_setuid
+    from autograder.submission import SandboxUnavailable
     monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(SandboxUnavailable):
         with ChildSubmission([(1, "x = 1\n")], fast("bubblewrap")) as sub:
@@ -717,7 +719,7 @@ def test_a_missing_sandbox_is_not_a_student_error(monkeypatch):
 def test_the_setuid_level_starts_here_and_hides_the_course_files():
     """The setuid level's own check: a test child, a uid of its own with no groups, cannot
     read the course secret, the reference solutions or the checks. Fails, never skips."""
-    from autograder import launch_setuid
+    from autograder.sandbox import setuid as launch_setuid
     launch_setuid.check_available.cache_clear()
     assert launch_setuid.check_available() is None
 
@@ -726,10 +728,10 @@ def test_restrict_tree_leaves_readable_only_what_a_child_needs(tmp_path):
     """Course files lose every group and other permission bit; the venv and the child package
     become readable by others, the folders above them only enterable, the grader package
     listable (names, not contents)."""
-    from autograder.launch_setuid import restrict_tree
+    from autograder.sandbox.setuid import restrict_tree
     top = tmp_path / "autograder-root"
     files = {"source/project/.course_secret": 0o644, "source/project/solutions/attention.py": 0o644,
-             "source/project/autograder/grade.py": 0o664, "source/project/autograder/child/main.py": 0o600,
+             "source/project/autograder/grading/notebook.py": 0o664, "source/project/autograder/child/main.py": 0o600,
              "source/.venv/bin/python": 0o700, "source/.venv/pyvenv.cfg": 0o600, "submission/a.ipynb": 0o666}
     for rel, mode in files.items():
         (top / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -742,7 +744,7 @@ def test_restrict_tree_leaves_readable_only_what_a_child_needs(tmp_path):
         return os.stat(top / rel).st_mode & 0o777
     assert mode("source/project/.course_secret") == 0o600
     assert mode("source/project/solutions/attention.py") == 0o600 and mode("source/project/solutions") & 0o077 == 0
-    assert mode("source/project/autograder/grade.py") == 0o600
+    assert mode("source/project/autograder/grading/notebook.py") == 0o600
     assert mode("submission/a.ipynb") == 0o600 and mode("submission") & 0o077 == 0
     assert mode("source/project/autograder/child/main.py") == 0o604
     assert mode("source/.venv/bin/python") == 0o705 and mode("source/.venv/pyvenv.cfg") == 0o604

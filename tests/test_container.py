@@ -28,9 +28,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import gradescope
+from autograder.gradescope import bundle as gradescope
 from autograder.demo.fill import filled_notebook
-from autograder.exercises import EXERCISES, PROJECT_ROOT
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
 
 pytestmark = pytest.mark.slow
 

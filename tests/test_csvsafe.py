@@ -2,10 +2,10 @@
 CSV-injection advice: prefix cells starting with = + - @ tab or CR with a quote)."""
 import csv
 
-from autograder import csvsafe
-from autograder.notebook_result import NotebookResult
-from autograder.plugin import CheckResult
-from autograder.report import write_grades_csv
+from autograder.reports import csvsafe
+from autograder.grading.result import NotebookResult
+from autograder.checks.plugin import CheckResult
+from autograder.reports.console import write_grades_csv
 
 HOSTILE_ID = '=HYPERLINK("http://x","y")'
 
@@ -55,7 +55,7 @@ def test_nbgrader_export_is_escaped(tmp_path, monkeypatch):
     import sys
     monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
     from nbgrader.api import Gradebook
-    from autograder.nbgrader_export import SafeCsvExportPlugin
+    from autograder.nbgrader_glue.export import SafeCsvExportPlugin
     db = f"sqlite:///{tmp_path / 'gradebook.db'}"
     with Gradebook(db) as gb:
         gb.add_assignment("ps1")

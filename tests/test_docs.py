@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from autograder import docs_tables
-from autograder.exercises import PROJECT_ROOT
+from autograder.course import docs_tables
+from autograder.course.registry import PROJECT_ROOT
 
 README = PROJECT_ROOT / "README.md"
 DOCS = PROJECT_ROOT / "docs"
@@ -39,13 +39,13 @@ def test_links_between_docs_pages_resolve():
 
 
 def test_generated_tables_match_the_code():
-    assert docs_tables.stale_pages() == [], "run python -m autograder.docs_tables"
+    assert docs_tables.stale_pages() == [], "run python -m autograder build"
 
 
 def test_the_limits_table_has_every_field_with_its_default(tmp_path):
     import dataclasses
 
-    from autograder.limits import Limits
+    from autograder.sandbox.limits import Limits
     table = docs_tables.limits_table()
     for f in dataclasses.fields(Limits):
         assert f"| `{f.name}` |" in table
@@ -85,5 +85,5 @@ def test_the_parity_corpus_size_written_is_the_corpus_size():
 
 
 def test_the_time_budget_written_is_the_default():
-    from autograder.gradescope_container import DEFAULT_TIME_BUDGET
+    from autograder.gradescope.container import DEFAULT_TIME_BUDGET
     assert f"(default {DEFAULT_TIME_BUDGET:g} s," in (DOCS / "gradescope.md").read_text(encoding="utf-8")

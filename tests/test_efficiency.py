@@ -1,7 +1,7 @@
 """The KV-cache efficiency check: counted in the calls whose outputs are checked.
 
 ``decode_step`` gets the weights as real arrays (``child/probes.CountedArray``) whose products
-with token rows are reported to the grader's tally (``autograder/counted.py``); reading them
+with token rows are reported to the grader's tally (``autograder/submission/counted.py``); reading them
 out is free. Before each step the grader puts rows into the cache that no token projects to,
 so only a step that reads the cache gives the right context. Honest cached code in every
 usual style keeps the 2 points (``np.asarray`` on the weights, ``x.dot(W)``, copies, float32
@@ -12,8 +12,8 @@ import pytest
 
 from autograder.child import wire
 from autograder.child.probes import CountedArray
-from autograder.counted import CountedWeights, WeightsRegistry
-from autograder.exercises import EXERCISES
+from autograder.submission.counted import CountedWeights, WeightsRegistry
+from autograder.course.registry import EXERCISES
 
 KV_CACHE = EXERCISES["kv_cache"]
 COUNT_CHECK = "decode_step: each step projects only the new token (rows counted through W_Q, W_K, W_V)"

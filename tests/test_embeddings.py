@@ -6,8 +6,8 @@ import nbformat
 import numpy as np
 import pytest
 
-from autograder.checking import Mismatch
-from autograder.exercises import EXERCISES
+from autograder.checks.api import Mismatch
+from autograder.course.registry import EXERCISES
 from solutions import embeddings as ref
 
 EXERCISE = EXERCISES["embeddings"]

@@ -5,10 +5,10 @@ import json
 import nbformat
 import pytest
 
-from autograder.discover import base_name, discover, exercise_of
-from autograder.exercises import EXERCISES
-from autograder.notebook_code import InvalidNotebook, ipython_transform, read_notebook
-from autograder.sandbox import ChildSubmission, Limits, StudentCodeError
+from autograder.grading.discover import base_name, discover, exercise_of
+from autograder.course.registry import EXERCISES
+from autograder.submission.notebook import InvalidNotebook, ipython_transform, read_notebook
+from autograder.submission import ChildSubmission, Limits, StudentCodeError
 
 FAST = Limits(call_seconds=5.0, retry_seconds=1.0, cell_seconds=5.0)
 

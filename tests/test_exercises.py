@@ -6,8 +6,8 @@ import pytest
 
 from autograder.demo.corpus import STYLES
 from autograder.demo.mistakes import mistakes_module
-from autograder.exercises import EXERCISES, FILES, discover
-from autograder.check_files import check_metas, points_by_function
+from autograder.course.registry import EXERCISES, FILES, discover
+from autograder.checks.declared import check_metas, points_by_function
 
 
 def total(exercise):

@@ -3,8 +3,10 @@ the console table, reach the terminal as escape sequences, swell results.json, o
 rendered as HTML by Gradescope."""
 import json
 
-from autograder import report, safetext
-from autograder.exercises import EXERCISES
+from autograder.reports import console as report
+
+from autograder.reports import safetext
+from autograder.course.registry import EXERCISES
 
 KV = EXERCISES["kv_cache"]
 

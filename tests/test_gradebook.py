@@ -9,11 +9,11 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import gradebook
-from autograder.check_files import check_metas
-from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.notebook_result import NotebookResult
-from autograder.plugin import CheckResult
+from autograder.nbgrader_glue import gradebook
+from autograder.checks.declared import check_metas
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.grading.result import NotebookResult
+from autograder.checks.plugin import CheckResult
 
 ATTENTION = EXERCISES["attention"]
 

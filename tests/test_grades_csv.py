@@ -1,10 +1,10 @@
 """grades.csv's gradebook columns: ``late``, ``score`` and ``manual overrides`` (``gradebook.Totals``)."""
 import csv
 
-from autograder.gradebook import Override, Totals
-from autograder.grade import NotebookResult
-from autograder.plugin import CheckResult
-from autograder.report import write_grades_csv
+from autograder.nbgrader_glue.gradebook import Override, Totals
+from autograder.grading.result import NotebookResult
+from autograder.checks.plugin import CheckResult
+from autograder.reports.console import write_grades_csv
 
 
 def _result(student, earned):

@@ -21,12 +21,16 @@ import zipfile
 import nbformat
 import pytest
 
-from autograder import gradescope, gradescope_container, report
+from autograder.gradescope import bundle as gradescope
+
+from autograder.gradescope import container as gradescope_container
+
+from autograder.reports import console as report
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
-from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.check_files import check_metas, points_by_function
-from autograder.grade import grade_notebook
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.checks.declared import check_metas, points_by_function
+from autograder.grading.notebook import grade_notebook
 
 SECRET = b"gradescope-test-secret"
 ATTENTION = EXERCISES["attention"]

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from autograder.demo.mistakes import all_mistakes
-from autograder.exercises import EXERCISES
-from autograder.notebook_result import NotebookResult
-from autograder.html_report import render_html, write_html
-from autograder.plugin import CheckResult
+from autograder.course.registry import EXERCISES
+from autograder.grading.result import NotebookResult
+from autograder.reports.student import render_html, write_html
+from autograder.checks.plugin import CheckResult
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -20,7 +20,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 def wrong_axis(tmp_path_factory):
     """The attention notebook with the softmax over the wrong axis, graded for real."""
     from autograder.demo.fill import filled_notebook
-    from autograder.grade import grade_notebook
+    from autograder.grading.notebook import grade_notebook
     import nbformat
     mistake = {m.id: m for m in all_mistakes()}["attention-softmax_wrong_axis"]
     exercise = EXERCISES["attention"]

@@ -37,7 +37,7 @@ import pytest
 
 from autograder.demo.fill import reference_code
 from autograder.demo.mistakes import all_mistakes
-from autograder.exercises import EXERCISES, PROJECT_ROOT
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
 
 pytestmark = pytest.mark.slow
 

@@ -9,8 +9,8 @@ import nbformat
 
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
-from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.problems import Problem
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.grading.problems import Problem
 
 ATTENTION = EXERCISES["attention"]
 

@@ -3,8 +3,8 @@ import pytest
 
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
-from autograder.exercises import EXERCISES
-from autograder.incell import ChecksFailed, grade, student_id_from_cwd
+from autograder.course.registry import EXERCISES
+from autograder.nbgrader_glue.in_kernel import ChecksFailed, grade, student_id_from_cwd
 
 
 def _namespace(exercise, replacements=None, stubs=()):
@@ -24,7 +24,7 @@ def test_reference_gets_every_point_in_the_kernel(name, monkeypatch, capsys):
     monkeypatch.setenv("COURSE_SECRET", "incell")
     exercise = EXERCISES[name]
     ns = _namespace(exercise)
-    from autograder.check_files import points_by_function
+    from autograder.checks.declared import points_by_function
     for function, points in points_by_function(exercise).items():
         assert grade(name, function, namespace=ns, student_id="k1") == points
 

@@ -5,9 +5,9 @@ the solution notebook run by nbclient."""
 import numpy as np
 import pytest
 
-from autograder.exercises import EXERCISES
-from autograder.plugin import run_checks
-from autograder.sandbox import LocalSubmission
+from autograder.course.registry import EXERCISES
+from autograder.checks.plugin import run_checks
+from autograder.submission import LocalSubmission
 
 SECRET = b"test-secret"
 KV_CACHE = EXERCISES["kv_cache"]

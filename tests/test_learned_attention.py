@@ -10,9 +10,9 @@ import nbformat
 import numpy as np
 import pytest
 
-from autograder.exercises import EXERCISES
-from autograder.plugin import run_checks
-from autograder.sandbox import LocalSubmission
+from autograder.course.registry import EXERCISES
+from autograder.checks.plugin import run_checks
+from autograder.submission import LocalSubmission
 
 SECRET = b"test-secret"
 LEARNED = EXERCISES["learned_attention"]

@@ -2,7 +2,7 @@
 import pytest
 
 from autograder.demo.mistakes import all_mistakes
-from autograder.exercises import EXERCISES
+from autograder.course.registry import EXERCISES
 
 
 def _tiered(mistakes):

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from autograder.exercises import PROJECT_ROOT
+from autograder.course.registry import PROJECT_ROOT
 
 PACKAGE = PROJECT_ROOT / "autograder"
 
@@ -102,16 +102,49 @@ def test_the_import_graph_resolves_relative_and_lazy_imports(tmp_path):
 
 def test_no_two_autograder_modules_import_each_other_directly_or_in_a_loop():
     graph = import_graph()
-    assert "autograder.grade" in graph and "autograder.child.server" in graph  # the walk saw the package
+    assert "autograder.grading.notebook" in graph and "autograder.child.server" in graph  # the walk saw the package
     assert import_cycles(graph) == []
+
+
+# The top of the package: the command line, the one module exercises import, and the old import paths
+# that released notebooks and copied nbgrader configs still name. Everything else is in a stage package.
+TOP_MODULES = {"__init__.py", "__main__.py", "cli.py", "authoring.py", "incell.py", "nbgrader_export.py",
+               "nbgrader_cells.py"}
+STAGES = {"course", "checks", "sandbox", "child", "submission", "grading", "reports", "nbgrader_glue",
+          "gradescope", "demo"}
+
+
+def test_the_package_top_holds_the_entry_points_and_old_paths_only():
+    top = {p.name for p in PACKAGE.iterdir() if p.is_file() and not p.name.startswith(".")}
+    assert top == TOP_MODULES and len(top) <= 8
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders == STAGES
+
+
+def test_each_old_path_is_the_moved_module_itself():
+    import importlib
+    for old, new in (("incell", "nbgrader_glue.in_kernel"), ("nbgrader_export", "nbgrader_glue.export"),
+                     ("nbgrader_cells", "nbgrader_glue.cells")):
+        shim = (PACKAGE / f"{old}.py").read_text(encoding="utf-8")
+        assert len([line for line in shim.splitlines() if line.strip()]) <= 4  # docstring + three lines
+        assert importlib.import_module(f"autograder.{old}") is importlib.import_module(f"autograder.{new}")
+
+
+MAX_LINES = 400
+
+
+def test_no_grader_module_is_over_400_lines():
+    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts
+            for n in [len(p.read_text(encoding="utf-8").splitlines())] if n > MAX_LINES}
+    assert long == {}
 
 
 def test_one_job_per_module():
     graph = import_graph()
     # the build reads check files without the grading engine
-    assert "autograder.grade" not in graph["autograder.build"]
+    assert "autograder.grading.notebook" not in graph["autograder.course.build"]
     # the container's runtime and the zip builder are apart; the runtime never needs the builder
-    assert "autograder.gradescope" not in graph["autograder.gradescope_container"]
+    assert "autograder.gradescope.bundle" not in graph["autograder.gradescope.container"]
     # one subreaper, in one module
     defining = [p for p in PACKAGE.rglob("*.py")
                 if any(isinstance(n, ast.FunctionDef) and "subreaper" in n.name
@@ -136,7 +169,7 @@ def test_one_job_per_module():
 
 # -- the worker pool -----------------------------------------------------------------------------------
 def test_the_pool_names_the_job_whose_worker_died_and_how():
-    from autograder.pool import WorkerPool
+    from autograder.grading.pool import WorkerPool
     pool = WorkerPool(1)
     try:
         assert pool.submit("fine", pow, 2, 10).result(timeout=120) == 1024
@@ -153,7 +186,7 @@ def test_the_pool_names_the_job_whose_worker_died_and_how():
 
 def test_pool_workers_run_with_their_own_memory_limit():
     import resource
-    from autograder.pool import WorkerPool
+    from autograder.grading.pool import WorkerPool
     pool = WorkerPool(1, memory_bytes=3 << 30)
     try:
         soft, _ = pool.submit("limit", resource.getrlimit, resource.RLIMIT_AS).result(timeout=120)

@@ -26,13 +26,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import gradebook
+from autograder.nbgrader_glue import gradebook
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
-from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.check_files import check_metas, points_by_function
-from autograder.notebook_result import NotebookResult
-from autograder.plugin import CheckResult
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.checks.declared import check_metas, points_by_function
+from autograder.grading.result import NotebookResult
+from autograder.checks.plugin import CheckResult
 
 NAME = "attention"
 ATTENTION = EXERCISES[NAME]
@@ -240,7 +240,7 @@ def test_each_student_fetches_only_their_own_feedback(term):
     assert "autograder-report" in fetched["bob"]
     assert "forget to divide the scores by sqrt(d_k)" in fetched["bob"]
     assert "FAIL  0/1  attention_row: weights for" in fetched["bob"]
-    assert "BEGIN HIDDEN TESTS" not in fetched["bob"] and "autograder.incell" not in fetched["bob"]
+    assert "BEGIN HIDDEN TESTS" not in fetched["bob"] and "autograder.nbgrader_glue.in_kernel" not in fetched["bob"]
 
 
 # In-process checks on a copy of the finished course (no nbgrader command line).
@@ -260,7 +260,7 @@ def _result(student, points):
 
 
 def _job(course, student):
-    from autograder.discover import Job
+    from autograder.grading.discover import Job
     return Job(Path(course.root) / "submitted" / student / NAME / ATTENTION.notebook, student, ATTENTION)
 
 
@@ -325,7 +325,7 @@ def test_an_edited_test_cell_is_still_reported_and_restored(term, tmp_path, capl
     cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_softmax")
     cell.source = "pass  # the student edited a locked cell"
     nbformat.write(nb, job.path)
-    with caplog.at_level("WARNING", logger="autograder.gradebook"):
+    with caplog.at_level("WARNING", logger="autograder.nbgrader_glue.gradebook"):
         out = gradebook.feedback_notebook(course, _result("alice", {}), job.path)
     changed = [r.getMessage() for r in caplog.records if "has changed" in r.getMessage()]
     assert len(changed) == 1 and "test_softmax" in changed[0]
@@ -358,7 +358,7 @@ def test_validate_tells_the_truth_on_every_exercise(tmp_path):
 @pytest.mark.slow
 def test_cli_records_only_what_nbgrader_lays_out(term, tmp_path, capsys):
     from nbgrader.api import Gradebook, MissingEntry
-    from autograder.discover import Job
+    from autograder.grading.discover import Job
     course = _copy_course(term, tmp_path)
     lone = Job(Path(course.root) / "submitted" / "alice" / NAME / ATTENTION.notebook, NAME, ATTENTION)
     result = _result(NAME, {})  # a lone notebook without --student: its file name as student id

@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-from autograder.exercises import PROJECT_ROOT, load
-from autograder.new import create
+from autograder.course.registry import PROJECT_ROOT, load
+from autograder.course.scaffold import create
 
 NAME = "toy_mean"
 # What the template promises (exercise.toml's points, typed independently of its checks.py).
@@ -79,7 +79,7 @@ def test_reference_gets_full_marks_and_stubs_zero(seventh, tmp_path):
         "import nbformat, sys\n"
         "from pathlib import Path\n"
         "from autograder.demo.fill import filled_notebook\n"
-        "from autograder.exercises import find\n"
+        "from autograder.course.registry import find\n"
         f"e = find({NAME!r})\n"
         "root = Path(sys.argv[1])\n"
         "for student, stubs in (('ref', ()), ('stub', e.functions)):\n"

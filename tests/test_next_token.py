@@ -4,9 +4,9 @@ loss-function probes in the child and in-kernel, and the solution notebook run b
 import numpy as np
 import pytest
 
-from autograder.exercises import EXERCISES
-from autograder.plugin import run_checks
-from autograder.sandbox import LocalSubmission
+from autograder.course.registry import EXERCISES
+from autograder.checks.plugin import run_checks
+from autograder.submission import LocalSubmission
 
 SECRET = b"test-secret"
 

@@ -9,8 +9,8 @@ import re
 import nbformat
 import pytest
 
-from autograder import build
-from autograder.exercises import EXERCISES
+from autograder.course import build
+from autograder.course.registry import EXERCISES
 
 TITLE = "Text to Attention From Scratch"
 

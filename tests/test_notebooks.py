@@ -3,9 +3,9 @@ import re
 
 import pytest
 
-from autograder.exercises import EXERCISES
-from autograder.check_files import check_metas, points_by_function
-from autograder.visible import visible_cases
+from autograder.course.registry import EXERCISES
+from autograder.checks.declared import check_metas, points_by_function
+from autograder.course.visible import visible_cases
 
 
 @pytest.mark.slow

@@ -23,7 +23,7 @@ import sys
 import pytest
 
 from autograder.demo.corpus import STYLES, corpus, nbgrader_autograde, write_submissions
-from autograder.exercises import EXERCISES, PROJECT_ROOT
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
 
 SECRET = b"parity-secret"
 

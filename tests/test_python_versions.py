@@ -20,7 +20,7 @@ import nbformat
 import pytest
 
 from autograder.demo.fill import filled_notebook
-from autograder.exercises import EXERCISES, PROJECT_ROOT
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
 
 pytestmark = pytest.mark.slow
 CACHE = Path(os.environ.get("LM_READS_TEXT_CACHE") or Path.home() / ".cache" / "lm-reads-text")

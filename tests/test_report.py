@@ -1,10 +1,10 @@
 """Does the console table keep every message whole, and do long values shrink in the middle?"""
 import numpy as np
 
-from autograder.checking import Mismatch, expect_close, expect_equal, fmt
-from autograder.notebook_result import NotebookResult
-from autograder.plugin import CheckResult
-from autograder.report import message_lines, table
+from autograder.checks.api import Mismatch, expect_close, expect_equal, fmt
+from autograder.grading.result import NotebookResult
+from autograder.checks.plugin import CheckResult
+from autograder.reports.console import message_lines, table
 
 OVERLAP = ('expected (\'aa\', \'a\'), got (\'aa\', \'aa\', \'a\'). That is what you get when you merge '
            'overlapping occurrences ("a a a" becomes "aa aa"); merging scans left to right and a symbol '

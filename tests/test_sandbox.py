@@ -11,10 +11,10 @@ import nbformat
 import pytest
 
 from autograder.demo.fill import filled_notebook
-from autograder.exercises import EXERCISES
-from autograder.check_files import points_by_function
-from autograder.grade import grade_notebook
-from autograder.sandbox import ChildSubmission, Limits, StudentCodeError
+from autograder.course.registry import EXERCISES
+from autograder.checks.declared import points_by_function
+from autograder.grading.notebook import grade_notebook
+from autograder.submission import ChildSubmission, Limits, StudentCodeError
 from conftest import SECRET
 
 ATTENTION = EXERCISES["attention"]
@@ -170,7 +170,7 @@ def test_syntax_error_costs_only_the_cell(hand_in):
 
 
 def test_seeds_differ_between_students_and_repeat_for_one(hand_in):
-    from autograder.seeds import case_seed
+    from autograder.checks.seeds import case_seed
     assert case_seed(SECRET, "alice", "check_x") == case_seed(SECRET, "alice", "check_x")
     assert case_seed(SECRET, "alice", "check_x") != case_seed(SECRET, "bob", "check_x")
     assert case_seed(b"other", "alice", "check_x") != case_seed(SECRET, "alice", "check_x")
@@ -200,7 +200,7 @@ def test_the_course_folder_network_and_grader_are_out_of_reach():
     """The sandbox shows no course file: solutions and the secret do not exist there; the
     project folder holds only the mount points of what is shown (the venv, the child
     package, tiktoken's cache). (Before bubblewrap, Landlock refused them with EPERM.)"""
-    from autograder.exercises import PROJECT_ROOT
+    from autograder.course.registry import PROJECT_ROOT
     code = f'''
 import os, signal, socket, subprocess
 def attempt(name):

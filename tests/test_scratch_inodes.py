@@ -7,11 +7,11 @@ import re
 import nbformat
 import pytest
 
-from autograder.confinement import bwrap_args
+from autograder.sandbox.policy import bwrap_args
 from autograder.demo.fill import filled_notebook
-from autograder.exercises import EXERCISES
-from autograder.grade import grade_notebook
-from autograder.sandbox import Limits
+from autograder.course.registry import EXERCISES
+from autograder.grading.notebook import grade_notebook
+from autograder.submission import Limits
 
 SECRET = b"inode-secret"
 EMBEDDINGS = EXERCISES["embeddings"]

@@ -8,14 +8,14 @@ import json
 import numpy as np
 import pytest
 
-from autograder.checking import Mismatch, expect_close, expect_equal
-from autograder.notebook_result import NotebookResult
-from autograder.html_report import render_html
-from autograder.plugin import CheckResult
-from autograder.report import results_json, table
-from autograder.show_values import show, show_pair
-from autograder.visible import helper_cell
-from autograder import visible_helper
+from autograder.checks.api import Mismatch, expect_close, expect_equal
+from autograder.grading.result import NotebookResult
+from autograder.reports.student import render_html
+from autograder.checks.plugin import CheckResult
+from autograder.reports.console import results_json, table
+from autograder.checks.values import show, show_pair
+from autograder.course.visible import helper_cell
+from autograder.course import visible_cell as visible_helper
 
 
 def _message(fn, *args, **kwargs):

@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from autograder.exercises import PROJECT_ROOT
+from autograder.course.registry import PROJECT_ROOT
 
 import conftest
 

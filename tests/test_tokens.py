@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from autograder.exercises import EXERCISES, PROJECT_ROOT
-from autograder.tiktoken_cache import cache_dir, prefill
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.sandbox.tiktoken_cache import cache_dir, prefill
 
 TOKENS = EXERCISES["tokens"]
 
@@ -100,7 +100,7 @@ def test_cl100k_base_works_offline(tmp_path, where):
         prefill([cache_dir()])
         env["TIKTOKEN_CACHE_DIR"] = str(cache_dir())
     else:
-        prefill([tmp_path / "data-gym-cache"])  # what `python -m autograder.tiktoken_cache` fills
+        prefill([tmp_path / "data-gym-cache"])  # what `python -m autograder caches` fills
     run = subprocess.run([sys.executable, "-c", NO_NETWORK], env=env, cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
@@ -132,8 +132,8 @@ def learn_bpe(word_counts, num_merges, end_of_word="</w>"):
 
 @pytest.mark.slow
 def test_counting_without_overlap_fails_the_fixed_case_for_every_student(ref):
-    from autograder.plugin import run_checks
-    from autograder.sandbox import LocalSubmission
+    from autograder.checks.plugin import run_checks
+    from autograder.submission import LocalSubmission
     ns = {"merge_pair": ref.merge_pair, "get_pair_counts": ref.get_pair_counts}
     exec(NON_OVERLAPPING_LEARN_BPE, ns)
     # Typed by hand: overlapping counts give a a: 3 > x y: 2, so (a, a) is merged first.

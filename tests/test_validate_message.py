@@ -10,7 +10,7 @@ import nbformat
 
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
-from autograder.exercises import EXERCISES, PROJECT_ROOT
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
 
 
 def _validate(exercise, replacements, tmp_path):

@@ -11,11 +11,11 @@ import jupytext
 import nbformat
 import pytest
 
-from autograder import visible
+from autograder.course import visible
 from autograder.demo.fill import reference_code
 from autograder.demo.mistakes import all_mistakes, mistakes_module
-from autograder.exercises import EXERCISES
-from autograder.visible_helper import _same
+from autograder.course.registry import EXERCISES
+from autograder.course.visible_cell import _same
 
 def named(exercise):
     """The mistakes the course text names, as realistic code (``NAMED`` of the exercise's

@@ -1,7 +1,7 @@
 """Does the notebook's comparison helper say what a student needs to hear in each case?"""
 import numpy as np
 
-from autograder import visible_helper as helper
+from autograder.course import visible_cell as helper
 
 
 def _run(case, function="f"):

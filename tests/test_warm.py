@@ -13,9 +13,9 @@ import os
 
 import pytest
 
-from autograder.grade import grade_job
-from autograder.sandbox import ChildSubmission, Limits, StudentCodeError
-from autograder.warm import StudentSandbox
+from autograder.grading.class_run import grade_job
+from autograder.submission import ChildSubmission, Limits, StudentCodeError
+from autograder.sandbox.warm import StudentSandbox
 
 FAST = Limits(call_seconds=5.0, retry_seconds=2.0, cell_seconds=5.0)
 
@@ -114,8 +114,8 @@ def test_grade_job_on_a_student_sandbox_gives_the_cold_grade(tmp_path):
     import nbformat
     from autograder.demo.fill import filled_notebook
     from autograder.demo.mistakes import all_mistakes
-    from autograder.discover import discover
-    from autograder.exercises import EXERCISES
+    from autograder.grading.discover import discover
+    from autograder.course.registry import EXERCISES
     from conftest import SECRET
     mistake = next(m for m in all_mistakes() if m.exercise == "attention")
     folder = tmp_path / "s1" / "attention"
@@ -133,7 +133,7 @@ def test_grade_job_on_a_student_sandbox_gives_the_cold_grade(tmp_path):
 
 
 def test_a_new_student_gets_the_spare_started_ahead_and_no_sandbox_serves_two(monkeypatch):
-    from autograder import grade
+    from autograder.grading import class_run as grade
     monkeypatch.setattr(grade, "_host", None)
     monkeypatch.setattr(grade, "_spare", None)
     try:
@@ -157,14 +157,15 @@ def test_a_new_student_gets_the_spare_started_ahead_and_no_sandbox_serves_two(mo
 def test_a_class_is_handed_to_the_workers_one_student_at_a_time():
     from types import SimpleNamespace
 
-    from autograder.grade import _by_student
+    from autograder.grading.class_run import _by_student
     jobs = [SimpleNamespace(student_id=s) for s in ["a", "a", "b", "a", "c", "b"]]
     assert _by_student(range(6), jobs) == [[0, 1, 3], [2, 5], [4]]
     assert _by_student([5, 2], jobs) == [[5, 2]]
 
 
 def test_matplotlib_font_list_is_built_once_and_copied_into_a_sandbox(tmp_path, monkeypatch):
-    from autograder import confinement, matplotlib_cache
+    from autograder.sandbox import policy as confinement
+    from autograder.sandbox import matplotlib_cache
     from autograder.child import mplcache
     built = matplotlib_cache.prefill(tmp_path / "cache")
     assert [p.name for p in built] and all(p.name.startswith("fontlist-v") for p in built)

@@ -2,8 +2,8 @@
 shows them side by side (docs/worked-examples.md) current?"""
 import pytest
 
-from autograder import worked
-from autograder.exercises import EXERCISES
+from autograder.course import worked
+from autograder.course.registry import EXERCISES
 
 
 @pytest.mark.parametrize("name", list(EXERCISES))
@@ -32,4 +32,4 @@ def test_agreement_is_to_the_printed_rounding():
 
 def test_the_page_is_generated_from_the_worked_values():
     assert worked.PAGE.read_text(encoding="utf-8") == worked.render(), \
-        "docs/worked-examples.md is out of date: run python -m autograder.pages"
+        "docs/worked-examples.md is out of date: run python -m autograder build"

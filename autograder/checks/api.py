@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from .child import wire
-from .show_values import show, show_pair
+from autograder.child import wire
+from autograder.checks.values import show, show_pair
 
 WORKED_ATOL = 1e-4  # worked numbers are checked to 1e-4 absolute
 

@@ -8,7 +8,7 @@ points per student function (``points_by_function``), and which checks are rando
 """
 import ast
 
-from .checking import CheckMeta
+from autograder.checks.api import CheckMeta
 
 
 def check_metas(exercise):

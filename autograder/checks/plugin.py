@@ -38,13 +38,13 @@ from typing import Optional
 import numpy as np
 import pytest
 
-from . import safetext
-from .checking import Mismatch
-from .checks import conftest as name_fixtures
-from .exercises import CHECKS_DIR
-from .problems import Problem, of_student_error
-from .sandbox import StudentCodeError
-from .seeds import case_seed
+from autograder.reports import safetext
+from autograder.checks.api import Mismatch
+from autograder.checks import conftest as name_fixtures
+from autograder.course.registry import CHECKS_DIR
+from autograder.grading.problems import Problem, of_student_error
+from autograder.submission import StudentCodeError
+from autograder.checks.seeds import case_seed
 
 
 @dataclass
@@ -498,7 +498,7 @@ class CheckSession:
 
         Raises:
             GraderError: the session could not collect the checks or has ended.
-            MemoryError: the grader ran out of memory running them (``grade.grade_job`` says so).
+            MemoryError: the grader ran out of memory running them (``class_run.grade_job`` says so).
         """
         import queue
         requests = self.plugin.requests
@@ -536,6 +536,6 @@ def _blame(exercise, plugin, student_id, secret, code_digests=None):
 
 def _reference_submission(exercise):
     import importlib
-    from .local import LocalSubmission
+    from autograder.submission.local import LocalSubmission
     module = importlib.import_module(f"solutions.{exercise.name}")
     return LocalSubmission(dict(vars(module)))

@@ -14,7 +14,7 @@ import os
 import secrets
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SECRET_FILE = PROJECT_ROOT / ".course_secret"
 
 

@@ -1,6 +1,6 @@
 """The child process that runs one submission's code: standard library and numpy only.
 
-The grader starts it (``autograder/client.py``) and talks to it through two pipes in the
+The grader starts it (``autograder/submission/remote.py``) and talks to it through two pipes in the
 ``wire`` format. Modules: ``main`` (entry point and confinement), ``server`` (requests),
 ``cells`` (running the notebook's cells), ``landlock`` (self-confinement), ``timing``
 (time limits), ``errors`` (describing student exceptions), ``wire`` (the plain-data

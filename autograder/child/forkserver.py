@@ -1,6 +1,6 @@
 """A warm start for one student's notebooks: a process that forks one fresh child per notebook.
 
-Started by ``autograder/warm.py`` inside that student's bubblewrap sandbox (PID 1 of its PID
+Started by ``autograder/sandbox/warm.py`` inside that student's bubblewrap sandbox (PID 1 of its PID
 namespace, the student's sandbox uid) as ``python -I -c "...; from child.forkserver import
 main; main()" CONTROL_FD SECCOMP_FD``. bubblewrap installs no seccomp filter on it: this
 process runs only the grader's own code (it never runs a notebook cell), and it must be able

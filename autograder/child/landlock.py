@@ -1,7 +1,7 @@
 """Landlock: the second layer of confinement, which the child applies to itself.
 
 The first layer is the bubblewrap sandbox with its seccomp allow-list, set up by the
-grader (``autograder/confinement.py``) before this process starts. Standard library only;
+grader (``autograder/sandbox/policy.py``) before this process starts. Standard library only;
 part of the child package (see ``autograder/child/__init__.py``).
 """
 import os

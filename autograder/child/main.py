@@ -6,7 +6,7 @@ removed again once the package is imported): isolated mode, an empty working dir
 a minimal environment and resource limits. It never imports the grader: it cannot see
 hidden values or reference solutions, and it answers only with plain data (``wire``).
 
-It runs inside the grader's bubblewrap sandbox (``autograder/confinement.py``). A first
+It runs inside the grader's bubblewrap sandbox (``autograder/sandbox/policy.py``). A first
 line on REQ_FD (no answer) gives the project root to hide and, when confined, the scratch
 folder and the number of processes allowed; the child then closes every other inherited
 descriptor, limits its own processes (RLIMIT_NPROC counts this sandbox only) and adds

@@ -1,4 +1,4 @@
-"""Copy the font list the grader built (``autograder/matplotlib_cache.py``) into this
+"""Copy the font list the grader built (``autograder/sandbox/matplotlib_cache.py``) into this
 process's empty ``MPLCONFIGDIR`` before matplotlib is imported, so the import does not scan
 the system's fonts again. Nothing happens when either folder is missing or unreadable."""
 import glob

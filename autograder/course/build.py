@@ -1,7 +1,7 @@
 """Generate every copy of an exercise from its one source, ``exercises/<name>/notebook.py``.
 
-    python -m autograder.build            # rebuild all generated copies
-    python -m autograder.build --check    # exit 1 if any committed copy has drifted
+    python -m autograder build            # rebuild every generated copy and page
+    python -m autograder build --check    # exit 1 if any committed copy or page has drifted
 
 The text form is jupytext's percent format. Cell headers say what a cell is:
 
@@ -17,7 +17,7 @@ The text form is jupytext's percent format. Cell headers say what a cell is:
   ``instructor-demo`` so grading skips it, and an nbgrader locked (read-only) cell with
   ``grade_id`` ``demo_<n>`` (n = 1, 2, ... in notebook order). See ``demo_cell``.
 * ``# %% checker=true``: where the visible-check helper goes (a locked cell; the build
-  writes its body, the text of ``autograder/visible_helper.py``).
+  writes its body, the text of ``autograder/course/visible_cell.py``).
 * ``# %% visible="attention_row"``: that function's visible checks (a locked cell; the
   build writes its body from ``VISIBLE`` in the check file: values only, see ``visible.py``).
 * ``# %% summary=true``: the last code cell: which visible checks pass, and how many hidden
@@ -32,7 +32,7 @@ Generated from it (and committed, each with a drift test):
 * ``assignments/<name>/<name>.ipynb``: the student release, made by nbgrader's own
   ``generate_assignment`` in a temporary course directory.
 
-Then the pages generated from all exercise folders (``autograder.pages``: README's exercise
+Then the pages generated from all exercise folders (``autograder.course.pages``: README's exercise
 table, ``docs/worked-examples.md``).
 """
 import argparse
@@ -48,9 +48,9 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from . import visible
-from .exercises import EXERCISES, PROJECT_ROOT, find
-from .check_files import check_metas, points_by_function
+from autograder.course import visible
+from autograder.course.registry import EXERCISES, PROJECT_ROOT, find
+from autograder.checks.declared import check_metas, points_by_function
 
 SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
@@ -165,7 +165,7 @@ def solution_module(exercise):
     """Source text of ``solutions/<name>.py``: the ``module`` and ``solution`` cells, markers removed."""
     text = jupytext.read(exercise.text_form, fmt="py:percent")
     parts = [f'"""Reference solutions for the "{exercise.name}" exercise.\n\n'
-             f"GENERATED from exercises/{exercise.name}/notebook.py by `python -m autograder.build`: edit that\n"
+             f"GENERATED from exercises/{exercise.name}/notebook.py by `python -m autograder build`: edit that\n"
              'file, not this one (tests/test_build.py fails when they differ).\n"""']
     for cell in text.cells:
         if cell.cell_type == "code" and ("solution" in cell.metadata or cell.metadata.get("module")):
@@ -239,31 +239,41 @@ def generated_files(exercise):
             exercise.committed_release: release_text}  # never a snapshot $AUTOGRADER_RELEASE_DIR names
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m autograder.build", description=__doc__.split("\n")[0])
+def every_generated_file(names=None) -> dict:
+    """``{Path: text}`` of everything the build writes: each named exercise's copies (default: all),
+    then the pages generated from the exercise folders (README's table, docs/worked-examples.md,
+    ``pages.py``) and the documentation's generated tables (``docs_tables.py``)."""
+    from autograder.course import docs_tables, pages
+    files = {}
+    for name in names or list(EXERCISES):
+        files.update(generated_files(find(name)))
+    files.update(pages.pages())
+    files.update(docs_tables.generated_pages())
+    return files
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``build`` subcommand's arguments (``python -m autograder build``)."""
     parser.add_argument("names", nargs="*", help="exercises to build (default: all)")
-    parser.add_argument("--check", action="store_true", help="report drift instead of writing")
-    args = parser.parse_args(argv)
+    parser.add_argument("--check", action="store_true", help="report drift instead of writing (exit 1 on drift)")
+
+
+def command(args: argparse.Namespace) -> int:
+    """Write every generated file that differs from what the build makes now, or with ``args.check``
+    list them and return 1 (0 when everything is current)."""
     drift = []
-    for name in args.names or list(EXERCISES):
-        for path, text in generated_files(find(name)).items():
-            current = path.read_text(encoding="utf-8") if path.exists() else None
-            if current == text:
-                continue
-            rel = path.relative_to(PROJECT_ROOT)
-            if args.check:
-                drift.append(str(rel))
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-                print(f"wrote {rel}")
+    for path, text in every_generated_file(args.names).items():
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current == text:
+            continue
+        rel = path.relative_to(PROJECT_ROOT)
+        if args.check:
+            drift.append(str(rel))
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {rel}")
     if drift:
-        print("out of date (run `python -m autograder.build`):\n  " + "\n  ".join(drift))
+        print("out of date (run `python -m autograder build`):\n  " + "\n  ".join(drift))
         return 1
-    # the pages generated from the exercise folders (README's table, docs/worked-examples.md)
-    from . import pages
-    return pages.main(["--check"] if args.check else [])
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return 0

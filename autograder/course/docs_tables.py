@@ -9,20 +9,14 @@ Two tables would drift if typed by hand, so they are generated between marker co
   privilege options (``confinement.bwrap_args``), the seccomp allow-list
   (``confinement.ALLOWED_SYSCALLS`` and the calls allowed only with certain arguments).
 
-Usage::
-
-    python -m autograder.docs_tables           # rewrite the generated sections
-    python -m autograder.docs_tables --check   # exit 1 when a page differs from the code
-
+``python -m autograder build`` writes them (``build.py`` owns the one write and ``--check`` loop);
 ``tests/test_docs.py`` runs the check.
 """
-import argparse
 import dataclasses
 import re
-import sys
 from pathlib import Path
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 END = "<!-- end generated -->"
 
 
@@ -61,7 +55,7 @@ def _amount(name, value):
 
 def limits_table():
     """The Markdown table of ``Limits``: one row per field, in declaration order."""
-    from .limits import Limits
+    from autograder.sandbox.limits import Limits
     docs = _attribute_docs(Limits)
     rows = ["| `Limits` field | default | what it bounds |", "|---|---|---|"]
     for f in dataclasses.fields(Limits):
@@ -94,8 +88,8 @@ def fixed_limits_table():
 
 def policy_lists():
     """Markdown lists of the sandbox's bubblewrap options and its seccomp allow-list."""
-    from . import confinement
-    from .limits import Limits
+    from autograder.sandbox import policy as confinement
+    from autograder.sandbox.limits import Limits
     args = confinement.bwrap_args([], Limits(), 3, 4)[1:]
     options = []
     for i, a in enumerate(args):
@@ -152,15 +146,7 @@ def stale_pages(docs=DOCS, write=False):
     return stale
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m autograder.docs_tables", description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when a generated section is out of date")
-    args = parser.parse_args(argv)
-    stale = stale_pages(write=not args.check)
-    for page in stale:
-        print(f"docs/{page}: " + ("out of date (run python -m autograder.docs_tables)" if args.check else "rewritten"))
-    return 1 if (args.check and stale) else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def generated_pages(docs=DOCS):
+    """``{Path: text}`` of every page with generated sections, as the code renders it now."""
+    return {Path(docs) / page: render((Path(docs) / page).read_text(encoding="utf-8"), generators)
+            for page, generators in SECTIONS.items()}

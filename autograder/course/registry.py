@@ -8,7 +8,7 @@ nbgrader assignment holding one notebook, and its folder holds everything about 
   map), the points the course promises, the plots the notebook draws, and its entries in
   the parity corpus (``autograder.demo.corpus``).
 * ``notebook.py``: the one source of the notebook (jupytext percent format);
-  ``python -m autograder.build`` generates ``source/<name>/<name>.ipynb``,
+  ``python -m autograder build`` generates ``source/<name>/<name>.ipynb``,
   ``solutions/<name>.py`` and ``assignments/<name>/<name>.ipynb`` from it.
 * ``checks.py``: the hidden checks (pytest), with points, named mistakes and ``VISIBLE``.
 * ``mistakes.py``: realistic wrong implementations (``MISTAKES``), the ones the course
@@ -16,7 +16,7 @@ nbgrader assignment holding one notebook, and its folder holds everything about 
 * ``worked.py``: the course text's worked values (``WORKED``), each with its section and the
   reference computation that reproduces it (``docs/worked-examples.md`` is generated from them).
 
-``python -m autograder new <name>`` writes a new folder from a template (``autograder.new``).
+``python -m autograder new <name>`` writes a new folder from a template (``autograder.course.scaffold``).
 """
 import os
 
@@ -27,10 +27,10 @@ except ModuleNotFoundError:  # Python 3.10: the same parser, as the tomli packag
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 COURSE_DIR = PROJECT_ROOT / "exercises"
 # The engine's side of the checks: pytest.ini and the fixtures (conftest.py) every check file uses.
-CHECKS_DIR = Path(__file__).resolve().parent / "checks"
+CHECKS_DIR = Path(__file__).resolve().parents[1] / "checks"
 # Where the grader reads the student release from, instead of assignments/ (see release_notebook).
 RELEASE_DIR_VARIABLE = "AUTOGRADER_RELEASE_DIR"
 

@@ -1,11 +1,11 @@
 """``python -m autograder new NAME [--title T] [--no-build]``: start an exercise from a template.
 
 Writes ``exercises/NAME/`` (``exercise.toml``, ``__init__.py``, ``notebook.py``, ``checks.py``,
-``mistakes.py``, ``worked.py``: see ``autograder.exercises``) holding a tiny working exercise:
+``mistakes.py``, ``worked.py``: see ``autograder.course.registry``) holding a tiny working exercise:
 one function, ``mean_vector(X)``, the average of a text's token vectors, with two hidden
 checks (2 points), one visible check, one named mistake (averaging each token's entries
 instead of each column) and one parity corpus entry. It is registered by being there: the
-registry discovers the folder. The command then builds it (``python -m autograder.build
+registry discovers the folder. The command then builds it (``python -m autograder build
 NAME``: its three notebooks, README's table, the worked-examples page); its reference gets full
 marks and its stub 0, and the test suite covers it with no edit anywhere else. Then replace the template's function, checks and mistakes with the exercise's own
 (``docs/authoring.md`` walks through it).
@@ -16,10 +16,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .exercises import COURSE_DIR, EXERCISES
+from autograder.course.registry import COURSE_DIR, EXERCISES
 
 TOML = '''\
-# The "{name}" exercise, as the registry (autograder/exercises.py) reads it.
+# The "{name}" exercise, as the registry (autograder/course/registry.py) reads it.
 order = {order}
 title = {title_toml}
 summary = "the mean of a text's token vectors"
@@ -100,7 +100,7 @@ def mean_vector(X):
 '''
 
 CHECKS = '''\
-"""Hidden checks of the "{name}" exercise (see ``autograder.checking``).
+"""Hidden checks of the "{name}" exercise (see ``autograder.checks.api``).
 
 The worked case is the course's "the cat" inputs (``worked.py``); randomized cases are
 compared with the reference solution (``solutions/{name}.py``). The known mistake is computed
@@ -108,11 +108,11 @@ by a small wrong variant below, so the feedback can name it when a student's val
 """
 import numpy as np
 
-from autograder.checking import check, expect_close
-from autograder.visible import Visible
+from autograder.checks.api import check, expect_close
+from autograder.course.visible import Visible
 from solutions import {name} as ref
 
-from .worked import X_THE_CAT
+from autograder.course.worked import X_THE_CAT
 
 MEAN_THE_CAT = [1.0, 0.5]
 WRONG_AXIS = "average each token's entries instead of each column"
@@ -173,7 +173,7 @@ solution (``solutions/{name}.py``) reproduces it; ``docs/worked-examples.md`` sh
 """
 import numpy as np
 
-from autograder.worked import FOUNDATIONS, Source, Worked
+from autograder.course.worked import FOUNDATIONS, Source, Worked
 
 INPUTS = Source(FOUNDATIONS, "Part IV: Anatomy of an LLM Request / Tokenize, Embed, and Add Position")
 
@@ -225,7 +225,7 @@ def main(argv=None):
     parser.add_argument("name", help="the exercise's name (a lowercase identifier, e.g. layer_norm)")
     parser.add_argument("--title", help="the notebook's title")
     parser.add_argument("--no-build", action="store_true", help="only write the folder; build later with "
-                        "python -m autograder.build NAME")
+                        "python -m autograder build NAME")
     args = parser.parse_args(argv)
     try:
         folder = create(args.name, args.title)
@@ -235,8 +235,5 @@ def main(argv=None):
     if args.no_build:
         return 0
     # A fresh interpreter: this one's registry was read before the folder existed.
-    return subprocess.call([sys.executable, "-m", "autograder.build", args.name], cwd=folder.parent.parent)
+    return subprocess.call([sys.executable, "-m", "autograder", "build", args.name], cwd=folder.parent.parent)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

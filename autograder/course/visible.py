@@ -3,7 +3,7 @@
 Each check file (``exercises/<name>/checks.py``) lists its visible cases in
 ``VISIBLE``: a call on the course's public worked-example inputs, the expected value, and
 the values its known mistakes give there, computed by the same wrong variants the hidden
-checks use. ``python -m autograder.build`` renders them as VALUES ONLY into the notebook:
+checks use. ``python -m autograder build`` renders them as VALUES ONLY into the notebook:
 
 * a locked ``checker`` cell: the comparison helper, the text of ``visible_helper.py``;
 * a locked ``visible="<function>"`` cell per contract function: one ``check_visible``
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-HELPER_SOURCE = Path(__file__).with_name("visible_helper.py")
+HELPER_SOURCE = Path(__file__).with_name("visible_cell.py")
 COMPARES = ("close", "equal", "keys", "raises")
 
 
@@ -172,7 +172,7 @@ def visible_cases(exercise, solution_text=None):
 # -- rendering ------------------------------------------------------------------------------------
 def shown_mistakes(case):
     """The mistakes worth naming: a value, and one that differs from the right answer."""
-    from .visible_helper import _same
+    from autograder.course.visible_cell import _same
     return {name: wrong for name, wrong in case.mistakes.items()
             if wrong is not None and not _same(wrong, case.expected, case.compare, case.atol)}
 
@@ -240,7 +240,7 @@ def summary_cell(cases, metas):
             f"    points={{{per_function}}})")
 
 
-VALUES_SOURCE = Path(__file__).with_name("show_values.py")
+VALUES_SOURCE = Path(__file__).resolve().parents[1] / "checks" / "values.py"
 PASTE_MARK = "  # PASTE show_values.py"
 
 

@@ -3,7 +3,7 @@
 # give, are written out in each check cell below. Run this cell first; nothing here is
 # graded. (The course build writes this text into every notebook.)
 import numpy as np
-from autograder.show_values import show, show_pair  # PASTE show_values.py (the build puts its text here)
+from autograder.checks.values import show, show_pair  # PASTE show_values.py (the build puts its text here)
 
 _visible_results = {}  # "function: label" -> True (passed) or False (failed), latest run
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import nbformat
 
-from ..exercises import EXERCISES
+from autograder.course.registry import EXERCISES
 from .fill import filled_notebook
 from .mistakes import all_mistakes
 
@@ -268,9 +268,9 @@ def nbgrader_autograde(workdir, submitted, secret, timeout=60, workers=1):
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config import Config
 
-    from ..build import venv_on_path
-    from ..exercises import PROJECT_ROOT
-    from ..tiktoken_cache import cache_dir
+    from autograder.course.build import venv_on_path
+    from autograder.course.registry import PROJECT_ROOT
+    from autograder.sandbox.tiktoken_cache import cache_dir
 
     venv_on_path()
     course = Path(workdir) / "course"
@@ -283,10 +283,10 @@ def nbgrader_autograde(workdir, submitted, secret, timeout=60, workers=1):
     config.Execute.timeout = timeout
     config.OverwriteCells.add_missing_cells = True
     # The course's own autograde preprocessors (nbgrader_config.py): nbgrader's, with
-    # OverwriteCells replaced by the course's subclass (autograder/nbgrader_cells.py).
+    # OverwriteCells replaced by the course's subclass (autograder/nbgrader_glue/cells.py).
     config.Autograde.sanitize_preprocessors = [
         "nbgrader.preprocessors.ClearOutput", "nbgrader.preprocessors.DeduplicateIds",
-        "nbgrader.preprocessors.OverwriteKernelspec", "autograder.nbgrader_cells.OverwriteReleasedCells",
+        "nbgrader.preprocessors.OverwriteKernelspec", "autograder.nbgrader_glue.cells.OverwriteReleasedCells",
         "nbgrader.preprocessors.CheckCellMetadata"]
     saved = {k: os.environ.get(k) for k in ("COURSE_SECRET", "TIKTOKEN_CACHE_DIR")}
     os.environ["COURSE_SECRET"] = secret.decode()

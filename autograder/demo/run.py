@@ -1,4 +1,4 @@
-"""``python -m autograder.demo``: a simulated class, end to end through nbgrader.
+"""``python -m autograder demo``: a simulated class, end to end through nbgrader.
 
 1. Builds a throwaway nbgrader course under ``demo-class/`` (git-ignored) from ``source/``
    and releases every assignment to a throwaway exchange (``generate_assignment``,
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import nbformat
 
-from ..build import venv_on_path
-from ..exercises import EXERCISES, PROJECT_ROOT
+from autograder.course.build import venv_on_path
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from .fill import filled_notebook
 from .mistakes import all_mistakes
 from .students import HOSTILE, REFERENCE, STUBS, STUDENTS
@@ -85,10 +85,9 @@ def run(workdir, jobs=2, quiet=False):
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
-    from .. import class_report, html_report, report
-    from ..cli import grade_all
-    from ..discover import discover
-    from ..sandbox import Limits
+    from autograder.grading.class_run import grade_class
+    from autograder.grading.discover import discover
+    from autograder.submission import Limits
 
     venv_on_path()
     t0 = time.perf_counter()
@@ -127,15 +126,10 @@ def run(workdir, jobs=2, quiet=False):
 
     secret = b"demo-class-secret"  # the demo's own; a real term uses .course_secret
     jobs_list = discover(submitted)
-    results, failures = grade_all(jobs_list, secret, Limits(), jobs)
     out = workdir / "graded"
-    for r in results:
-        report.write_results(r, out)
-        html_report.write_html(r, out)
-        feedback = out / r.assignment_id / r.student_id / "feedback.txt"
-        feedback.write_text(report.table(r) + "\n", encoding="utf-8")  # wrapped, never cut
-    csv_path = report.write_grades_csv(results, out / "grades.csv")
-    class_report.write_after_run(out, say=say)  # class.html and its CSVs, for staff
+    # The one entry of every class run: the preflight first (tiktoken's file, the sandbox), then the reports.
+    run = grade_class(jobs_list, secret, Limits(), jobs, out, resume=False, feedback_txt=True, say=say)
+    results, failures, csv_path = run.results, run.failures, run.csv_path
     if not quiet:
         print()
         print(class_table(results))
@@ -168,13 +162,15 @@ def class_table(results):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m autograder.demo", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m autograder demo", description=__doc__.split("\n")[0])
     parser.add_argument("--dir", default=str(PROJECT_ROOT / "demo-class"), help="work folder (wiped)")
     parser.add_argument("--jobs", type=int, default=2, help="notebooks graded at once")
     args = parser.parse_args(argv)
-    run(args.dir, jobs=args.jobs)
+    from autograder.grading.preflight import PreflightError
+    try:
+        run(args.dir, jobs=args.jobs)
+    except PreflightError as exc:
+        print(f"cannot grade: {exc}", file=sys.stderr)
+        return 3  # as python -m autograder grade (cli.PREFLIGHT_FAILED)
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

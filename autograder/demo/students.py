@@ -7,7 +7,7 @@ each exercise (``DEMO`` in ``exercises/<name>/mistakes.py``).
 ``eve`` also breaks things a grader must survive: an endless loop and an attempt to
 import the grader's reference solutions.
 """
-from ..exercises import EXERCISES
+from autograder.course.registry import EXERCISES
 from .mistakes import mistakes_module
 
 REFERENCE = "reference"

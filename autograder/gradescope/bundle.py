@@ -26,12 +26,13 @@ import sys
 import zipfile
 from pathlib import Path
 
-from .check_files import check_metas, randomized_checks
-from .gradescope_container import DEFAULT_TIME_BUDGET, STUDENT_ID_FIELDS
+from autograder.checks.declared import check_metas, randomized_checks
+from autograder.gradescope.container import DEFAULT_TIME_BUDGET, STUDENT_ID_FIELDS
+from autograder.grading.grader_files import grader_files
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-PACKAGE_DIR = Path(__file__).resolve().parent
-FILES_DIR = PACKAGE_DIR / "gradescope_files"
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # autograder/
+FILES_DIR = PACKAGE_DIR / "gradescope" / "files"
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")  # Gradescope's values
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same inputs give the same zip
 
@@ -65,7 +66,8 @@ BUNDLED_COURSE_FILES = ("__init__.py", "exercise.toml", "checks.py", "worked.py"
 def bundle_files(exercise):
     """``{path inside the zip: source Path}`` for the project part of the bundle.
 
-    The grader package minus the demo and the bundle templates; of ``exercises/``, the
+    The grader's modules and declared data (``grading.grader_files``: no demo, no bundle templates,
+    nothing stray such as an ``.orig`` or ``.pyc`` file); of ``exercises/``, the
     package's ``__init__.py`` and, of this assignment's folder, what grading reads
     (``BUNDLED_COURSE_FILES``); ``solutions/__init__.py`` and the reference modules the checks
     import; the student release of the notebook (``assignments/<name>/<name>.ipynb``), so intake
@@ -73,13 +75,8 @@ def bundle_files(exercise):
     digest that seeds the randomized cases (``code_digest.py``) is the same.
     """
     files = {}
-    for path in sorted(PACKAGE_DIR.rglob("*")):
-        rel = path.relative_to(PACKAGE_DIR)
-        if not path.is_file() or "__pycache__" in rel.parts or rel.parts[0] in ("demo", "gradescope_files"):
-            continue
-        if path.suffix in (".pyc", ".pyo"):
-            continue
-        files[f"project/autograder/{rel.as_posix()}"] = path
+    for rel, path in grader_files(PACKAGE_DIR).items():
+        files[f"project/autograder/{rel}"] = path
     course = exercise.folder.parent
     files["project/exercises/__init__.py"] = course / "__init__.py"
     for name in BUNDLED_COURSE_FILES:
@@ -91,7 +88,7 @@ def bundle_files(exercise):
     files[f"project/assignments/{exercise.name}/{exercise.notebook}"] = exercise.release_notebook
     missing = [str(p) for p in files.values() if not p.is_file()]
     if missing:
-        raise FileNotFoundError(f"missing (run python -m autograder.build?): {', '.join(missing)}")
+        raise FileNotFoundError(f"missing (run python -m autograder build?): {', '.join(missing)}")
     return files
 
 
@@ -129,8 +126,8 @@ def build_bundle(assignment, out_dir, secret, randomized_visibility="after_publi
         KeyError: unknown assignment. ValueError: bad option. FileNotFoundError: the
         solutions, release or tiktoken file is missing.
     """
-    from .exercises import find
-    from .tiktoken_cache import CL100K_SHA256, CL100K_URL, bundled_file
+    from autograder.course.registry import find
+    from autograder.sandbox.tiktoken_cache import CL100K_SHA256, CL100K_URL, bundled_file
     exercise = find(assignment)
     if randomized_visibility not in VISIBILITIES:
         raise ValueError(f"randomized visibility must be one of {', '.join(VISIBILITIES)}")
@@ -188,7 +185,7 @@ def build_bundle(assignment, out_dir, secret, randomized_visibility="after_publi
 # -- command line -------------------------------------------------------------------------
 def add_build_arguments(parser):
     """Arguments of ``python -m autograder gradescope`` (the build), on ``parser``."""
-    from .exercises import EXERCISES
+    from autograder.course.registry import EXERCISES
     parser.add_argument("assignment", choices=list(EXERCISES), help="the assignment to build a zip for")
     parser.add_argument("--out", default="gradescope", help="folder for the zip (default: gradescope/)")
     parser.add_argument("--secret-file", help="course secret (default: $COURSE_SECRET or .course_secret)")
@@ -210,7 +207,7 @@ def add_build_arguments(parser):
 
 def build_command(args, parser):
     """Run the build from parsed ``args``; returns the exit status."""
-    from .seeds import SECRET_FILE, load_secret
+    from autograder.checks.seeds import SECRET_FILE, load_secret
     try:
         secret = load_secret(args.secret_file)
     except FileNotFoundError as exc:
@@ -223,7 +220,7 @@ def build_command(args, parser):
         parser.error(str(exc))
     print(f"wrote {path} ({path.stat().st_size / 1024 ** 2:.1f} MB): upload it as the assignment's "
           "autograder on Gradescope (Configure Autograder > Zip file upload)")
-    from .sandbox import Limits
+    from autograder.submission import Limits
     own = Limits().startup_seconds + Limits().notebook_seconds
     if args.time_budget < own + 30:
         print(f"warning: a budget under {own + 30:g} s can stop a slow but correct notebook before the "
@@ -233,16 +230,3 @@ def build_command(args, parser):
     if not args.secret_file and not os.environ.get("COURSE_SECRET"):
         print(f"it carries the course secret of {SECRET_FILE}: keep that file, and the zip, private")
     return 0
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m autograder.gradescope",
-                                     description="Gradescope autograder: build the zip.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    add_build_arguments(sub.add_parser("build", help="build the autograder zip (same as python -m autograder gradescope)"))
-    args = parser.parse_args(argv)
-    return build_command(args, parser)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

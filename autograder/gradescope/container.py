@@ -14,8 +14,8 @@ play the container in a temporary folder)::
     ROOT/submission_metadata.json   Gradescope's metadata: users[].sid / email / id
     ROOT/results/results.json       what run_autograder must leave behind
 
-``setup.sh`` calls ``python -m autograder.gradescope_container check-requirements`` and
-``check-setup``; ``run_autograder`` calls ``python -m autograder.gradescope_container run``: a
+``setup.sh`` calls ``python -m autograder container check-requirements`` and
+``check-setup``; ``run_autograder`` calls ``python -m autograder container run``: a
 watchdog that writes a fail-closed results.json at once, grades in a subprocess
 (``grade-submission``) within the build's time budget, ends every process that grading
 started, and then writes the real results.json (or, past the budget, one that says so).
@@ -36,10 +36,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from .subreaper import become_subreaper
+from autograder.sandbox.subreaper import become_subreaper
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-PACKAGE_DIR = Path(__file__).resolve().parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # autograder/
 ROOT_ENV = "AUTOGRADER_ROOT"
 DEFAULT_ROOT = "/autograder"
 # Gradescope stops run_autograder at the assignment's timeout (10 minutes unless changed);
@@ -93,7 +93,7 @@ def setup_problems(source):
     Checks the unpacked bundle at ``source``: config, checks, course secret, tiktoken's
     cache file (sha256) and the pinned requirements.
     """
-    from .tiktoken_cache import CL100K_SHA256
+    from autograder.sandbox.tiktoken_cache import CL100K_SHA256
     source = Path(source)
     problems = []
     try:
@@ -149,7 +149,7 @@ def student_id(metadata, fields=STUDENT_ID_FIELDS):
 def _notebook_grade_ids(path):
     """The nbgrader grade ids in the notebook at ``path``, read as grading reads it (a regular
     file, never through a link, outputs dropped); an empty set when it cannot be read."""
-    from .notebook_code import InvalidNotebook, grade_ids, load_cells
+    from autograder.submission.notebook import InvalidNotebook, grade_ids, load_cells
     try:
         return grade_ids(load_cells(path))
     except InvalidNotebook:
@@ -208,14 +208,14 @@ def choose_level(root, config):
     Returns:
         ``(level, None)``, or ``(None, why)`` (``str``) when no level starts.
     """
-    from .levels import LEVELS, check_level
+    from autograder.sandbox.levels import LEVELS, check_level
     asked = os.environ.get("AUTOGRADER_CONFINEMENT") or config.get("confinement") or "auto"
     order = LEVELS if asked == "auto" else (asked,)
     problems = []
     for level in order:
         if level == "setuid" and os.geteuid() == 0:
-            from .confinement import CHILD_PACKAGE, visible_paths
-            from .launch_setuid import restrict_tree
+            from autograder.sandbox.policy import CHILD_PACKAGE, visible_paths
+            from autograder.sandbox.setuid import restrict_tree
             readable = [p for p, kind in visible_paths() if kind in ("dir", "file")] + [str(CHILD_PACKAGE)]
             restrict_tree(root, readable=readable, listable=[str(CHILD_PACKAGE.parent)])
         try:
@@ -235,7 +235,7 @@ def sandbox_problem(limits):
     Starts a child with one cell defining ``ping()`` and calls it, exactly as a student's
     notebook would be started (``sandbox.ChildSubmission``).
     """
-    from .sandbox import ChildSubmission
+    from autograder.submission import ChildSubmission
     try:
         with ChildSubmission([(1, "def ping():\n    return 41 + 1\n")], limits) as child:
             child.ensure_started()
@@ -253,7 +253,7 @@ def results_for(result, config, notes=(), extra=None):
     ``name_format`` "text", so ``est</w>`` shows literally), ``status`` passed or failed,
     stdout hidden from students; ``notes`` go first in the top-level output.
     """
-    from . import report
+    from autograder.reports import console as report
     data = report.results_json(result, test_visibility=config.get("tests", {}), output_format="text")
     data["output"] = "\n".join([*notes, data["output"]])
     data["stdout_visibility"] = "hidden"
@@ -264,9 +264,9 @@ def results_for(result, config, notes=(), extra=None):
 
 def zero_results(exercise, config, notebook, sid, message, extra=None):
     """results.json giving 0 points on every check of ``exercise``, each saying ``message``."""
-    from .check_files import check_metas
-    from .notebook_result import NotebookResult
-    from .plugin import CheckResult
+    from autograder.checks.declared import check_metas
+    from autograder.grading.result import NotebookResult
+    from autograder.checks.plugin import CheckResult
     checks = [CheckResult(m.function, m.name, 0.0, m.points, message) for m in check_metas(exercise)]
     return results_for(NotebookResult(sid or "unknown", exercise.assignment, notebook or "", checks, [message]),
                        config, extra=extra)
@@ -287,12 +287,12 @@ def grade_submission(root, out):
     submission does; fails closed (0 points, a message saying why) when the student id,
     the notebook or the sandbox is missing.
     """
-    from . import report
-    from .exercises import find
-    from .grade import grade_notebook
-    from .sandbox import Limits
-    from .seeds import load_secret
-    from .tiktoken_cache import cache_dir
+    from autograder.reports import console as report
+    from autograder.course.registry import find
+    from autograder.grading.notebook import grade_notebook
+    from autograder.submission import Limits
+    from autograder.checks.seeds import load_secret
+    from autograder.sandbox.tiktoken_cache import cache_dir
     root = Path(root)
     source = root / "source"
     config = load_config(source)
@@ -389,7 +389,7 @@ def run(root):
     Returns:
         0 (the results say what happened), 1 when the grader itself failed.
     """
-    from .exercises import find
+    from autograder.course.registry import find
     t0 = time.monotonic()
     root = Path(root)
     config = load_config(root / "source")
@@ -403,7 +403,7 @@ def run(root):
     become_subreaper()
     work = Path(tempfile.mkdtemp(prefix="gradescope-"))
     out = work / "results.json"
-    proc = subprocess.Popen([sys.executable, "-m", "autograder.gradescope_container", "grade-submission",
+    proc = subprocess.Popen([sys.executable, "-m", "autograder", "container", "grade-submission",
                              "--root", str(root), "--out", str(out)],
                             cwd=PROJECT_ROOT, start_new_session=True, stdin=subprocess.DEVNULL)
     code, timed_out = 0, False
@@ -433,7 +433,7 @@ def run(root):
 
 # -- command line -------------------------------------------------------------------------
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m autograder.gradescope_container",
+    parser = argparse.ArgumentParser(prog="python -m autograder container",
                                      description="Gradescope autograder: what runs inside its container.")
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="grade the submission (what run_autograder calls)")
@@ -460,7 +460,7 @@ def main(argv=None):
     for p in problems:
         print(f"setup problem: {p}")
     if not problems:
-        from .sandbox import Limits
+        from autograder.submission import Limits
         level, problem = choose_level(Path(args.source).resolve().parent, load_config(args.source))
         print(f"sandbox: {level} level starts" if level else
               f"sandbox: CANNOT START ({problem}); submissions will get a 'not graded' results.json "
@@ -468,6 +468,3 @@ def main(argv=None):
         print(f"ready to grade {load_config(args.source)['assignment']}")
     return 1 if problems else 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -11,15 +11,15 @@ Accepted layouts (``python -m autograder grade PATH``):
 
 In a folder, each notebook is the exercise its name or cell ids say, else the folder's
 assignment. Several notebooks of one student for one exercise (``tokens.ipynb`` beside
-``tokens (1).ipynb``) make one ``Job``; ``grade.grade_best`` grades them and keeps the best.
+``tokens (1).ipynb``) make one ``Job``; ``class_run.grade_best`` grades them and keeps the best.
 """
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .exercises import EXERCISES
-from .notebook_code import InvalidNotebook, grade_ids, load_cells
-from .submission_files import is_real_dir
+from autograder.course.registry import EXERCISES
+from autograder.submission.notebook import InvalidNotebook, grade_ids, load_cells
+from autograder.submission.files import is_real_dir
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class Job:
         problem: why it cannot be graded, when it cannot.
         alternatives: other notebooks of the same student for the same exercise (copies such
             as ``tokens (1).ipynb`` beside ``tokens.ipynb``): each is graded and the best
-            counts; the others are named in the feedback (``grade.grade_job``).
+            counts; the others are named in the feedback (``class_run.grade_job``).
     """
     path: Path
     student_id: str

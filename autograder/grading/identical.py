@@ -18,9 +18,13 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import code_digest, csvsafe, safetext
-from .notebook_code import InvalidNotebook, read_notebook
-from .problems import Problem
+from autograder.submission import digest as code_digest
+
+from autograder.reports import csvsafe
+
+from autograder.reports import safetext
+from autograder.submission.notebook import InvalidNotebook, read_notebook
+from autograder.grading.problems import Problem
 
 NOTE_FILE = "identical.csv"
 COLUMNS = ["exercise", "student_id", "notebook", "why", "same_code_as", "code_digest"]

@@ -6,13 +6,13 @@ run stops with an instructor-facing error instead of charging every student for 
   fail for everyone (tiktoken tries to download it, and the child has no network);
 * the course secret: a missing one is created only on request (``--new-secret``), because
   another secret means other randomized cases and so other grades;
-* the sandbox: ``autograder.launch.check_available()`` (provided by the sandbox
+* the sandbox: ``autograder.sandbox.bubblewrap.check_available()`` (provided by the sandbox
   module) when the run is confined.
 """
 import hashlib
 from pathlib import Path
 
-from . import tiktoken_cache
+from autograder.sandbox import tiktoken_cache
 
 
 class PreflightError(RuntimeError):
@@ -29,7 +29,7 @@ def check_tiktoken_cache(directory=None):
     directory = Path(directory) if directory is not None else tiktoken_cache.cache_dir()
     key = hashlib.sha1(tiktoken_cache.CL100K_URL.encode()).hexdigest()
     path = directory / key
-    fix = "run `bash scripts/setup.sh` or `python -m autograder.tiktoken_cache` to fill it"
+    fix = "run `bash scripts/setup.sh` or `python -m autograder caches` to fill it"
     try:
         data = path.read_bytes()
     except OSError:
@@ -53,7 +53,7 @@ def check_sandbox(level=None, extra=()):
         the level's name (``str``).
     """
     import sys
-    from .levels import NoLevel, choose
+    from autograder.sandbox.levels import NoLevel, choose
     try:
         chosen, skipped = choose(level, extra)
     except NoLevel as exc:

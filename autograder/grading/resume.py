@@ -15,26 +15,23 @@ import json
 import os
 from pathlib import Path
 
-from .child import wire
-from .notebook_result import NotebookResult
-from .plugin import CheckResult
-from .problems import Problem
-from .submission_files import UnreadableSubmission, read_submission
+from autograder.child import wire
+from autograder.grading.result import NotebookResult
+from autograder.checks.plugin import CheckResult
+from autograder.grading.grader_files import grader_files
+from autograder.grading.problems import Problem
+from autograder.submission.files import UnreadableSubmission, read_submission
 
 FOLDER = ".resume"
-_GRADER_FILES = ("client.py", "local.py", "plugin.py", "checking.py", "counted.py", "grade.py", "safetext.py",
-                 "child/wire.py", "child/probes.py", "child/server.py", "child/cells.py", "notebook_code.py",
-                 "notebook_result.py", "check_files.py", "pool.py",
-                 "child/timing.py", "child/main.py", "child/forkserver.py", "warm.py", "limits.py")
-_HERE = Path(__file__).resolve().parent
 
 
-def _grader_version():
+def _grader_version(package_dir=None):
+    """sha256 hex of every grader file (``grader_files.grader_files``: each module and declared data
+    file of the package, path and bytes), so a change anywhere in the grader regrades."""
     digest = hashlib.sha256()
-    for name in _GRADER_FILES:
-        path = _HERE / name
-        if path.is_file():
-            digest.update(name.encode() + b"\0" + path.read_bytes())
+    files = grader_files() if package_dir is None else grader_files(package_dir)
+    for name, path in files.items():
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 

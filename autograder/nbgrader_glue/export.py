@@ -11,7 +11,7 @@ selects it (``ExportApp.plugin_class``); ``ExportPlugin.to`` (or ``--to FILE``) 
 from nbgrader.api import MissingEntry
 from nbgrader.plugins import CsvExportPlugin
 
-from . import csvsafe
+from autograder.reports import csvsafe
 
 COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
            "raw_score", "late_submission_penalty", "score", "max_score"]

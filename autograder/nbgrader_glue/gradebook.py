@@ -49,7 +49,7 @@ OPTION_HELP = ("nbgrader gradebook to record the grades in: a database URL (sqli
                "'none', or 'auto' (default): the course's gradebook when PATH is in a course directory's "
                "submitted/ folder (one with nbgrader_config.py)")
 
-log = logging.getLogger("autograder.gradebook")
+log = logging.getLogger("autograder.nbgrader_glue.gradebook")
 
 
 class RecordError(Exception):
@@ -193,7 +193,7 @@ def record_scores(course, result, submission_dir):
         RecordError: the assignment or notebook is not in the gradebook.
     """
     nbformat, api, preprocessors, _ = _nbgrader()
-    from .exercises import find
+    from autograder.course.registry import find
     aid, sid = result.assignment_id, result.student_id
     notebook_id = Path(find(aid).notebook).stem
     warnings = []
@@ -281,10 +281,10 @@ def feedback_notebook(course, result, path):
         top and each function's checks under its hidden-test cell. A submission that
         cannot be read or sanitized gives a notebook holding the report alone.
     """
-    from .exercises import find
-    from .html_report import render_fragment
-    from .nbgrader_cells import OverwriteReleasedCells, released_source
-    from .report import table
+    from autograder.course.registry import find
+    from autograder.reports.student import render_fragment
+    from autograder.nbgrader_glue.cells import OverwriteReleasedCells, released_source
+    from autograder.reports.console import table
     nbformat, _, preprocessors, utils = _nbgrader()
     aid, sid = result.assignment_id, result.student_id
     notebook_id = Path(find(aid).notebook).stem
@@ -336,7 +336,7 @@ def _replace(path, write):
 def write_feedback_notebook(course, result, path):
     """Write ``autograded/<student>/<assignment>/<notebook>.ipynb`` and copy the submission's
     ``timestamp.txt`` and ``submission_secret.txt`` beside it. Returns the notebook's ``Path``."""
-    from .exercises import find
+    from autograder.course.registry import find
     nbformat = _nbgrader()[0]
     nb = feedback_notebook(course, result, path)
     dest = Path(course.format_path(course.autograded_directory, result.student_id, result.assignment_id))

@@ -16,11 +16,11 @@ import sys
 import warnings
 from pathlib import Path
 
-from .code_digest import digest_in_kernel
-from .exercises import find
-from .plugin import run_checks
-from .sandbox import LocalSubmission
-from .seeds import load_secret
+from autograder.submission.digest import digest_in_kernel
+from autograder.course.registry import find
+from autograder.checks.plugin import run_checks
+from autograder.submission import LocalSubmission
+from autograder.checks.seeds import load_secret
 
 
 CHARGED_KEY = "_autograder_charged_functions"

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from .html_report import STYLE, _e
+from autograder.reports.student import STYLE, _e
 
 CLASS_HTML, CHECKS_CSV, MISTAKES_CSV = "class.html", "class_checks.csv", "class_mistakes.csv"
 HISTOGRAM_BINS = 10  # tenths of the assignment's maximum score

@@ -23,8 +23,10 @@ import json
 import os
 from pathlib import Path
 
-from . import csvsafe, safetext
-from .problems import Problem, column
+from autograder.reports import csvsafe
+
+from autograder.reports import safetext
+from autograder.grading.problems import Problem, column
 
 
 def fs_name(name):

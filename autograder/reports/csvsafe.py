@@ -14,7 +14,7 @@ escaped.
 
 API::
 
-    from autograder import csvsafe
+    from autograder.reports import csvsafe
     csvsafe.cell(value) -> str
     w = csvsafe.writer(f);            w.writerow([...])
     w = csvsafe.DictWriter(f, names); w.writeheader(); w.writerow({...})

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .checking import fmt
-from .show_values import show_pair
+from autograder.checks.api import fmt
+from autograder.checks.values import show_pair
 
 # Every rule is scoped to the report's own element, so the fragment can sit inside another
 # page (nbgrader's feedback) without restyling it.
@@ -190,7 +190,7 @@ def render_fragment(result):
 
 def write_html(result, out_dir):
     """Write ``OUT/<assignment_id>/<student_id>/report.html``; returns its ``Path``."""
-    from .report import fs_name  # the same folder as results.json, in every locale
+    from autograder.reports.console import fs_name  # the same folder as results.json, in every locale
     path = Path(out_dir) / fs_name(result.assignment_id) / fs_name(result.student_id) / "report.html"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_html(result), encoding="utf-8")

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .confinement import (bwrap_args, child_env, sandbox_uids, seccomp_bpf, set_limits,
+from autograder.sandbox.policy import (bwrap_args, child_env, sandbox_uids, seccomp_bpf, set_limits,
                           visible_paths)
 
 
@@ -236,7 +236,7 @@ def check_available():
         ``None`` when it can, else a ``str`` saying what is missing and how to fix it.
     """
     import subprocess
-    from .limits import Limits
+    from autograder.sandbox.limits import Limits
     if platform.system() != "Linux":
         return f"the sandbox needs Linux (bubblewrap, namespaces, seccomp); this is {platform.system()}"
     if shutil.which("bwrap") is None:

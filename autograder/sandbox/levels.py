@@ -35,10 +35,10 @@ def check_level(level, extra=()):
         ValueError: an unknown level.
     """
     if level == "bubblewrap":
-        from .launch import check_available
+        from autograder.sandbox.bubblewrap import check_available
         return check_available()
     if level == "setuid":
-        from .launch_setuid import check_available
+        from autograder.sandbox.setuid import check_available
         return check_available(tuple(str(p) for p in extra))
     raise ValueError(f"unknown confinement level {level!r}: one of {', '.join(LEVELS)}")
 
@@ -77,9 +77,9 @@ def new_sandbox(limits):
     if level in (None, "auto"):
         level, _ = choose()
     if level == "setuid":
-        from .launch_setuid import SetuidSandbox
+        from autograder.sandbox.setuid import SetuidSandbox
         return SetuidSandbox(limits)
     if level == "bubblewrap":
-        from .launch import Sandbox
+        from autograder.sandbox.bubblewrap import Sandbox
         return Sandbox(limits)
     raise ValueError(f"unknown confinement level {level!r}: one of {', '.join(LEVELS)}")

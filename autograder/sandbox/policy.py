@@ -77,8 +77,8 @@ import site
 import sys
 from pathlib import Path
 
-CHILD_PACKAGE = Path(__file__).resolve().parent / "child"
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+CHILD_PACKAGE = Path(__file__).resolve().parents[1] / "child"
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SCRATCH = "/tmp"  # the child's working folder, HOME and TMPDIR, inside the sandbox
 
 # -- uids for sandboxes started by root -------------------------------------------------
@@ -111,7 +111,7 @@ def grader_locations():
     packages): the reference solutions, the grader package, the course (hidden checks), the
     course secret."""
     import importlib.util
-    from .seeds import SECRET_FILE
+    from autograder.checks.seeds import SECRET_FILE
     packages = ("solutions", "autograder", "exercises")
     locations = {str(PROJECT_ROOT / name) for name in packages} | {str(SECRET_FILE)}
     for name in packages:
@@ -136,7 +136,7 @@ def visible_paths():
         or "hide" (a grader location inside a shown folder, covered by an empty one).
     """
     import hashlib
-    from .tiktoken_cache import CL100K_URL, cache_dir
+    from autograder.sandbox.tiktoken_cache import CL100K_URL, cache_dir
     out = [("/usr", "dir")]
     for top in ("/bin", "/lib", "/lib64", "/lib32", "/sbin"):
         if os.path.islink(top):
@@ -154,7 +154,7 @@ def visible_paths():
     if not _inside(child, shown) or _inside(child, hidden):
         out.append((child, "dir"))
     tiktoken_file = cache_dir() / hashlib.sha1(CL100K_URL.encode()).hexdigest()
-    from .matplotlib_cache import cache_dir as matplotlib_cache
+    from autograder.sandbox.matplotlib_cache import cache_dir as matplotlib_cache
     font_lists = sorted(str(p) for p in matplotlib_cache().glob("fontlist-*.json"))  # child/mplcache.py
     for f in ("/etc/ld.so.cache", str(tiktoken_file), *font_lists):
         if os.path.isfile(f):
@@ -298,7 +298,7 @@ def bwrap_args(shown, limits, seccomp_fd, info_fd, scratch=None):
 def child_env():
     """The child's whole environment, built from nothing (two BLAS settings of this
     machine are kept: they fix OpenBLAS on some CPUs)."""
-    from .tiktoken_cache import cache_dir
+    from autograder.sandbox.tiktoken_cache import cache_dir
     env = {
         "PATH": f"{sys.prefix}/bin:/usr/bin:/bin",
         "HOME": SCRATCH, "TMPDIR": SCRATCH,

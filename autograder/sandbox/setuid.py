@@ -48,7 +48,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .confinement import CHILD_PACKAGE, child_env, grader_locations, seccomp_filter, set_limits, visible_paths
+from autograder.sandbox.policy import CHILD_PACKAGE, child_env, grader_locations, seccomp_filter, set_limits, visible_paths
 
 LEVEL = "setuid"
 
@@ -179,7 +179,7 @@ class SetuidSandbox:
     level = LEVEL
 
     def __init__(self, limits):
-        from .launch import _UidLease
+        from autograder.sandbox.bubblewrap import _UidLease
         if os.geteuid() != 0:
             raise RuntimeError("the setuid level needs a grader running as root (it starts each child "
                                "as a uid of its own)")
@@ -223,7 +223,7 @@ class SetuidSandbox:
     def _launcher(self):
         # Between fork and exec, in the child: limits, the uid of its own, Landlock, seccomp.
         import ctypes
-        from .child.landlock import landlock
+        from autograder.child.landlock import landlock
         os.write(self._info_w, json.dumps({"child-pid": os.getpid()}).encode())
         os.close(self._info_w)
         if self._covers:
@@ -385,7 +385,7 @@ def check_available(extra=()):
         ``None`` when it can, else a ``str`` saying why not and how to fix it.
     """
     import subprocess
-    from .limits import Limits
+    from autograder.sandbox.limits import Limits
     if sys.platform != "linux":
         return f"the setuid level needs Linux; this is {sys.platform}"
     if os.geteuid() != 0:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def cache_dir():
@@ -74,6 +74,8 @@ def prefill(directories=None):
     return written
 
 
-if __name__ == "__main__":
+def main() -> int:
+    """Fill the cache (``python -m autograder caches``, run by ``scripts/setup.sh``); print where."""
     for path in prefill():
         print(f"tiktoken cache: {path}")
+    return 0

@@ -5,10 +5,10 @@
 """
 import json
 
-from .child import wire
-from .child.probes import PROBES, CountedArray
-from .counted import CountedWeights, WeightsRegistry
-from .limits import StudentCodeError
+from autograder.child import wire
+from autograder.child.probes import PROBES, CountedArray
+from autograder.submission.counted import CountedWeights, WeightsRegistry
+from autograder.sandbox.limits import StudentCodeError
 
 
 class LocalSubmission:

@@ -27,17 +27,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import confinement as sandboxing
-from . import safetext
-from .launch import Sandbox  # noqa: F401 (the bubblewrap level; levels.new_sandbox picks one)
-from .levels import new_sandbox
-from .child import wire
-from .counted import CountedWeights, WeightsRegistry
-from .limits import Limits, StudentCodeError
-from .subreaper import become_subreaper
+from autograder.sandbox import policy as sandboxing
+from autograder.reports import safetext
+from autograder.sandbox.bubblewrap import Sandbox  # noqa: F401 (the bubblewrap level; levels.new_sandbox picks one)
+from autograder.sandbox.levels import new_sandbox
+from autograder.child import wire
+from autograder.submission.counted import CountedWeights, WeightsRegistry
+from autograder.sandbox.limits import Limits, StudentCodeError
+from autograder.sandbox.subreaper import become_subreaper
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-_HERE = Path(__file__).resolve().parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+_HERE = Path(__file__).resolve().parents[1]  # autograder/, which holds child/
 
 
 def child_command():
@@ -251,7 +251,7 @@ class ChildSubmission:
         """
         common = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
         if self.limits.confine and self.host is not None and self.host.usable:
-            from .warm import WarmUnavailable
+            from autograder.sandbox.warm import WarmUnavailable
             try:
                 self.proc = self.host.spawn(fds)
                 self.confinement = self.host.description

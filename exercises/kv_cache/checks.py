@@ -9,7 +9,7 @@ can name it when a student's value matches.
 
 Efficiency is checked by count, not by clock, in the same calls whose outputs are checked:
 ``decode_step`` gets the weights as real arrays whose products with token rows are counted by
-the grader (``autograder/counted.py``; reading the values out costs nothing), and before each
+the grader (``autograder/submission/counted.py``; reading the values out costs nothing), and before each
 step the grader puts into the cache rows that are not the earlier tokens' projections, so only
 a step that reads the cache gives the right context.
 """
@@ -212,7 +212,7 @@ def check_decode_counts(decode_step, KVCache, submission, rng):
     the cache keys and values that are not the projections of the earlier tokens (each row
     moved by random noise): a step that reads the cache attends over those rows, one that
     recomputes the prefix does not. The weights are real arrays whose products with token
-    rows the grader counts (``autograder/counted.py``); reading them out costs nothing."""
+    rows the grader counts (``autograder/submission/counted.py``); reading them out costs nothing."""
     n, d_model = COUNT_STEPS, COUNT_D_MODEL
     Ws = _random_weights(rng, d_model, COUNT_D_K, COUNT_D_V)
     # Tokens of norm about 1, so projections and scores are of order 1 and no softmax saturates:

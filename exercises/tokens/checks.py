@@ -25,7 +25,7 @@ from autograder.authoring import Visible
 from solutions import tokens as ref
 
 # The reference runs tiktoken in the grader's process too: let it use the project's
-# prefilled cache (python -m autograder.tiktoken_cache) unless a cache is already chosen.
+# prefilled cache (python -m autograder caches) unless a cache is already chosen.
 if (cache_dir() / hashlib.sha1(CL100K_URL.encode()).hexdigest()).is_file():
     os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(cache_dir()))
 

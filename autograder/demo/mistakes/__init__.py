@@ -10,7 +10,7 @@ of its function; every other function is the reference.
 from dataclasses import dataclass
 from importlib import import_module
 
-from ...exercises import EXERCISES
+from autograder.course.registry import EXERCISES
 
 
 @dataclass(frozen=True)

@@ -58,10 +58,10 @@ fi
 log "python: $PY ($("$PY" --version 2>&1))"
 
 # 3. The pinned requirements, unless they are installed already.
-if (cd project && "$PY" -m autograder.gradescope_container check-requirements "$SOURCE/requirements.txt" >/dev/null); then
+if (cd project && "$PY" -m autograder container check-requirements "$SOURCE/requirements.txt" >/dev/null); then
   log "pinned requirements: already installed"
 elif [ "$skip" = 1 ]; then
-  (cd project && "$PY" -m autograder.gradescope_container check-requirements "$SOURCE/requirements.txt") || true
+  (cd project && "$PY" -m autograder container check-requirements "$SOURCE/requirements.txt") || true
   log "ERROR: requirements missing and AUTOGRADER_SKIP_INSTALL=1"; exit 1
 else
   "$PY" -m pip install --quiet --disable-pip-version-check -r requirements.txt
@@ -69,4 +69,4 @@ fi
 echo "$PY" > "$SOURCE/.python"
 
 # 4. Everything grading needs: checks, secret, tiktoken's cache file, packages, the sandbox.
-cd project && "$PY" -m autograder.gradescope_container check-setup --source "$SOURCE"
+cd project && "$PY" -m autograder container check-setup --source "$SOURCE"
