@@ -32,205 +32,18 @@ Two things make the grade match ``nbgrader autograde`` and charge each bug once:
 import importlib
 import traceback
 import types
-from dataclasses import dataclass, field
-from typing import Optional
 
 import numpy as np
 import pytest
 
-from autograder.reports import safetext
 from autograder.checks.api import Mismatch
 from autograder.checks import conftest as name_fixtures
 from autograder.course.registry import CHECKS_DIR
-from autograder.grading.problems import Problem, of_student_error
+from autograder.grading.problems import Problem
 from autograder.submission import StudentCodeError
 from autograder.checks.seeds import case_seed
-
-
-@dataclass
-class CheckResult:
-    """Outcome of one check.
-
-    Attributes:
-        function: the student-facing name it checks.
-        name: ``"function: description"``, as shown to the student.
-        score: points earned (float); max_score: points available (float).
-        output: feedback for the student ("" when passed).
-        problems: ``frozenset`` of ``problems.Problem`` (a timeout, a crash, a grader error ...).
-        grader_trace: the traceback of a grader error, for the instructor's log ("" otherwise).
-        details: for a failed comparison, ``{"what", "expected", "got", "mistakes"}``
-            (``checking.Mismatch.details``), for reports that show values; else None.
-    """
-    function: str
-    name: str
-    score: float
-    max_score: float
-    output: str
-    problems: frozenset = field(default_factory=frozenset)
-    grader_trace: str = ""
-    details: Optional[dict] = None
-
-
-class GraderError(RuntimeError):
-    """The checks themselves could not run (a defect in the grader, not in the submission)."""
-
-
-GRADER_ERROR_FEEDBACK = ("grader error: this check could not run (a defect of the grader, not of your "
-                         "code); your instructor has the details and will regrade it")
-
-
-def feedback_for(exc):
-    """The student-facing text for an exception raised while a check ran (escaped, capped).
-
-    A ``Mismatch`` or ``StudentCodeError`` speaks for itself; any other exception is taken
-    as the student's value breaking an assumption of the check (wrong type, wrong length
-    ...) unless ``run_checks`` finds that the reference solution breaks it too (then it is a
-    grader error, see ``run_checks``).
-    """
-    if isinstance(exc, (Mismatch, StudentCodeError)):
-        text = str(exc)
-    elif isinstance(exc, MemoryError):
-        text = "the value returned is too large for the grader to check"
-    else:
-        text = f"the value returned could not be checked ({type(exc).__name__}: {exc})"
-    return safetext.clean(text, safetext.OUTPUT_CHARS, newlines=True)
-
-
-def problems_for(exc):
-    """The ``problems.Problem`` set an exception raised in a check stands for."""
-    if isinstance(exc, StudentCodeError):
-        return of_student_error(exc)
-    if isinstance(exc, MemoryError):
-        return frozenset([Problem.TOO_LARGE])
-    return frozenset()
-
-
-def _copied(value):
-    """A copy of plain data (containers and arrays); anything else (a handle to an object in
-    the child) as it is."""
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if isinstance(value, (list, tuple)):
-        return type(value)(_copied(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _copied(v) for k, v in value.items()}
-    return value
-
-
-class _Call:
-    __slots__ = ("name", "args", "kwargs", "result", "failed")
-
-    def __init__(self, name, args, kwargs):
-        self.name, self.args, self.kwargs, self.result, self.failed = name, args, kwargs, None, True
-
-
-class RecordingSubmission:
-    """The submission, with every call of its functions and their results logged in ``calls``."""
-
-    def __init__(self, submission, calls):
-        self._submission, self._calls = submission, calls
-
-    def function(self, name):
-        inner = self._submission.function(name)
-
-        def call(*args, **kwargs):
-            record = _Call(name, *_copied((args, kwargs)))
-            self._calls.append(record)
-            record.result = inner(*args, **kwargs)
-            record.failed = False
-            return record.result
-        call.__name__ = name
-        return call
-
-    def __getattr__(self, name):
-        return getattr(self._submission, name)
-
-
-def same_value(a, b):
-    """Whether two returned values are the same answer: lists and tuples alike, numbers
-    to 1e-6 relative (1e-9 absolute), dicts with equal keys and values."""
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
-    if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
-        return type(a) is type(b) and a == b
-    try:
-        x, y = np.asarray(a), np.asarray(b)
-        if x.dtype.kind in "biufc" and y.dtype.kind in "biufc":
-            return x.shape == y.shape and bool(np.allclose(x, y, rtol=1e-6, atol=1e-9, equal_nan=True))
-    except Exception:
-        return False
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
-
-
-def _reference_with(ref_fn, helpers, through=()):
-    """``ref_fn`` with the global names in ``helpers`` bound to other callables.
-
-    ``through`` names other reference functions ``ref_fn`` reaches (``train_step`` calls
-    ``model_forward``, which calls ``positional_encoding``): they keep the reference's code
-    but look their own globals up in the same namespace, so a helper bound here is the one
-    they call too, however deep the call.
-    """
-    namespace = dict(ref_fn.__globals__)
-    for name in through:
-        fn = namespace.get(name)
-        if isinstance(fn, types.FunctionType) and name not in helpers:
-            namespace[name] = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__,
-                                                 fn.__closure__)
-    namespace.update(helpers)
-    return types.FunctionType(ref_fn.__code__, namespace, ref_fn.__name__, ref_fn.__defaults__,
-                              ref_fn.__closure__)
-
-
-def explained_by_helpers(function, calls, helpers, reference, submission, through=()):
-    """The helpers that fully explain a wrong answer of ``function``, or ``()``.
-
-    Args:
-        function: the student-facing function whose check failed.
-        calls: the check's ``_Call``s of the student's functions (all of them; those of
-            ``function`` are used).
-        helpers: the names ``function``'s reference calls that are student functions.
-        reference: the exercise's reference module (``solutions.<name>``).
-        submission: the submission; the helpers are called through it, so the reference
-            runs in the grader and only the student's helpers run in the student's process.
-        through: other student functions the reference reaches that stay the reference's
-            (see ``_reference_with``); the student's helpers are the ones they call.
-    Returns:
-        tuple of helper names whose wrong values change the reference's answer, when the
-        reference calling all the student's helpers returns, on every recorded call, what
-        the student's function returned, and differs from the plain reference at least
-        once; ``()`` otherwise (a call that raised is never explained).
-    """
-    mine = [c for c in calls if c.name == function]
-    ref_fn = getattr(reference, function, None)
-    if not mine or any(c.failed for c in mine) or ref_fn is None:
-        return ()
-    student = {h: submission.function(h) for h in helpers}
-
-    def run(fn, c):  # on fresh copies: a reference may write into its arguments
-        args, kwargs = _copied((c.args, c.kwargs))
-        return fn(*args, **kwargs)
-    hybrid = _reference_with(ref_fn, student, through)
-    try:
-        if not all(same_value(c.result, run(hybrid, c)) for c in mine):
-            return ()
-        plain = [run(ref_fn, c) for c in mine]
-        if all(same_value(c.result, want) for c, want in zip(mine, plain)):
-            return ()
-        if len(helpers) == 1:
-            return tuple(helpers)
-        blamed = []
-        for h in helpers:
-            one = _reference_with(ref_fn, {h: student[h]}, tuple(through) + tuple(helpers))
-            if any(not same_value(run(one, c), want) for c, want in zip(mine, plain)):
-                blamed.append(h)
-    except Exception:  # the reference choked on a helper's value, or a helper failed
-        return ()
-    return tuple(blamed or helpers)
+from autograder.checks.helpers import _copied, _Call, RecordingSubmission, same_value, _reference_with, explained_by_helpers, _reference_submission  # noqa: F401
+from autograder.checks.results import CheckResult, GraderError, GRADER_ERROR_FEEDBACK, feedback_for, problems_for  # noqa: F401
 
 
 class GradingPlugin:
@@ -534,8 +347,3 @@ def _blame(exercise, plugin, student_id, secret, code_digests=None):
                                                  frozenset([Problem.GRADER_ERROR]), trace)
 
 
-def _reference_submission(exercise):
-    import importlib
-    from autograder.submission.local import LocalSubmission
-    module = importlib.import_module(f"solutions.{exercise.name}")
-    return LocalSubmission(dict(vars(module)))

@@ -67,11 +67,11 @@ def limits_table():
 
 # Constants outside ``Limits`` that bound a submission: (module, name, what it bounds).
 FIXED_LIMITS = (
-    ("submission_files", "MAX_FILE_BYTES", "largest submitted file read at all (a larger one is refused unread)"),
-    ("submission_files", "MAX_CODE_BYTES", "code of one notebook, all code cells together (saved outputs not counted)"),
-    ("grade", "MAX_NOTEBOOKS_PER_EXERCISE", "notebooks of one exercise graded for one student (copies beyond are named, not graded)"),
-    ("checking", "WORKED_ATOL", "absolute tolerance on the course's worked values"),
-    ("safetext", "MESSAGE_CHARS", "characters of one message or value from a submission shown in feedback"),
+    ("submission.files", "MAX_FILE_BYTES", "largest submitted file read at all (a larger one is refused unread)"),
+    ("submission.files", "MAX_CODE_BYTES", "code of one notebook, all code cells together (saved outputs not counted)"),
+    ("grading.class_run", "MAX_NOTEBOOKS_PER_EXERCISE", "notebooks of one exercise graded for one student (copies beyond are named, not graded)"),
+    ("checks.api", "WORKED_ATOL", "absolute tolerance on the course's worked values"),
+    ("reports.safetext", "MESSAGE_CHARS", "characters of one message or value from a submission shown in feedback"),
     ("child.wire", "MAX_DEPTH", "nesting depth of an answer from the child"),
 )
 

@@ -17,7 +17,6 @@ checks and worked values; not the other assignments', not its notebook source or
 solution, the course secret (``project/.course_secret``) and tiktoken's ``cl100k_base``
 cache file (``project/.cache/tiktoken/``), so grading needs no network.
 """
-import argparse
 import hashlib
 import json
 import os

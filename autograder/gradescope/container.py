@@ -26,7 +26,6 @@ Only the standard library is imported at module level: ``setup.sh`` runs ``check
 before the dependencies may be installed.
 """
 import argparse
-import hashlib
 import json
 import os
 import shutil
@@ -37,6 +36,8 @@ import time
 from pathlib import Path
 
 from autograder.sandbox.subreaper import become_subreaper
+from autograder.gradescope.environment import missing_requirements, setup_problems  # noqa: F401
+from autograder.gradescope.intake import STUDENT_ID_FIELDS, load_config, student_id, _notebook_grade_ids, find_notebook  # noqa: F401
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # autograder/
@@ -46,154 +47,12 @@ DEFAULT_ROOT = "/autograder"
 # this budget stays below it and above the sandbox's own worst case per notebook
 # (Limits.startup_seconds + Limits.notebook_seconds = 180 s, plus start-up of the grader).
 DEFAULT_TIME_BUDGET = 420.0
-STUDENT_ID_FIELDS = ("sid", "email", "id")  # submission_metadata.json users[] keys, in order
 
 
 # -- checks run by setup.sh ---------------------------------------------------------------
-def missing_requirements(requirements_file):
-    """Pinned requirements (``name==version`` lines, with or without an environment marker
-    such as ``; python_version < "3.11"``) that apply to this Python and are not installed
-    at that exact version.
-
-    Markers are read with ``packaging`` (a pinned requirement); where it is not installed
-    yet, every marked line counts as missing, so setup installs them.
-
-    Returns:
-        list of ``"name==version (found X)"`` strings; empty when all are satisfied.
-    """
-    from importlib import metadata
-    try:
-        from packaging.markers import Marker
-    except ImportError:
-        Marker = None
-    missing = []
-    for line in Path(requirements_file).read_text(encoding="utf-8").splitlines():
-        line = line.split("#", 1)[0].strip()
-        if not line or "==" not in line:
-            continue
-        line, _, marker = line.partition(";")
-        name, version = (part.strip() for part in line.split("==", 1))
-        if marker.strip() and Marker is None:
-            missing.append(f"{name}=={version} (packaging is needed to read its marker)")
-            continue
-        if marker.strip() and not Marker(marker.strip()).evaluate():
-            continue
-        try:
-            found = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            found = None
-        if found != version:
-            missing.append(f"{name}=={version} (found {found or 'nothing'})")
-    return missing
-
-
-def setup_problems(source):
-    """What would stop grading in this container; ``[]`` when ready.
-
-    Checks the unpacked bundle at ``source``: config, checks, course secret, tiktoken's
-    cache file (sha256) and the pinned requirements.
-    """
-    from autograder.sandbox.tiktoken_cache import CL100K_SHA256
-    source = Path(source)
-    problems = []
-    try:
-        config = load_config(source)
-        checks = source / "project" / "exercises" / config["assignment"] / "checks.py"
-        if not checks.is_file():
-            problems.append(f"hidden checks missing: {checks}")
-    except (OSError, ValueError, KeyError) as exc:
-        problems.append(f"config.json unreadable: {exc}")
-    secret = source / "project" / ".course_secret"
-    if not (secret.is_file() and secret.read_text().strip()):
-        problems.append(f"course secret missing: {secret}")
-    caches = list((source / "project" / ".cache" / "tiktoken").glob("*"))
-    if not any(hashlib.sha256(p.read_bytes()).hexdigest() == CL100K_SHA256 for p in caches if p.is_file()):
-        problems.append("tiktoken's cl100k_base cache file is missing or damaged")
-    problems += [f"not installed: {m}" for m in missing_requirements(source / "requirements.txt")]
-    return problems
 
 
 # -- in the container ---------------------------------------------------------------------
-def load_config(source):
-    """The build's options (``config.json`` at the bundle's root), as a dict."""
-    return json.loads((Path(source) / "config.json").read_text(encoding="utf-8"))
-
-
-def student_id(metadata, fields=STUDENT_ID_FIELDS):
-    """The student id to seed the randomized cases with, from submission_metadata.json.
-
-    Args:
-        metadata: the parsed submission_metadata.json (dict).
-        fields: keys of each ``users[]`` entry tried in order (Gradescope's ``sid`` is the
-            roster's student id, ``email`` the login, ``id`` Gradescope's own number).
-    Returns:
-        ``(student_id, note)``: the id (``str``) and a note for the instructor (``str``).
-        For a group submission the smallest id of the group is used, whatever their order.
-    Raises:
-        ValueError: no user with any of ``fields`` set.
-    """
-    users = metadata.get("users") if isinstance(metadata, dict) else None
-    if not isinstance(users, list) or not users:
-        raise ValueError("submission_metadata.json lists no users")
-    for field in fields:
-        ids = sorted(str(u[field]).strip() for u in users
-                     if isinstance(u, dict) and u.get(field) not in (None, "") and str(u[field]).strip())
-        if len(ids) == len(users):
-            note = f"student id {ids[0]!r} (users[].{field})"
-            if len(ids) > 1:
-                note += f"; group of {len(ids)}: {', '.join(ids)}; seeds use the first"
-            return ids[0], note
-    raise ValueError(f"no user in submission_metadata.json has {' or '.join(fields)} set")
-
-
-def _notebook_grade_ids(path):
-    """The nbgrader grade ids in the notebook at ``path``, read as grading reads it (a regular
-    file, never through a link, outputs dropped); an empty set when it cannot be read."""
-    from autograder.submission.notebook import InvalidNotebook, grade_ids, load_cells
-    try:
-        return grade_ids(load_cells(path))
-    except InvalidNotebook:
-        return set()
-
-
-def find_notebook(submission_dir, exercise, grade_ids):
-    """The notebook to grade among what the student uploaded.
-
-    Students upload the .ipynb alone, renamed, inside a folder, or among other files.
-    Candidates are every ``*.ipynb`` under ``submission_dir`` (symbolic links, hidden
-    folders, ``__MACOSX`` and ``.ipynb_checkpoints`` left out). Preferred: the released
-    file name (``attention.ipynb``), then the most nbgrader ``grade_id``s shared with the
-    release (exact ids, which survive renaming), then the shallowest path, then the name.
-
-    Returns:
-        ``(path or None, notes)``: notes (``str`` list) say which file was graded and which
-        were not, or why nothing could be graded.
-    """
-    submission_dir = Path(submission_dir)
-    files = []
-    for folder, dirs, names in os.walk(submission_dir):  # never follows symbolic links
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__MACOSX")
-        files += [Path(folder) / n for n in sorted(names) if not n.startswith(".")]
-    files = [p for p in files if not p.is_symlink() and p.is_file()]
-    candidates = [p for p in files if p.suffix == ".ipynb"]
-    if not candidates:
-        seen = sorted(p.relative_to(submission_dir).as_posix() for p in files)[:20]
-        return None, [f"no Jupyter notebook (.ipynb) found in your submission; upload {exercise.notebook}"
-                      + (f" (found: {', '.join(seen)})" if seen else "")]
-    wanted = set(grade_ids)
-
-    def rank(path):
-        rel = path.relative_to(submission_dir)
-        return (path.name != exercise.notebook, -len(_notebook_grade_ids(path) & wanted), len(rel.parts),
-                rel.as_posix())
-    candidates.sort(key=rank)
-    chosen, rest = candidates[0], candidates[1:]
-    notes = []
-    rel = chosen.relative_to(submission_dir).as_posix()
-    if rel != exercise.notebook or rest:
-        notes.append(f"graded {rel}" + (f"; not graded: {', '.join(p.relative_to(submission_dir).as_posix() for p in rest)}"
-                                        if rest else ""))
-    return chosen, notes
 
 
 def choose_level(root, config):
@@ -460,7 +319,6 @@ def main(argv=None):
     for p in problems:
         print(f"setup problem: {p}")
     if not problems:
-        from autograder.submission import Limits
         level, problem = choose_level(Path(args.source).resolve().parent, load_config(args.source))
         print(f"sandbox: {level} level starts" if level else
               f"sandbox: CANNOT START ({problem}); submissions will get a 'not graded' results.json "

@@ -8,6 +8,7 @@ a class without its reports.
 import concurrent.futures as cf
 import dataclasses
 import signal
+import time
 import traceback
 from pathlib import Path
 

@@ -1,0 +1,69 @@
+"""What one hidden check gives: a ``CheckResult`` (points, the feedback line, problem flags), the feedback and
+problem flags of the exception a check ended with (``feedback_for``, ``problems_for``), and ``GraderError``
+for a defect of the grader's own checks."""
+from dataclasses import dataclass, field
+from typing import Optional
+
+
+from autograder.reports import safetext
+from autograder.checks.api import Mismatch
+from autograder.grading.problems import Problem, of_student_error
+from autograder.submission import StudentCodeError
+
+
+@dataclass
+class CheckResult:
+    """Outcome of one check.
+
+    Attributes:
+        function: the student-facing name it checks.
+        name: ``"function: description"``, as shown to the student.
+        score: points earned (float); max_score: points available (float).
+        output: feedback for the student ("" when passed).
+        problems: ``frozenset`` of ``problems.Problem`` (a timeout, a crash, a grader error ...).
+        grader_trace: the traceback of a grader error, for the instructor's log ("" otherwise).
+        details: for a failed comparison, ``{"what", "expected", "got", "mistakes"}``
+            (``checking.Mismatch.details``), for reports that show values; else None.
+    """
+    function: str
+    name: str
+    score: float
+    max_score: float
+    output: str
+    problems: frozenset = field(default_factory=frozenset)
+    grader_trace: str = ""
+    details: Optional[dict] = None
+
+
+class GraderError(RuntimeError):
+    """The checks themselves could not run (a defect in the grader, not in the submission)."""
+
+
+GRADER_ERROR_FEEDBACK = ("grader error: this check could not run (a defect of the grader, not of your "
+                         "code); your instructor has the details and will regrade it")
+
+
+def feedback_for(exc):
+    """The student-facing text for an exception raised while a check ran (escaped, capped).
+
+    A ``Mismatch`` or ``StudentCodeError`` speaks for itself; any other exception is taken
+    as the student's value breaking an assumption of the check (wrong type, wrong length
+    ...) unless ``run_checks`` finds that the reference solution breaks it too (then it is a
+    grader error, see ``run_checks``).
+    """
+    if isinstance(exc, (Mismatch, StudentCodeError)):
+        text = str(exc)
+    elif isinstance(exc, MemoryError):
+        text = "the value returned is too large for the grader to check"
+    else:
+        text = f"the value returned could not be checked ({type(exc).__name__}: {exc})"
+    return safetext.clean(text, safetext.OUTPUT_CHARS, newlines=True)
+
+
+def problems_for(exc):
+    """The ``problems.Problem`` set an exception raised in a check stands for."""
+    if isinstance(exc, StudentCodeError):
+        return of_student_error(exc)
+    if isinstance(exc, MemoryError):
+        return frozenset([Problem.TOO_LARGE])
+    return frozenset()

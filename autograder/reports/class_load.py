@@ -1,0 +1,188 @@
+"""The class report's input: every results.json under a graded folder (ours or Gradescope's), read as
+``Entry`` records (``load``), with the late penalties of grades.csv and the mistakes the feedback names."""
+import csv
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+
+HISTOGRAM_BINS = 10  # tenths of the assignment's maximum score
+
+
+# The sentence ``checking.expect_close`` / ``expect_equal`` write when a value matches named mistakes.
+_MISTAKE_SENTENCE = re.compile(r"That is (?:the value|what) you get when you (.+?)\.?\s*$", re.S)
+
+
+@dataclass
+class Outcome:
+    """One check of one results.json: ``name`` ("function: description"), ``function``,
+    ``score`` and ``max_score`` (points, float), ``mistakes`` (names, list of str),
+    ``problems`` (problem texts, list of str)."""
+    name: str
+    function: str
+    score: float
+    max_score: float
+    mistakes: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
+
+    @property
+    def passed(self):
+        return self.score >= self.max_score
+
+
+@dataclass
+class Entry:
+    """One student's results for one assignment (one results.json).
+
+    Attributes: ``assignment``, ``student`` (str); ``score``, ``max_score`` (points, float);
+    ``tests`` (list of ``Outcome``); ``problems`` (set of problem texts as in grades.csv);
+    ``late`` (``{grades.csv column: value}`` of late work, empty when on time);
+    ``link`` (``Path`` of the student's report.html, else of the results.json; None: no link).
+    """
+    assignment: str
+    student: str
+    score: float
+    max_score: float
+    tests: list
+    problems: set = field(default_factory=set)
+    late: dict = field(default_factory=dict)
+    link: Path = None
+    href: str = field(default=None, repr=False)  # the link as written in the page, once computed
+
+
+def mistakes_in(output):
+    """The mistake names in one check's feedback ("... That is the value you get when you A
+    (or when you B)."), as a list of str; [] when it names none."""
+    found = _MISTAKE_SENTENCE.search(output or "")
+    if not found:
+        return []
+    text = found.group(1).strip()
+    parts = text.split(" (or when you ")
+    if len(parts) > 1 and text.endswith(")" * (len(parts) - 1)):
+        parts[-1] = parts[-1][:len(parts[-1]) - (len(parts) - 1)]
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _problems_of_text(output):
+    """Problems told by feedback text alone (a results.json without ``extra_data``)."""
+    text = (output or "").lower()
+    found = []
+    if "grader error" in text:
+        found.append("grader error")
+    if "did not return within" in text:
+        found.append("timeout")
+    return found
+
+
+def _number(value, default=0.0):
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return default
+    return number if number == number and abs(number) != float("inf") else default
+
+
+def _read_grades_csv(path):
+    """``{(student, assignment): row}`` of grades.csv, or {} when absent or unreadable."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            return {(r.get("student_id", ""), r.get("assignment_id", "")): r for r in csv.DictReader(f)}
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return {}
+
+
+def _late_columns(row):
+    """The late-work columns of a grades.csv row that say it was late (value not empty, 0 or no)."""
+    late = {}
+    for key, value in row.items():
+        if key and ("late" in key.lower() or "penalty" in key.lower()):
+            text = (value or "").strip()
+            if text and text.lower() not in ("0", "0.0", "no", "false", "on time", "-"):
+                late[key] = text
+    return late
+
+
+def _entry(path, rel, data, assignment_hint):
+    extra = data.get("extra_data") if isinstance(data.get("extra_data"), dict) else {}
+    if len(rel) == 3 and rel[1] != "results":  # ours: <assignment>/<student>/results.json
+        default_assignment, default_student = rel[0], rel[1]
+    else:  # a folder of Gradescope results: <submission>/(results/)results.json
+        folders = [p for p in rel[:-1] if p != "results"]
+        default_assignment = assignment_hint or "assignment"
+        default_student = folders[-1] if folders else path.stem
+    tests = []
+    for t in data.get("tests") or []:
+        if not isinstance(t, dict):
+            continue
+        name = str(t.get("name", ""))
+        t_extra = t.get("extra_data") if isinstance(t.get("extra_data"), dict) else {}
+        function = str(t_extra.get("function") or (name.split(": ", 1)[0] if ": " in name else name))
+        mistakes = t_extra.get("mistakes")
+        mistakes = [str(m) for m in mistakes] if isinstance(mistakes, list) else mistakes_in(t.get("output"))
+        problems = t_extra.get("problems")
+        problems = [str(p) for p in problems] if isinstance(problems, list) else _problems_of_text(t.get("output"))
+        tests.append(Outcome(name, function, _number(t.get("score")), _number(t.get("max_score")), mistakes, problems))
+    max_score = sum(t.max_score for t in tests) or _number(data.get("max_score"))
+    score = _number(data.get("score"), sum(t.score for t in tests))
+    problems = set(str(p) for p in extra.get("problems") or [] if p) if isinstance(extra.get("problems"), list) \
+        else set()
+    for t in tests:
+        problems |= set(t.problems)
+    late = {str(k): str(v) for k, v in extra.items()
+            if ("late" in str(k).lower() or "penalty" in str(k).lower()) and v not in (None, "", 0, False, [], {})}
+    return Entry(str(extra.get("assignment") or assignment_hint or default_assignment),
+                 str(extra.get("student_id") or default_student), score, max_score, tests, problems, late)
+
+
+def load(graded_dir, assignment=None):
+    """Read the class's results under ``graded_dir``.
+
+    Args:
+        graded_dir: a grading output folder (``<assignment>/<student>/results.json`` and
+            grades.csv), or a folder of Gradescope results.json files.
+        assignment: the assignment name for results.json files that do not say it (Gradescope's
+            of an older build); None: from ``extra_data`` or the folder layout.
+    Returns:
+        ``(entries, notes)``: ``Entry`` list sorted by assignment and student, and notes (str)
+        about files that were skipped.
+    """
+    root = Path(graded_dir)
+    notes, entries, seen = [], [], {}
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]  # .resume/ and the like
+        if "results.json" in files:
+            rel = Path(folder).relative_to(root).parts + ("results.json",)
+            found.append((rel, Path(folder), "report.html" in files))
+    for rel, folder, has_report in sorted(found):
+        path, shown = folder / "results.json", "/".join(rel)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            entry = _entry(path, rel, data, assignment)
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            notes.append(f"skipped {shown}: {exc}")
+            continue
+        key = (entry.assignment, entry.student)
+        if key in seen:
+            notes.append(f"{shown}: a second results.json of {entry.student} for "
+                         f"{entry.assignment}; the first ({seen[key]}) is shown")
+            continue
+        seen[key] = shown
+        entry.link = folder / "report.html" if has_report else path
+        entries.append(entry)
+    grades = _read_grades_csv(root / "grades.csv")
+    for entry in entries:
+        row = grades.get((entry.student, entry.assignment))
+        if row is None:
+            continue
+        entry.late = {**entry.late, **_late_columns(row)}
+        listed = {p.strip() for p in re.split(r";\s+(?![^(]*\))", row.get("problems") or "") if p.strip()}
+        # grades.csv may say more ("several notebooks (not counted: ...)") or know more (added columns)
+        entry.problems = {p for p in entry.problems if not any(q.startswith(p + " (") for q in listed)} | listed
+    entries.sort(key=lambda e: (e.assignment, e.student))
+    return entries, notes

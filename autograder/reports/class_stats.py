@@ -1,0 +1,118 @@
+"""The class report's numbers: each check's pass rate (``check_stats``), the mistakes the class made
+(``mistake_table``), the score histogram and the students ordered by the gaps they share, and the two CSVs
+(``class_checks.csv``, ``class_mistakes.csv``, every cell through ``csvsafe``)."""
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.reports import csvsafe
+from autograder.reports.class_load import HISTOGRAM_BINS
+
+
+@dataclass
+class CheckStats:
+    """One check across the class: ``assignment``, ``function``, ``name``, ``points`` (its
+    maximum), ``submitted`` and ``passed`` (students), ``mean_points`` (over those who submitted)."""
+    assignment: str
+    function: str
+    name: str
+    points: float
+    submitted: int = 0
+    passed: int = 0
+    total_points: float = 0.0
+
+    @property
+    def pass_rate(self):
+        """Share of the students who submitted that passed, in [0, 1]."""
+        return self.passed / self.submitted if self.submitted else 0.0
+
+    @property
+    def mean_points(self):
+        return self.total_points / self.submitted if self.submitted else 0.0
+
+
+def check_stats(entries):
+    """``{assignment: [CheckStats, ...]}`` in the checks' order as first seen."""
+    stats = {}
+    for e in entries:
+        by_name = stats.setdefault(e.assignment, {})
+        for t in e.tests:
+            s = by_name.setdefault(t.name, CheckStats(e.assignment, t.function, t.name, t.max_score))
+            s.points = max(s.points, t.max_score)
+            s.submitted += 1
+            s.passed += t.passed
+            s.total_points += t.score
+    return {a: list(v.values()) for a, v in stats.items()}
+
+
+def mistake_table(entries):
+    """Named mistakes ranked by how many students made them.
+
+    Returns:
+        list of ``(assignment, function, mistake, [Entry, ...])``, most students first (then
+        assignment, function, mistake); a student counts once per mistake however many of its
+        checks name it.
+    """
+    found = defaultdict(dict)
+    for e in entries:
+        for t in e.tests:
+            if t.passed:
+                continue
+            for m in t.mistakes:
+                found[(e.assignment, t.function, m)][e.student] = e
+    rows = [(a, f, m, sorted(who.values(), key=lambda e: e.student)) for (a, f, m), who in found.items()]
+    rows.sort(key=lambda r: (-len(r[3]), r[0], r[1], r[2]))
+    return rows
+
+
+def histogram(scores, max_score, bins=HISTOGRAM_BINS):
+    """Counts of ``scores`` in ``bins`` equal parts of [0, ``max_score``] (the top one closed).
+
+    Returns: list of ``bins`` ints."""
+    counts = [0] * bins
+    for s in scores:
+        share = s / max_score if max_score > 0 else 0.0
+        counts[min(max(int(share * bins), 0), bins - 1)] += 1
+    return counts
+
+
+def gap_order(entries, names):
+    """``entries`` sorted so that students with the same failed checks stand together: by their
+    failed checks (most often failed checks first, so common gaps make the big groups), then by
+    name. ``names``: the assignment's check names."""
+    fails = {n: 0 for n in names}
+    for e in entries:
+        for t in e.tests:
+            if not t.passed and t.name in fails:
+                fails[t.name] += 1
+    order = sorted(names, key=lambda n: -fails[n])
+
+    def key(e):
+        passed = {t.name: t.passed for t in e.tests}
+        return tuple(0 if passed.get(n, False) else 1 for n in order), e.student
+    return sorted(entries, key=key)
+
+
+def _write_csv(path, header, rows):
+    """Write ``rows`` (lists) under ``header`` as UTF-8 CSV, every cell through ``csvsafe`` (a float
+    written as ``:g``, so 2.0 points read ``2``)."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csvsafe.writer(f)
+        writer.writerow(header)
+        writer.writerows([f"{v:g}" if isinstance(v, float) else v for v in row] for row in rows)
+    return Path(path)
+
+
+def write_checks_csv(stats, path):
+    """``class_checks.csv``: assignment, function, check, points, submitted, passed,
+    pass_rate (share in [0, 1], 3 decimals), mean_points (2 decimals)."""
+    rows = [[s.assignment, s.function, s.name, s.points, s.submitted, s.passed, f"{s.pass_rate:.3f}",
+             f"{s.mean_points:.2f}"] for a in sorted(stats) for s in stats[a]]
+    return _write_csv(path, ["assignment", "function", "check", "points", "submitted", "passed", "pass_rate",
+                             "mean_points"], rows)
+
+
+def write_mistakes_csv(mistakes, path):
+    """``class_mistakes.csv``: assignment, function, mistake, count (students), students ("; ")."""
+    rows = [[a, f, m, len(who), "; ".join(e.student for e in who)] for a, f, m, who in mistakes]
+    return _write_csv(path, ["assignment", "function", "mistake", "count", "students"], rows)
