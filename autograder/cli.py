@@ -33,6 +33,7 @@ from autograder.grading.discover import discover
 from autograder.nbgrader_glue import gradebook
 from autograder.reports import class_report
 from autograder.reports import console as report
+from autograder.sandbox.levels import CHOICES as CONFINEMENT_CHOICES
 from autograder.submission import Limits
 
 PREFLIGHT_FAILED = 3
@@ -163,7 +164,7 @@ def main(argv=None):
     g.add_argument("--unconfined", action="store_true",
                    help="run student code WITHOUT the sandbox (only where bubblewrap cannot run; "
                         "recorded in every results.json and grades.csv)")
-    g.add_argument("--confinement", choices=("auto", "bubblewrap", "setuid"), default="auto",
+    g.add_argument("--confinement", choices=CONFINEMENT_CHOICES, default="auto",
                    help="confinement level of student code: auto (default) tries bubblewrap, then the "
                         "setuid level (grading as root, e.g. in a container); see docs/containers.md")
     # -- gradescope: build an autograder zip (autograder/gradescope/bundle.py) --

@@ -16,6 +16,7 @@ import pytest
 from autograder.demo.fill import filled_notebook
 from autograder.grading.notebook import grade_notebook
 from autograder.submission import Limits
+from autograder.demo.environ import patched_environ
 
 SECRET = b"test-secret"  # fixed, so the randomized cases are the same on every run
 
@@ -99,21 +100,12 @@ def executed_notebook(tmp_path_factory):
             tmp = tmp_path_factory.mktemp(f"run-{exercise.name}")
             env = {"PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
                    "COURSE_SECRET": "notebook-test-secret", "MPLCONFIGDIR": str(tmp / "mpl")}
-            saved = {k: os.environ.get(k) for k in [*env, "MPLBACKEND"]}
-            os.environ.update(env)
-            os.environ.pop("MPLBACKEND", None)
-            try:
+            with patched_environ(env, unset=("MPLBACKEND",)):
                 nb = nbformat.read(exercise.source_notebook, as_version=4)
                 t0 = time.perf_counter()
                 NotebookClient(nb, timeout=120, kernel_name="python3",
                                resources={"metadata": {"path": str(tmp)}}).execute()
                 _EXECUTED[exercise.name] = (nb, time.perf_counter() - t0)
-            finally:
-                for k, v in saved.items():
-                    if v is None:
-                        os.environ.pop(k, None)
-                    else:
-                        os.environ[k] = v
         return _EXECUTED[exercise.name][0]
     return run
 

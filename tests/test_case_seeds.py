@@ -14,6 +14,7 @@ from autograder.course.registry import EXERCISES
 from autograder.submission.local import LocalSubmission
 from autograder.submission.notebook import read_notebook
 from autograder.checks.plugin import run_checks
+from autograder.demo.environ import patched_environ
 
 SECRET = b"seed-test-secret"
 TOKENS = EXERCISES["tokens"]
@@ -120,13 +121,8 @@ def test_the_kernel_computes_the_graders_digest(tmp_path):
     env = {"PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
            "COURSE_SECRET": "kernel", "PYTHONPATH": str(TOKENS.source_notebook.parent.parent.parent),
            "MPLCONFIGDIR": str(tmp_path / "mpl")}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
+    with patched_environ(env):
         NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
                        resources={"metadata": {"path": str(tmp_path)}}).execute()
-    finally:
-        for k, v in saved.items():
-            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
     printed = "".join(o.get("text", "") for o in probed["test_bpe_encode"].outputs)
     assert f"DIGEST {expected['bpe_encode']}" in printed, printed

@@ -25,6 +25,7 @@ import nbformat
 from autograder.course.registry import EXERCISES
 from .fill import filled_notebook
 from .mistakes import all_mistakes
+from autograder.demo.environ import patched_environ
 
 
 def _solutions(nb):
@@ -288,11 +289,8 @@ def nbgrader_autograde(workdir, submitted, secret, timeout=60, workers=1):
         "nbgrader.preprocessors.ClearOutput", "nbgrader.preprocessors.DeduplicateIds",
         "nbgrader.preprocessors.OverwriteKernelspec", "autograder.nbgrader_glue.cells.OverwriteReleasedCells",
         "nbgrader.preprocessors.CheckCellMetadata"]
-    saved = {k: os.environ.get(k) for k in ("COURSE_SECRET", "TIKTOKEN_CACHE_DIR")}
-    os.environ["COURSE_SECRET"] = secret.decode()
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(cache_dir())
     pairs = sorted((s.name, a.name) for s in (course / "submitted").iterdir() for a in s.iterdir())
-    try:
+    with patched_environ({"COURSE_SECRET": secret.decode(), "TIKTOKEN_CACHE_DIR": str(cache_dir())}):
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
             for assignment in sorted({a for _, a in pairs}):
@@ -309,12 +307,6 @@ def nbgrader_autograde(workdir, submitted, secret, timeout=60, workers=1):
                 for future in [pool.submit(_autograde_pairs, config, pairs[i::workers]) for i in range(workers)]:
                     future.result()
         seconds = time.perf_counter() - t0
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     points = {}
     with Gradebook(f"sqlite:///{course}/gradebook.db", "parity") as gb:
         for student, assignment in pairs:

@@ -28,6 +28,7 @@ from pathlib import Path
 from autograder.checks.declared import check_metas, randomized_checks
 from autograder.gradescope.container import DEFAULT_TIME_BUDGET, STUDENT_ID_FIELDS
 from autograder.grading.grader_files import grader_files
+from autograder.sandbox.levels import CHOICES as CONFINEMENT_CHOICES
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # autograder/
@@ -130,7 +131,7 @@ def build_bundle(assignment, out_dir, secret, randomized_visibility="after_publi
     exercise = find(assignment)
     if randomized_visibility not in VISIBILITIES:
         raise ValueError(f"randomized visibility must be one of {', '.join(VISIBILITIES)}")
-    if confinement not in ("auto", "bubblewrap", "setuid"):
+    if confinement not in CONFINEMENT_CHOICES:
         raise ValueError("confinement must be auto, bubblewrap or setuid")
     if not time_budget > 0:
         raise ValueError("the time budget must be positive (seconds)")
@@ -199,7 +200,7 @@ def add_build_arguments(parser):
     parser.add_argument("--unconfined", action="store_true",
                         help="grade without the sandbox when it cannot start in Gradescope's container "
                              "(default: fail closed)")
-    parser.add_argument("--confinement", choices=("auto", "bubblewrap", "setuid"), default="auto",
+    parser.add_argument("--confinement", choices=CONFINEMENT_CHOICES, default="auto",
                         help="confinement level in the container: auto (default) tries bubblewrap, then "
                              "the setuid level; see docs/containers.md")
 

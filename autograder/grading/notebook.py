@@ -16,11 +16,8 @@ from autograder.submission import digest as code_digest
 from autograder.checks import plugin
 
 from autograder.reports import safetext
-from autograder.checks.declared import check_metas
-from autograder.checks.plugin import CheckResult
-from autograder.submission.notebook import InvalidNotebook, is_untouched_release, read_notebook
+from autograder.submission.notebook import InvalidNotebook, read_notebook
 from autograder.grading.result import NotebookResult
-from autograder.grading.pool import WorkerPool
 from autograder.grading.problems import Problem
 from autograder.submission import ChildSubmission, Limits, StudentCodeError
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from autograder.sandbox.policy import (bwrap_args, child_env, sandbox_uids, seccomp_bpf, set_limits,
                           visible_paths)
+from autograder.sandbox.process import close_fds, read_child_pid
 
 
 class _UidLease:
@@ -190,31 +191,10 @@ class Sandbox:
 
     def child_pid(self, timeout=5.0):
         """The pid (outside) of the sandbox's PID 1, from bwrap's ``--info-fd``; None if unknown."""
-        import json
-        import select
-        data = b""
-        deadline = time.monotonic() + timeout
-        while self.info_r is not None and time.monotonic() < deadline:
-            ready, _, _ = select.select([self.info_r], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                break
-            chunk = os.read(self.info_r, 4096)
-            if not chunk:
-                break
-            data += chunk
-            try:
-                return int(json.loads(data)["child-pid"])
-            except (ValueError, KeyError, TypeError):
-                continue
-        return None
+        return read_child_pid(self.info_r, timeout)
 
     def close(self):
-        for fd in (self._seccomp, self._info_w, self.info_r):
-            if fd is not None:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+        close_fds(self._seccomp, self._info_w, self.info_r)
         self._seccomp = self._info_w = self.info_r = None
         if self.lease is not None:
             self.lease.release()

@@ -39,16 +39,16 @@ whole is not capped by ``Limits.scratch_bytes``.
 import functools
 import json
 import os
-import select
 import shutil
 import signal
 import stat
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from autograder.sandbox.policy import CHILD_PACKAGE, child_env, grader_locations, seccomp_filter, set_limits, visible_paths
+from autograder.sandbox.process import close_fds, read_child_pid
+from autograder.sandbox.course_files import restrict_tree  # noqa: F401
 
 LEVEL = "setuid"
 
@@ -246,30 +246,11 @@ class SetuidSandbox:
 
     def child_pid(self, timeout=5.0):
         """The child's pid (written by the launcher); None if unknown."""
-        data = b""
-        deadline = time.monotonic() + timeout
-        while self.info_r is not None and time.monotonic() < deadline:
-            ready, _, _ = select.select([self.info_r], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                break
-            chunk = os.read(self.info_r, 4096)
-            if not chunk:
-                break
-            data += chunk
-            try:
-                return int(json.loads(data)["child-pid"])
-            except (ValueError, KeyError, TypeError):
-                continue
-        return None
+        return read_child_pid(self.info_r, timeout)
 
     def close(self):
         """Release the uid and remove the scratch folder (call after the child ended)."""
-        for fd in (self._info_w, self.info_r):
-            if fd is not None:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+        close_fds(self._info_w, self.info_r)
         self._info_w = self.info_r = None
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)  # never follows the child's links
@@ -280,56 +261,6 @@ class SetuidSandbox:
 
 
 # -- course files: readable by root only --------------------------------------------------------
-def restrict_tree(top, readable=(), listable=()):
-    """Make every file and folder under ``top`` readable by its owner only (group and other
-    permission bits cleared), except the paths a child must reach: each of ``readable``
-    (and all below it) gets ``o+rX``, each of ``listable`` ``o+rx`` (names, not contents), and
-    every folder above one of them ``o+x``. Symbolic links are not followed.
-
-    Args:
-        top: a folder (``str`` or ``Path``), e.g. Gradescope's ``/autograder``.
-        readable, listable: paths (under ``top`` or not: those outside are left alone).
-    Returns:
-        the number of paths whose mode changed (``int``).
-    """
-    top = os.path.realpath(top)
-    readable = [os.path.realpath(p) for p in readable]
-    listable = [os.path.realpath(p) for p in listable]
-
-    def under(path, folders):
-        return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
-    above = set()
-    for p in readable + listable:
-        while p not in ("/", "") and under(p, [top]):
-            p = os.path.dirname(p)
-            above.add(p)
-    changed = 0
-
-    def fix(path, st):
-        nonlocal changed
-        mode = stat.S_IMODE(st.st_mode)
-        if under(path, readable):
-            new = mode | 0o004 | (0o001 if stat.S_ISDIR(st.st_mode) or mode & 0o100 else 0)
-        elif path in listable:
-            new = (mode & ~0o070) | 0o005
-        elif path in above:
-            new = (mode & ~0o076) | 0o001
-        else:
-            new = mode & ~0o077
-        if new != mode:
-            try:
-                os.chmod(path, new)
-                changed += 1
-            except OSError:  # a read-only mount: check_available tells whether it matters
-                pass
-    fix(top, os.lstat(top))
-    for folder, dirs, files in os.walk(top):
-        for name in dirs + files:
-            path = os.path.join(folder, name)
-            st = os.lstat(path)
-            if not stat.S_ISLNK(st.st_mode):
-                fix(path, st)
-    return changed
 
 
 # -- can it start here? ------------------------------------------------------------------------

@@ -31,6 +31,7 @@ import sys
 import time
 
 from autograder.sandbox.bubblewrap import Sandbox
+from autograder.sandbox.process import kill_by_pidfd, open_pidfd
 
 _CHILD_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # autograder/, which holds child/
 
@@ -84,10 +85,7 @@ class StudentSandbox:
         self._sock = ours
         self._buffer = b""
         pid = self.sandbox.child_pid()
-        try:
-            self._pidfd = os.pidfd_open(pid) if pid else None
-        except OSError:
-            self._pidfd = None
+        self._pidfd = open_pidfd(pid)
         self._first = True
 
     def __enter__(self):
@@ -149,15 +147,8 @@ class StudentSandbox:
 
     def close(self):
         """End the sandbox and every process in it (SIGKILL to its PID 1), release its uid."""
-        if self._pidfd is not None:
-            import signal
-            try:
-                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
-                select.select([self._pidfd], [], [], 10.0)
-            except OSError:
-                pass
-            os.close(self._pidfd)
-            self._pidfd = None
+        kill_by_pidfd(self._pidfd)
+        self._pidfd = None
         if self.proc is not None:
             try:
                 self.proc.wait(timeout=5.0)

@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.submission.files import MAX_CODE_BYTES, MAX_FILE_BYTES, UnreadableSubmission, read_submission
+from autograder.submission.files import MAX_CODE_BYTES, UnreadableSubmission, read_submission
 
 DEMO_TAG = "instructor-demo"
 

@@ -17,9 +17,7 @@ the child is escaped and capped (``safetext``) as it arrives.
 """
 import json
 import os
-import select
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -32,6 +30,7 @@ from autograder.submission.counted import CountedWeights
 from autograder.sandbox.limits import Limits, StudentCodeError
 from autograder.sandbox.subreaper import become_subreaper
 from autograder.submission.exchange import RemoteObject, _to_wire_args, clean_error, Exchange  # noqa: F401
+from autograder.sandbox.process import kill_by_pidfd, open_pidfd
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 _HERE = Path(__file__).resolve().parents[1]  # autograder/, which holds child/
@@ -151,14 +150,8 @@ class ChildSubmission(Exchange):
     def _end_sandbox(self):
         # SIGKILL to the sandbox's PID 1 makes the kernel kill every process in its PID
         # namespace; its pidfd turns readable only once they are all gone.
-        if self._pidfd is not None:
-            try:
-                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
-                select.select([self._pidfd], [], [], 10.0)
-            except OSError:
-                pass
-            os.close(self._pidfd)
-            self._pidfd = None
+        kill_by_pidfd(self._pidfd)
+        self._pidfd = None
         try:
             self.proc.wait(timeout=5.0)  # bwrap exits once its sandbox has ended
         except subprocess.TimeoutExpired:
@@ -226,10 +219,7 @@ class ChildSubmission(Exchange):
                                      "`launch.check_available()`") from None
         self.sandbox.started()
         pid = self.sandbox.child_pid()
-        try:
-            self._pidfd = os.pidfd_open(pid) if pid else None
-        except OSError:  # it has already ended
-            self._pidfd = None
+        self._pidfd = open_pidfd(pid)  # None when it has already ended
         self.confinement = self.sandbox.description
         return {"scratch": getattr(self.sandbox, "scratch", sandboxing.SCRATCH), "processes": self.limits.processes}
 

@@ -1,0 +1,115 @@
+"""The notebook formgrader shows and ``nbgrader generate_feedback`` turns into the students' HTML:
+``autograded/<student>/<assignment>/<notebook>.ipynb``, the submission cleaned by nbgrader's own sanitizing
+preprocessors, with the grader's report as its first cell and each function's checks under its hidden-test cell
+(``write_feedback_notebook``; ``gradebook.py`` calls it after recording the scores)."""
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+
+SUBMISSION_FILES = ("timestamp.txt", "submission_secret.txt")
+log = logging.getLogger("autograder.nbgrader_glue.gradebook")  # one log for recording and feedback
+
+
+def _nbgrader():
+    """nbgrader's modules (and nbformat), imported on first use: they take seconds."""
+    import nbformat
+    from nbgrader import api, preprocessors, utils
+    return nbformat, api, preprocessors, utils
+
+
+def _student_log(student, assignment):
+    return logging.LoggerAdapter(log, {"where": f"{student}/{assignment}"})
+
+
+REPORT_CELL_SOURCE = "# The grader's report on this notebook (python -m autograder grade: the grade of record)"
+
+
+def _check_lines(checks):
+    lines = []
+    for c in checks:
+        lines.append(f"{'PASS' if c.score == c.max_score else 'FAIL'}  {c.score:g}/{c.max_score:g}  {c.name}")
+        if c.output:
+            lines.append("      " + c.output.replace("\n", "\n      "))
+    return lines
+
+
+def feedback_notebook(course, result, path):
+    """The notebook ``nbgrader generate_feedback`` renders for one graded submission.
+
+    Args:
+        course: ``CourseDirectory``.
+        result: its ``grade.NotebookResult``.
+        path: the submitted .ipynb file.
+    Returns:
+        ``nbformat.NotebookNode``: the sanitized submission with the grader's report on
+        top and each function's checks under its hidden-test cell. A submission that
+        cannot be read or sanitized gives a notebook holding the report alone.
+    """
+    from autograder.course.registry import find
+    from autograder.reports.student import render_fragment
+    from autograder.nbgrader_glue.cells import OverwriteReleasedCells, released_source
+    from autograder.reports.console import table
+    nbformat, _, preprocessors, utils = _nbgrader()
+    aid, sid = result.assignment_id, result.student_id
+    notebook_id = Path(find(aid).notebook).stem
+    resources = {"nbgrader": {"notebook": notebook_id, "assignment": aid, "student": sid, "db_url": course.db_url}}
+    student_log = _student_log(sid, aid)
+    try:
+        nb = nbformat.read(path, as_version=4)
+        for pp in (preprocessors.ClearOutput, preprocessors.DeduplicateIds, preprocessors.OverwriteKernelspec,
+                   OverwriteReleasedCells, preprocessors.CheckCellMetadata):
+            nb, resources = pp(parent=course, log=student_log).preprocess(nb, resources)
+    except Exception as exc:  # anything a hostile notebook does to nbformat or nbgrader
+        student_log.warning("feedback shows the report only: %s: %s", type(exc).__name__, exc)
+        nb = nbformat.v4.new_notebook()
+    by_function = {}
+    for c in result.checks:
+        by_function.setdefault(c.function, []).append(c)
+    for cell in nb.cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+        function = grade_id.removeprefix("test_")
+        if cell.cell_type == "code" and utils.is_grade(cell) and grade_id.startswith("test_") \
+                and function in by_function:
+            shown = released_source(cell.source, course)
+            cell.source = cell.source if shown is None else shown  # the hidden code is not for students
+            checks = by_function[function]
+            lines = _check_lines(checks) + [f"{function}: {sum(c.score for c in checks):g} of "
+                                            f"{sum(c.max_score for c in checks):g} points"]
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="\n".join(lines) + "\n")]
+    report_cell = nbformat.v4.new_code_cell(REPORT_CELL_SOURCE, metadata={"editable": False, "deletable": False})
+    report_cell.outputs = [nbformat.v4.new_output("display_data", data={
+        "text/html": render_fragment(result), "text/plain": table(result)})]
+    nb.cells.insert(0, report_cell)
+    return nb
+
+
+def _replace(path, write):
+    """Write ``path`` through a temporary file: nbgrader leaves autograded files read-only."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def write_feedback_notebook(course, result, path):
+    """Write ``autograded/<student>/<assignment>/<notebook>.ipynb`` and copy the submission's
+    ``timestamp.txt`` and ``submission_secret.txt`` beside it. Returns the notebook's ``Path``."""
+    from autograder.course.registry import find
+    nbformat = _nbgrader()[0]
+    nb = feedback_notebook(course, result, path)
+    dest = Path(course.format_path(course.autograded_directory, result.student_id, result.assignment_id))
+    target = dest / find(result.assignment_id).notebook
+    _replace(target, lambda f: f.write(nbformat.writes(nb).encode("utf-8")))
+    for name in SUBMISSION_FILES:
+        src = Path(path).parent / name
+        if src.is_file():
+            _replace(dest / name, lambda f, src=src: f.write(src.read_bytes()))
+    return target
