@@ -28,7 +28,7 @@ from pathlib import Path
 
 from autograder.checks.seeds import SECRET_FILE, load_secret, new_secret
 from autograder.grading import preflight
-from autograder.grading.class_run import grade_all, grade_class  # noqa: F401  (grade_all: benchmarks' old import)
+from autograder.grading.class_run import grade_class
 from autograder.grading.discover import discover
 from autograder.nbgrader_glue import gradebook
 from autograder.reports import class_report

@@ -4,7 +4,7 @@
 
 Builds a submitted/ tree in a temporary folder with ``--students`` students, each handing
 in every exercise (cycling through the reference, the untouched stubs and every realistic
-mistake of ``autograder.demo.mistakes``), grades it with ``cli.grade_all`` on ``--jobs``
+mistake of ``autograder.demo.mistakes``), grades it with ``class_run.grade_class`` (the one entry of a class run) on ``--jobs``
 workers, and prints the wall time, notebooks per second, the slowest notebooks, and the time
 a class of 300 would take at that rate.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.cli import grade_all
+from autograder.grading.class_run import grade_class
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
 from autograder.grading.discover import discover
@@ -48,7 +48,8 @@ def main():
         build_class(tmp, args.students)
         jobs = discover(tmp)
         t0 = time.perf_counter()
-        results, failures = grade_all(jobs, b"benchmark", Limits(), args.jobs)
+        run = grade_class(jobs, b"benchmark", Limits(), args.jobs, Path(tmp) / "graded", resume=False)
+        results, failures = run.results, run.failures  # the timing includes the preflight and the reports
         wall = time.perf_counter() - t0
     n = len(results)
     print(f"notebooks graded: {n} ({args.students} students x {len(EXERCISES)} exercises), workers: {args.jobs}")

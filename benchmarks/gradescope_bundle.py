@@ -10,7 +10,7 @@ temporary folder (unpack, run setup.sh against this environment with no package 
 run_autograder to the root) and runs run_autograder ``--runs`` times on the reference
 notebook, printing setup.sh's time, the time of each run (the whole script: interpreter
 start, watchdog, level check, grading) and the median. With ``--podman`` it also times the
-real container of ``tests/test_container.py`` (Debian 12, Podman's defaults, where only the
+real container of ``tests/gradescope/test_container.py`` (Debian 12, Podman's defaults, where only the
 setuid level starts): setup.sh there (a warm image: packages already installed) and
 run_autograder. Asserts nothing.
 """
@@ -66,7 +66,7 @@ def play(zip_path, infos, work, exercise, level, runs):
 
 
 def podman_figures(exercise, work, runs):
-    """Time setup.sh and run_autograder in the real container of tests/test_container.py."""
+    """Time setup.sh and run_autograder in the real container of tests/gradescope/test_container.py."""
     import secrets
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     from test_container import container_session

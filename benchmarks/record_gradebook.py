@@ -4,7 +4,7 @@
 
 Builds a temporary nbgrader course (every exercise generated into its gradebook with
 nbgrader's ``generate_assignment``) and a submitted/ tree like ``grade_class.py``'s, grades it
-with ``cli.grade_all``, then times ``gradebook.record`` (scores into the gradebook, late
+with ``class_run.grade_class``, then times ``gradebook.record`` (scores into the gradebook, late
 penalties, the feedback notebooks in autograded/) and prints seconds per notebook.
 """
 import argparse
@@ -22,7 +22,7 @@ from grade_class import build_class  # noqa: E402
 
 from autograder.nbgrader_glue import gradebook  # noqa: E402
 from autograder.course.build import venv_on_path  # noqa: E402
-from autograder.cli import grade_all  # noqa: E402
+from autograder.grading.class_run import grade_class  # noqa: E402
 from autograder.grading.discover import discover  # noqa: E402
 from autograder.course.registry import EXERCISES  # noqa: E402
 from autograder.submission import Limits  # noqa: E402
@@ -57,7 +57,7 @@ def main():
         build_class(root / "submitted", args.students)
         jobs = discover(root / "submitted")
         t0 = time.perf_counter()
-        results, _ = grade_all(jobs, b"benchmark", Limits(), args.jobs)
+        results = grade_class(jobs, b"benchmark", Limits(), args.jobs, root / "graded", resume=False).results
         grading = time.perf_counter() - t0
         t0 = time.perf_counter()
         recorded, problems = gradebook.record(course, zip(jobs, results))

@@ -7,7 +7,7 @@ cycling through the reference, the untouched stubs and every catalogued mistake,
 ``benchmarks/grade_class.py`` does; with ``--corpus``, the parity corpus of
 ``autograder/demo/corpus.py`` instead), grades it with ``nbgrader autograde`` in one process
 (one kernel per notebook, the way ``nbgrader autograde <assignment>`` runs), then with
-``grade_all`` (what ``python -m autograder grade`` runs) at each ``--jobs``, with full
+``grade_class`` (what ``python -m autograder grade`` runs) at each ``--jobs``, with full
 execution of every notebook. Prints both wall times, their ratio, the CPU seconds each used
 (this process and everything it started: less sensitive than wall time to other work on a
 shared machine), and on how many notebooks the points per function agree, naming each
@@ -42,7 +42,7 @@ from grade_class import build_class  # noqa: E402
 from autograder.demo.corpus import corpus, nbgrader_autograde, write_submissions  # noqa: E402
 from autograder.grading.discover import discover  # noqa: E402
 from autograder.course.registry import EXERCISES  # noqa: E402
-from autograder.grading.class_run import grade_all  # noqa: E402
+from autograder.grading.class_run import grade_class  # noqa: E402
 from autograder.submission import Limits  # noqa: E402
 
 SECRET = b"benchmark-secret"
@@ -143,7 +143,8 @@ def main():
               f"{nbgrader_cpu:.1f} CPU s")
         for jobs in args.jobs:
             t0, c0 = time.perf_counter(), cpu_seconds()
-            results, failures = grade_all(discover(tmp / "submitted"), SECRET, Limits(), jobs)
+            run = grade_class(discover(tmp / "submitted"), SECRET, Limits(), jobs, tmp / f"graded-{jobs}", resume=False)
+            results, failures = run.results, run.failures
             ours_seconds, ours_cpu = time.perf_counter() - t0, cpu_seconds() - c0
             differ = [f"{r.student_id}/{r.assignment_id} (ours {_by_function(r)}, nbgrader "
                       f"{theirs.get((r.student_id, r.assignment_id), 'no grade')})"

@@ -2,7 +2,7 @@
 
     python benchmarks/wire_bombs.py [--rounds 5] [--n 60000]
 
-``tests/test_wire.py`` checks that these are refused before any set or dict is built; this
+``tests/child/test_wire.py`` checks that these are refused before any set or dict is built; this
 prints the time each decode takes (median of ``--rounds``), beside the time Python's own
 ``json.loads`` takes on the same text, and the time an honest set of the same size takes:
 

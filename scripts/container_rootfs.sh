@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What tests/test_container.py needs, made once and cached: Podman and runc on this machine
+# What tests/gradescope/test_container.py needs, made once and cached: Podman and runc on this machine
 # (Debian packages podman, runc, debootstrap) and a Debian 12 root file system made with
 # `debootstrap --variant=minbase bookworm` (downloads from Debian's package registry with the
 # mirror apt uses here). The root file system is cached in

@@ -47,11 +47,11 @@ fi
 # the hub test drives it with Selenium through chromedriver (Debian package "chromium-driver").
 if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing chromium and chromium-driver (for tests/test_html_report.py, tests/test_hub_browser.py) with apt-get"
+    echo "installing chromium and chromium-driver (for tests/reports/test_html_report.py, tests/nbgrader_glue/test_hub_browser.py) with apt-get"
     apt-get -o DPkg::Lock::Timeout=900 update -qq
     DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq chromium chromium-driver >/dev/null
   else
-    echo "chromium or chromedriver is missing: tests/test_html_report.py and tests/test_hub_browser.py" >&2
+    echo "chromium or chromedriver is missing: tests/reports/test_html_report.py and tests/nbgrader_glue/test_hub_browser.py" >&2
     echo "will fail until you run  sudo apt-get update && sudo apt-get install -y chromium chromium-driver" >&2
   fi
 fi

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-# The course hub's shared environment and proxy, for tests/test_hub_browser.py (as root, which
+# The course hub's shared environment and proxy, for tests/nbgrader_glue/test_hub_browser.py (as root, which
 # that test needs anyway: it creates unix users). Idempotent: quick once installed.
 if [ "$(id -u)" = 0 ]; then
   bash scripts/hub.sh install

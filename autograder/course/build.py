@@ -166,7 +166,7 @@ def solution_module(exercise):
     text = jupytext.read(exercise.text_form, fmt="py:percent")
     parts = [f'"""Reference solutions for the "{exercise.name}" exercise.\n\n'
              f"GENERATED from exercises/{exercise.name}/notebook.py by `python -m autograder build`: edit that\n"
-             'file, not this one (tests/test_build.py fails when they differ).\n"""']
+             'file, not this one (tests/course/test_build.py fails when they differ).\n"""']
     for cell in text.cells:
         if cell.cell_type == "code" and ("solution" in cell.metadata or cell.metadata.get("module")):
             lines = [ln for ln in cell.source.splitlines() if not SOLUTION_MARKERS.match(ln)]

@@ -10,7 +10,7 @@ Two tables would drift if typed by hand, so they are generated between marker co
   (``confinement.ALLOWED_SYSCALLS`` and the calls allowed only with certain arguments).
 
 ``python -m autograder build`` writes them (``build.py`` owns the one write and ``--check`` loop);
-``tests/test_docs.py`` runs the check.
+``tests/course/test_docs.py`` runs the check.
 """
 import dataclasses
 import re

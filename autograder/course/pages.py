@@ -7,7 +7,7 @@
 * README's exercise table, between the markers ``TABLE_BEGIN`` and ``TABLE_END``: one row per
   exercise of the registry, in course order (``exercise_table``).
 
-``tests/test_worked.py`` and ``tests/test_pages.py`` fail when a page differs from what this
+``tests/course/test_worked.py`` and ``tests/course/test_pages.py`` fail when a page differs from what this
 module writes.
 """
 

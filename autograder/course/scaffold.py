@@ -156,7 +156,7 @@ def mean_vector(X):
 ]
 
 # The mistakes the course text names, and a phrase the visible check that catches each must
-# print (tests/test_visible.py hands each in to the released notebook).
+# print (tests/course/test_visible.py hands each in to the released notebook).
 NAMED = {{
     "wrong_axis": "average each token's entries instead of each column",
 }}

@@ -12,8 +12,8 @@ checks use. ``python -m autograder build`` renders them as VALUES ONLY into the 
 * a locked ``summary`` cell: which visible checks pass, and how many hidden checks and
   points grade the notebook after submission (read from the ``@check`` decorators).
 
-``tests/test_build.py`` fails when the notebooks drift from what the check files give,
-and ``tests/test_visible.py`` runs every case against the reference.
+``tests/course/test_build.py`` fails when the notebooks drift from what the check files give,
+and ``tests/course/test_visible.py`` runs every case against the reference.
 """
 import importlib
 import math

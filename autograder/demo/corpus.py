@@ -8,7 +8,7 @@ ending in ``?``, %-formatting continuation lines, a scratch redefinition after t
 test cell, a solution cell retyped as markdown, a deleted hidden-test cell, megabytes of
 saved output, and copies of the notebook in the submission folder.
 
-``tests/test_parity.py`` grades the corpus with ``nbgrader autograde`` and with
+``tests/grading/test_parity.py`` grades the corpus with ``nbgrader autograde`` and with
 ``python -m autograder grade`` and requires the same points per notebook;
 ``benchmarks/vs_nbgrader.py`` times both.
 
@@ -259,7 +259,6 @@ def nbgrader_autograde(workdir, submitted, secret, timeout=60, workers=1):
     """
     import contextlib
     import io
-    import os
     import shutil
     import time
     from pathlib import Path

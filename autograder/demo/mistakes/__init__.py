@@ -3,7 +3,7 @@
 Each exercise's ``exercises/<name>/mistakes.py`` lists its ``MISTAKES`` (``Mistake``), the
 ones the course text names (``NAMED``: label -> phrase the visible check prints) and the
 demo class's hand-ins (``DEMO``: student -> labels). The tests hand each one in
-(``tests/test_mistakes.py``) and assert that exactly the listed checks fail and that the feedback names the misconception; the demo class hands
+(``tests/checks/test_mistakes.py``) and assert that exactly the listed checks fail and that the feedback names the misconception; the demo class hands
 some of them in through nbgrader. A mistake's ``code`` replaces the whole solution cell
 of its function; every other function is the reference.
 """

@@ -97,12 +97,12 @@ def test_reference_gets_full_marks_and_stubs_zero(seventh, tmp_path):
 
 def test_the_exercise_tests_pass_for_it(seventh):
     copy, _ = seventh
-    out = _run(["-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-k", NAME, "tests/test_exercises.py",
-                "tests/test_mistakes.py", "tests/test_build.py", "tests/test_worked.py", "tests/test_visible.py"], copy)
+    out = _run(["-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-k", NAME, "tests/course/test_exercises.py",
+                "tests/checks/test_mistakes.py", "tests/course/test_build.py", "tests/course/test_worked.py", "tests/course/test_visible.py"], copy)
     assert " passed" in out and " failed" not in out, out[-2000:]
     # the pages generated from every folder are current (the build rewrote them)
-    out = _run(["-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "tests/test_pages.py",
-                "tests/test_worked.py::test_the_page_is_generated_from_the_worked_values"], copy)
+    out = _run(["-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "tests/course/test_pages.py",
+                "tests/course/test_worked.py::test_the_page_is_generated_from_the_worked_values"], copy)
     assert " passed" in out and " failed" not in out, out[-2000:]
 
 

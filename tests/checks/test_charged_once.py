@@ -109,7 +109,7 @@ def test_in_the_kernel_a_helper_bug_is_charged_once_too(monkeypatch, capsys):
     """nbgrader's hidden-test cells (``incell.grade``, one per function, in notebook order)."""
     from autograder.checks.declared import points_by_function
     from autograder.incell import grade
-    from tests.test_incell import _namespace
+    from tests.nbgrader_glue.test_incell import _namespace
     monkeypatch.setenv("COURSE_SECRET", "incell")
     mistake = next(m for m in all_mistakes() if m.id == "learned_attention-sine_cosine_swapped")
     exercise = EXERCISES["learned_attention"]

@@ -45,7 +45,7 @@ def test_which_tests_each_invocation_keeps(options, kept):
 @pytest.mark.slow
 def test_a_real_run_reports_the_slow_tier_as_deselected():
     def collect(*args):
-        proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "tests/test_build.py", *args],
+        proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "tests/course/test_build.py", *args],
                               cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         m = re.search(r"(\d+) deselected", proc.stdout)

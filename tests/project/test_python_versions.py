@@ -5,7 +5,7 @@ requirements.txt, so a warm run only checks it), installs the pins with pip (env
 markers pick the releases that support it), and grades the attention solution notebook with
 ``python -m autograder grade``: full marks, 19 of 19, as on the project's own Python.
 Debian 12's stock Python (3.11.2, before soupsieve 4.1.3's 3.11.5) is covered by
-``tests/test_container.py``. Where an interpreter is missing the test fails, it does not skip.
+``tests/gradescope/test_container.py``. Where an interpreter is missing the test fails, it does not skip.
 Slow: a cold run downloads and installs every package once per interpreter.
 """
 import glob

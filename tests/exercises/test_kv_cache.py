@@ -66,7 +66,7 @@ def test_cache_stores_copies(ref):
     assert cache.keys.tolist() == [[1.0, 1.0]] and cache.values.tolist() == [[0.0, 0.0, 0.0]]
 
 
-# -- the counted weights (products computed and counted by the grader; tests/test_efficiency.py
+# -- the counted weights (products computed and counted by the grader; tests/grading/test_efficiency.py
 #    covers every style and both fakes) ---------------------------------------------------------------
 
 

@@ -229,6 +229,30 @@ def test_tiktoken_cache_missing_or_truncated_stops_the_run(tmp_path, monkeypatch
     assert "cl100k_base" in capsys.readouterr().err and not out.exists()
 
 
+def test_every_class_run_entry_stops_at_the_preflight_without_tiktokens_file(tmp_path, monkeypatch, capsys):
+    """The one entry of a class run (``grade_class``, which the CLI, the demo and the benchmarks call):
+    with tiktoken's cache empty it raises the instructor-facing error and grades nobody."""
+    from autograder.grading.class_run import grade_class
+    monkeypatch.setattr(tiktoken_cache, "cache_dir", lambda: tmp_path / "empty-cache")
+    nb = _write(tmp_path / "submitted", "ann", EXERCISES["tokens"])
+    out = tmp_path / "graded"
+    with pytest.raises(preflight.PreflightError, match="cl100k_base file is missing") as stop:
+        grade_class(discover(nb.parent), b"secret", Limits(), 1, out)
+    assert "python -m autograder caches" in str(stop.value)   # it says how to fix it
+    assert not out.exists()                                  # nobody graded, nobody charged
+
+
+@pytest.mark.slow
+def test_the_demo_stops_at_the_preflight_without_tiktokens_file(tmp_path, monkeypatch, capsys):
+    """The demo grades its class through ``grade_class``: before setup filled tiktoken's cache it stops
+    with the preflight's error (exit status 3) instead of charging its reference student."""
+    from autograder.demo.run import main as demo_main
+    monkeypatch.setattr(tiktoken_cache, "cache_dir", lambda: tmp_path / "empty-cache")
+    work = tmp_path / "demo"
+    assert demo_main(["--dir", str(work), "--jobs", "1"]) == cli.PREFLIGHT_FAILED
+    assert "cl100k_base" in capsys.readouterr().err and not (work / "graded").exists()
+
+
 def preflight_exit():
     return cli.PREFLIGHT_FAILED
 
