@@ -1,22 +1,22 @@
 """``python -m autograder grade PATH [--out DIR]``: grade notebooks and write the reports.
 
 Each notebook is graded in a worker process from a pool (``--jobs``, default: one per
-core); each worker runs the student's code in its own child process (``client.py``) and
-the hidden checks with pytest (``plugin.py``). A submission that crashes, hangs or is
+core); each worker runs the student's code in its own child process (``submission/remote.py``) and
+the hidden checks with pytest (``checks/plugin.py``). A submission that crashes, hangs or is
 not a notebook costs only its own points: its results.json is written all the same.
 Orchestration is in ``class_run.grade_all``; this module parses arguments and prints. A class run
-ends with the staff's class report (``class_report.py``: class.html and two CSVs in OUT), which
+ends with the staff's class report (``reports/class_report.py``: class.html and two CSVs in OUT), which
 ``python -m autograder report GRADED_DIR`` writes again from results.json files already there.
 
 Before grading, ``preflight`` checks what the checks need (tiktoken's cache, the course
 secret, the sandbox) and stops with exit status 3 instead of charging every student. A run
 started again over the same ``--out`` skips notebooks already graded with unchanged content
-(``resume.py``; ``--fresh`` regrades everything). Output is safe on any console: text that
+(``grading/resume.py``; ``--fresh`` regrades everything). Output is safe on any console: text that
 cannot be encoded is shown as escapes, files are UTF-8.
 
 Exit status: 0 when every notebook was graded (whatever the scores), 1 when the grader
 itself failed on some notebook (see OUT/grader-errors.log) or a grade could not be recorded
-in nbgrader's gradebook (``gradebook.py``), 2 on bad usage, 3 when a preflight check failed
+in nbgrader's gradebook (``nbgrader_glue/gradebook.py``), 2 on bad usage, 3 when a preflight check failed
 (nothing was graded: tiktoken's cache, the course secret, or the sandbox for student code
 cannot start here; ``--unconfined`` overrides the last).
 """

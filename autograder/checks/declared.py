@@ -15,7 +15,7 @@ def check_metas(exercise):
     """The ``CheckMeta`` of every check of ``exercise``, in file order.
 
     Read from the ``@check(...)`` decorators without importing the check file, so it
-    works before the reference solutions are generated (``build.py`` needs the points).
+    works before the reference solutions are generated (``course/build.py`` needs the points).
 
     Raises:
         ValueError: a ``@check`` whose arguments are not literals.

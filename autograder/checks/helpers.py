@@ -1,7 +1,7 @@
 """When a check fails, whether the student's own helpers explain it: the calls a check makes are recorded
 (``RecordingSubmission``), the reference is run again with the student's helpers in place of its own
 (``_reference_with``), and a failure the helpers explain is charged to the helper, once
-(``explained_by_helpers``, see ``plugin.py``). ``_reference_submission`` is the reference solution as
+(``explained_by_helpers``, see ``checks/plugin.py``). ``_reference_submission`` is the reference solution as
 a submission (for blaming a check that fails on it too)."""
 import importlib
 import types

@@ -218,10 +218,10 @@ def run_checks(exercise, submission, student_id, secret, select=None, only=None,
         select: optional student-facing function name; only its checks run.
         only: optional set of check names (``check_x``); only those run.
         charged: functions that already lost points in earlier runs on the same notebook
-            (``incell.py`` runs one function per hidden-test cell); with those this run
+            (``nbgrader_glue/in_kernel.py`` runs one function per hidden-test cell); with those this run
             charges, they are the helpers that may excuse a caller (``_helper_excuse``).
         code_digests: ``{function: hex digest}`` of the notebook's code as graded, with key
-            ``"*"`` for functions without a hidden-test cell (``code_digest.py``); part of
+            ``"*"`` for functions without a hidden-test cell (``submission/digest.py``); part of
             the seed of the randomized cases (``seeds.case_seed``). ``None``: no notebook.
     Returns:
         list of ``CheckResult`` in the order the checks are written. A check that raised
@@ -267,7 +267,7 @@ _sessions = None  # {exercise name: CheckSession} once keep_sessions() is called
 
 def keep_sessions():
     """From now on, ``run_checks`` in this process keeps one ``CheckSession`` per exercise
-    (a grading worker grades many notebooks; the student's kernel, via ``incell.py``, does not
+    (a grading worker grades many notebooks; the student's kernel, via ``nbgrader_glue/in_kernel.py``, does not
     call this and runs one pytest session per cell)."""
     global _sessions
     if _sessions is None:

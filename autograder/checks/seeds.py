@@ -1,7 +1,7 @@
 """Per-student seeds for the randomized hidden cases.
 
 seed = first 8 bytes of HMAC-SHA256(course secret, "student_id/check name/code digest"),
-where the code digest is that of the notebook's code as graded (``code_digest.py``): the same
+where the code digest is that of the notebook's code as graded (``submission/digest.py``): the same
 notebook of the same student is always graded on the same cases, neighbours get different
 ones, any change to the code gives new ones (so the cases a failing check shows cannot be
 collected into a table of answers over resubmissions), and nobody without the secret can

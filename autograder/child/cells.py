@@ -1,7 +1,7 @@
 """Running a notebook's cells inside the child, as Restart & Run All runs them in a kernel.
 
 The grader sends the code cells already translated by IPython's input transformer
-(``notebook_code.py``), so ``%magic``, ``!cmd`` and ``obj?`` arrive as calls on
+(``submission/notebook.py``), so ``%magic``, ``!cmd`` and ``obj?`` arrive as calls on
 ``get_ipython()``. ``Runner`` executes them in order in one namespace, the way IPython's
 ``run_cell`` does:
 
@@ -16,7 +16,7 @@ The grader sends the code cells already translated by IPython's input transforme
   that function's checks on the state at that point, then asks to run on. Cells after the
   last checkpoint cannot change a grade and are not run;
 * instructor-demo cells arrive with empty source (the grader decided; see
-  ``notebook_code.py``).
+  ``submission/notebook.py``).
 
 What ``get_ipython()`` does here (``Shell``), since the child may not start programs:
 

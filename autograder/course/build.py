@@ -242,7 +242,7 @@ def generated_files(exercise):
 def every_generated_file(names=None) -> dict:
     """``{Path: text}`` of everything the build writes: each named exercise's copies (default: all),
     then the pages generated from the exercise folders (README's table, docs/worked-examples.md,
-    ``pages.py``) and the documentation's generated tables (``docs_tables.py``)."""
+    ``course/pages.py``) and the documentation's generated tables (``course/docs_tables.py``)."""
     from autograder.course import docs_tables, pages
     files = {}
     for name in names or list(EXERCISES):

@@ -9,7 +9,7 @@ Two tables would drift if typed by hand, so they are generated between marker co
   privilege options (``confinement.bwrap_args``), the seccomp allow-list
   (``confinement.ALLOWED_SYSCALLS`` and the calls allowed only with certain arguments).
 
-``python -m autograder build`` writes them (``build.py`` owns the one write and ``--check`` loop);
+``python -m autograder build`` writes them (``course/build.py`` owns the one write and ``--check`` loop);
 ``tests/course/test_docs.py`` runs the check.
 """
 import dataclasses

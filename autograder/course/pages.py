@@ -1,6 +1,6 @@
 """The documentation generated from the exercise folders, and its drift check.
 
-``python -m autograder build`` writes them (``build.py`` owns the one write and ``--check`` loop).
+``python -m autograder build`` writes them (``course/build.py`` owns the one write and ``--check`` loop).
 
 * ``docs/worked-examples.md``: each exercise's worked values, the course text's figure beside
   the reference's (``autograder.course.worked.render``).

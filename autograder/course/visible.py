@@ -5,7 +5,7 @@ Each check file (``exercises/<name>/checks.py``) lists its visible cases in
 the values its known mistakes give there, computed by the same wrong variants the hidden
 checks use. ``python -m autograder build`` renders them as VALUES ONLY into the notebook:
 
-* a locked ``checker`` cell: the comparison helper, the text of ``visible_helper.py``;
+* a locked ``checker`` cell: the comparison helper, the text of ``course/visible_cell.py``;
 * a locked ``visible="<function>"`` cell per contract function: one ``check_visible``
   call whose cases hold the literal inputs, the expected value and the named mistakes'
   values (no code that computes a reference or a mistake, no hidden or randomized case);
@@ -246,11 +246,11 @@ PASTE_MARK = "  # PASTE show_values.py"
 
 def helper_cell():
     """Source of the locked cell that defines ``check_visible`` and ``visible_checks_summary``:
-    the text of ``visible_helper.py``, with its import of ``show_values`` replaced by that
+    the text of ``course/visible_cell.py``, with its import of ``show_values`` replaced by that
     module's code (the one way numbers are printed; the notebook has no grader package).
 
     Raises:
-        ValueError: ``visible_helper.py`` lost its marked import line.
+        ValueError: ``course/visible_cell.py`` lost its marked import line.
     """
     helper = HELPER_SOURCE.read_text(encoding="utf-8").rstrip("\n")
     lines = helper.splitlines()

@@ -1,4 +1,4 @@
-"""Grade on Gradescope: build the autograder zip (what runs inside is ``gradescope_container.py``).
+"""Grade on Gradescope: build the autograder zip (what runs inside is ``gradescope/container.py``).
 
 Gradescope runs every submission in a container of its own, built from the zip this module
 writes (its autograder specification: https://gradescope-autograders.readthedocs.io/en/latest/specs/).
@@ -72,7 +72,7 @@ def bundle_files(exercise):
     (``BUNDLED_COURSE_FILES``); ``solutions/__init__.py`` and the reference modules the checks
     import; the student release of the notebook (``assignments/<name>/<name>.ipynb``), so intake
     restores read-only cells and skips instructor demos as local grading does, and the code
-    digest that seeds the randomized cases (``code_digest.py``) is the same.
+    digest that seeds the randomized cases (``submission/digest.py``) is the same.
     """
     files = {}
     for rel, path in grader_files(PACKAGE_DIR).items():
@@ -118,7 +118,7 @@ def build_bundle(assignment, out_dir, secret, randomized_visibility="after_publi
             (an explicit opt-in; by default grading fails closed).
         student_id_fields: keys of ``users[]`` in submission_metadata.json tried in order
             for the student id the seeds use (the id local grading uses).
-        confinement: "auto" (bubblewrap, else the setuid level: ``levels.py``), "bubblewrap"
+        confinement: "auto" (bubblewrap, else the setuid level: ``sandbox/levels.py``), "bubblewrap"
             or "setuid": the level the container grades with.
     Returns:
         ``Path`` of the zip.

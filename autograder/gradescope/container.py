@@ -1,4 +1,4 @@
-"""Grade on Gradescope, inside its container: the runtime of the zip ``gradescope.py`` builds.
+"""Grade on Gradescope, inside its container: the runtime of the zip ``gradescope/bundle.py`` builds.
 
 Gradescope runs every submission in a container of its own, built from that zip (its
 autograder specification: https://gradescope-autograders.readthedocs.io/en/latest/specs/).

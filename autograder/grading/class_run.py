@@ -213,7 +213,7 @@ def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=Tru
         secret: course secret (``bytes``). limits: ``Limits``. workers: pool size (``int`` >= 1).
         progress: called as ``progress(index, result, reused)`` after each notebook.
         out: the output folder: grader errors are logged to ``out/grader-errors.log``, and with
-            ``resume`` each graded notebook is recorded in ``out/.resume/`` (see ``resume.py``)
+            ``resume`` each graded notebook is recorded in ``out/.resume/`` (see ``grading/resume.py``)
             so a run started again skips notebooks already graded with unchanged content.
         on_pool: called as ``on_pool(size, indices, alone)`` for each pool started (``alone``: a
             notebook with two strikes, isolated), for tests and logs.

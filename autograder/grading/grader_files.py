@@ -1,6 +1,6 @@
 """Which files make up the grader: the package's Python modules and its declared data.
 
-One answer for the two places that need it: the resume fingerprint (``resume.py``: a change to any
+One answer for the two places that need it: the resume fingerprint (``grading/resume.py``: a change to any
 of these files regrades every notebook) and the Gradescope bundle (``gradescope/bundle.py``: the
 zip carries these files and nothing else, so no editor backup, ``.orig`` or cache file ships).
 """

@@ -18,7 +18,7 @@ class NotebookResult:
         grader_log: tracebacks of grader errors, for the instructor's log (never shown to students).
         confinement: how its code ran: "bubblewrap+seccomp (a sandbox uid of its own)",
             "bubblewrap+seccomp (the grading user's uid)", "unconfined", or "not run"
-            (``launch.py``).
+            (``sandbox/bubblewrap.py``).
     """
     student_id: str
     assignment_id: str

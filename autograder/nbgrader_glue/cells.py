@@ -6,7 +6,7 @@ changed!" for every hidden-test cell of every honest submission. ``OverwriteRele
 first gives a locked cell whose text is exactly the released text the gradebook's text
 back, silently; any other change is still reported and undone by ``OverwriteCells``.
 
-Used by ``gradebook.py`` and, through ``nbgrader_config.py``
+Used by ``nbgrader_glue/gradebook.py`` and, through ``nbgrader_config.py``
 (``Autograde.sanitize_preprocessors``), by ``nbgrader autograde``. Importing this module
 imports nbgrader (a few seconds), which is why it is separate.
 """

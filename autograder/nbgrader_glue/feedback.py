@@ -1,7 +1,7 @@
 """The notebook formgrader shows and ``nbgrader generate_feedback`` turns into the students' HTML:
 ``autograded/<student>/<assignment>/<notebook>.ipynb``, the submission cleaned by nbgrader's own sanitizing
 preprocessors, with the grader's report as its first cell and each function's checks under its hidden-test cell
-(``write_feedback_notebook``; ``gradebook.py`` calls it after recording the scores)."""
+(``write_feedback_notebook``; ``nbgrader_glue/gradebook.py`` calls it after recording the scores)."""
 import logging
 import os
 import tempfile

@@ -6,7 +6,7 @@
 1. writes the scores through nbgrader's own API (``nbgrader.api.Gradebook``): the student
    and the submission (with the time in the submission's ``timestamp.txt``) are created if
    needed, and each contract function's points become the ``auto_score`` of the grade cell
-   of its hidden test, ``test_<function>`` (see ``build.py``). ``manual_score`` is never
+   of its hidden test, ``test_<function>`` (see ``course/build.py``). ``manual_score`` is never
    touched, so a grader's override in formgrader still wins, as in ``nbgrader autograde``.
    Late penalties are then assigned by nbgrader's own ``AssignLatePenalties`` (the course's
    ``LateSubmissionPlugin`` settings). What the gradebook then makes of the submission

@@ -4,8 +4,8 @@
 name, score, max_score, output, visibility), one per student and assignment, at
 ``OUT/<assignment_id>/<student_id>/results.json``; ``output_format`` is ``"text"`` so that
 Gradescope shows feedback such as ``</w>`` literally instead of rendering it; each test's
-``extra_data`` names its function, named mistakes and problems (read by ``class_report.py``).
-``grades.csv`` (every cell escaped against spreadsheet formulas, ``csvsafe.py``) has one row
+``extra_data`` names its function, named mistakes and problems (read by ``reports/class_report.py``).
+``grades.csv`` (every cell escaped against spreadsheet formulas, ``reports/csvsafe.py``) has one row
 per student and assignment: points per notebook, total (the checks' points),
 maximum, ``late`` (the late penalty in points) and ``score`` (the final score), both as
 ``nbgrader export`` computes them from the gradebook when the grades were recorded there

@@ -157,7 +157,7 @@ def render_html(result):
 
 def render_fragment(result):
     """The report as one ``<div class="autograder-report">`` element with its scoped style,
-    for placing inside another page (nbgrader's feedback notebook, see ``gradebook.py``).
+    for placing inside another page (nbgrader's feedback notebook, see ``nbgrader_glue/gradebook.py``).
 
     Returns:
         str: the element. Every submission-derived text is escaped with ``html.escape``.

@@ -1,4 +1,4 @@
-"""Starting one sandbox: the mechanics behind the policy of ``confinement.py``.
+"""Starting one sandbox: the mechanics behind the policy of ``sandbox/policy.py``.
 
 ``Sandbox(limits)`` leases a uid (grading as root), prepares the descriptors bubblewrap
 reads (the seccomp filter, ``--info-fd``) and the launcher that runs between ``fork`` and
@@ -129,7 +129,7 @@ class Sandbox:
     def command(self, argv, seccomp=True):
         """bwrap's command line running ``argv``. ``seccomp=False``: bwrap installs no filter;
         the filter's descriptor (``seccomp_fd``) is passed to ``argv`` instead, which must
-        install it on every process that runs student code (the fork server of ``warm.py``).
+        install it on every process that runs student code (the fork server of ``sandbox/warm.py``).
         Grading as root, ``/tmp`` is the tmpfs ``_launcher`` mounted, with an inode cap."""
         scratch = _SCRATCH if self.root else None
         return bwrap_args(self.shown, self.limits, self._seccomp if seccomp else None,

@@ -2,7 +2,7 @@
 
 Two levels run a submission's child (``docs/containers.md`` says what each hides):
 
-* ``"bubblewrap"``: ``launch.Sandbox``, the policy of ``confinement.py`` (namespaces, an
+* ``"bubblewrap"``: ``launch.Sandbox``, the policy of ``sandbox/policy.py`` (namespaces, an
   empty root with read-only binds, seccomp, Landlock, limits). Needs user namespaces and a
   new ``/proc``, which a container started with a runtime's defaults refuses.
 * ``"setuid"``: ``launch_setuid.SetuidSandbox`` (a uid and gid of its own, no supplementary

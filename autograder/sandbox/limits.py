@@ -67,7 +67,7 @@ class Limits:
         response_bytes: largest answer accepted from the child (bytes).
         max_restarts: how often one function may crash the child before its calls are no longer
             run (each function has its own count: a crashing function costs only its checks).
-        confine: run the child in the sandbox of ``confinement.py`` (bubblewrap, seccomp,
+        confine: run the child in the sandbox of ``sandbox/policy.py`` (bubblewrap, seccomp,
             an unprivileged uid); False runs it unconfined (``--unconfined``), with the
             resource limits only.
         notebook_seconds: total waiting time one notebook may cost, a deadline enforced during
@@ -81,7 +81,7 @@ class Limits:
         scratch_inodes: files and folders the child's ``/tmp`` may hold (tmpfs ``nr_inodes``):
             ``scratch_bytes`` does not bound empty files and folders, whose kernel memory
             (about 600 bytes each) is outside every other limit. Applied where the grader
-            mounts the scratch itself (grading as root at the bubblewrap level, ``launch.py``).
+            mounts the scratch itself (grading as root at the bubblewrap level, ``sandbox/bubblewrap.py``).
         level: the confinement level (``levels.LEVELS``: "bubblewrap" or "setuid"); ``None``
             uses the first that starts here (``levels.choose``). Ignored when not ``confine``.
     """

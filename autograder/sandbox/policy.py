@@ -56,9 +56,9 @@ Every child that runs student code is started by bubblewrap (``bwrap``, Debian p
 Inside, the child adds Landlock (``child/landlock.py``) as a second layer: read anything
 it can see, write only ``/tmp``, run no program, no TCP, no signals out.
 
-This is the first of two confinement levels (``levels.py``). Where bubblewrap cannot start
+This is the first of two confinement levels (``sandbox/levels.py``). Where bubblewrap cannot start
 (a container started with a runtime's defaults refuses user namespaces or a new ``/proc``)
-and the grader runs as root, the second level (``launch_setuid.py``) starts each child as a
+and the grader runs as root, the second level (``sandbox/setuid.py``) starts each child as a
 uid and gid of its own with the same seccomp allow-list, the same limits, an environment
 built from nothing and Landlock where the kernel has it, but no namespaces: it sees the
 machine's file tree and, without Landlock, its process list and command lines. What each
@@ -263,8 +263,8 @@ def bwrap_args(shown, limits, seccomp_fd, info_fd, scratch=None):
         limits: ``Limits`` (``scratch_bytes``).
         seccomp_fd, info_fd: descriptors bwrap reads the filter from and writes
             ``{"child-pid": N}`` to; ``seccomp_fd`` None installs no filter (only for the
-            warm start's fork server, which installs it on each child it forks: ``warm.py``).
-        scratch: a tmpfs prepared by the launcher (``launch.py``: capped in bytes and in
+            warm start's fork server, which installs it on each child it forks: ``sandbox/warm.py``).
+        scratch: a tmpfs prepared by the launcher (``sandbox/bubblewrap.py``: capped in bytes and in
             inodes, ``Limits.scratch_inodes``), bound at ``/tmp``; ``None``: bwrap mounts a
             tmpfs of ``Limits.scratch_bytes`` there (bwrap's ``--tmpfs`` takes no inode cap).
     """

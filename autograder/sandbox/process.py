@@ -1,5 +1,5 @@
 """The child's process, as both launchers (``bubblewrap.py``, ``setuid.py``) and their callers
-(``submission/remote.py``, ``warm.py``) handle it: its pid from the launcher's info pipe, a pidfd on it,
+(``submission/remote.py``, ``sandbox/warm.py``) handle it: its pid from the launcher's info pipe, a pidfd on it,
 and the kill through that pidfd that ends every process of the sandbox."""
 from __future__ import annotations
 

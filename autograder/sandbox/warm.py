@@ -19,7 +19,7 @@ Guarantees (the same as a cold start):
 * every system call of student code passes the seccomp filter; the server itself runs only
   the grader's code (see ``child/forkserver.py`` for why the notebook cannot reach it).
 
-``ChildSubmission(cells, limits, host=box)`` uses it (``client.py``); when the server cannot
+``ChildSubmission(cells, limits, host=box)`` uses it (``submission/remote.py``); when the server cannot
 start or stops answering, the notebook falls back to a cold sandbox of its own.
 """
 import json

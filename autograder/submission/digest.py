@@ -7,7 +7,7 @@ over resubmissions into a table of answers.
 
 What is digested, for the checks of one function: the code cells that run before that
 function's hidden-test cell, in order, each exactly as the student's notebook holds it after
-intake (nbgrader's ``OverwriteCells``: read-only cells as released; ``notebook_code.py``),
+intake (nbgrader's ``OverwriteCells``: read-only cells as released; ``submission/notebook.py``),
 stripped of leading and trailing whitespace, empty cells left out, and the course's own cells
 left out (hidden-test cells and instructor demos: no student writes them). Code after the
 hidden-test cell is not part of it: it cannot change that function's grade.

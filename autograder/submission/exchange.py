@@ -1,7 +1,7 @@
 """The grader's half of the wire with a running child: one request out, one answer back, within one deadline.
 
 ``Exchange`` holds the methods of ``remote.ChildSubmission`` that send a request (``child/wire.py``), wait
-for the answer while serving the child's callbacks (products with weights the grader keeps, ``counted.py``),
+for the answer while serving the child's callbacks (products with weights the grader keeps, ``submission/counted.py``),
 and turn what came back into a value or a ``StudentCodeError`` (``_interpret``). ``RemoteObject`` is a
 student object living in the child; ``clean_error`` caps and escapes the errors a child reports.
 """

@@ -1,7 +1,7 @@
 """The submission interface of ``client.ChildSubmission`` over a namespace in this process.
 
 ``LocalSubmission`` is what the hidden test cells use inside ``nbgrader autograde`` (see
-``incell.py``), where the student's code runs in the kernel anyway.
+``nbgrader_glue/in_kernel.py``), where the student's code runs in the kernel anyway.
 """
 import json
 

@@ -58,7 +58,7 @@ class Cell:
             cell's own code is never run: the grader runs the checks there.
         demo: an unchanged instructor-demo cell of the release, skipped when grading.
         raw: the cell's text as the notebook holds it after intake (before IPython's
-            translation), which ``code_digest.py`` digests.
+            translation), which ``submission/digest.py`` digests.
     """
     position: int
     source: str

@@ -1,7 +1,7 @@
 """Run a submission's code in a child process and call its functions from the grader.
 
 ``ChildSubmission`` starts the child package (``autograder/child``) in a fresh interpreter
-(``python -I``) inside a bubblewrap sandbox (``confinement.py``: namespaces, an
+(``python -I``) inside a bubblewrap sandbox (``sandbox/policy.py``: namespaces, an
 unprivileged uid, a seccomp allow-list, a private scratch folder, resource limits),
 sends it the notebook's code cells, and then forwards calls such as
 ``submission.function("attention_row")(q, K, V)`` as plain-data requests (``child/wire.py``).
@@ -12,7 +12,7 @@ can name ("not implemented", "missing", "raised", "timeout", "crashed", "unsenda
 
 Each exchange has one deadline (the call's limit, never past what is left of the notebook's
 budget) that covers sending, waiting, the child's callbacks (products with weights the
-grader keeps, ``counted.py``) and decoding the answer within ``wire.Budget``. Error text from
+grader keeps, ``submission/counted.py``) and decoding the answer within ``wire.Budget``. Error text from
 the child is escaped and capped (``safetext``) as it arrives.
 """
 import json

@@ -116,7 +116,7 @@ def test_missing_path_is_a_usage_error(tmp_path):
 @pytest.mark.slow
 def test_a_submission_that_kills_its_worker_costs_only_its_own_points(submitted, tmp_path):
     """Without Landlock a child can signal its parent; the rest of the class is still graded."""
-    from autograder.cli import grade_all
+    from autograder.grading.class_run import grade_all
     from autograder.submission import Limits
     killer = filled_notebook(ATTENTION, {"causal_mask": "import os\n_ = os.kill(os.getppid(), 9)\n"})
     (submitted / "kim" / "attention").mkdir(parents=True)
