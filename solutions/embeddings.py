@@ -1,7 +1,7 @@
 """Reference solutions for the "embeddings" exercise.
 
 GENERATED from exercises/embeddings/notebook.py by `python -m autograder build`: edit that
-file, not this one (tests/test_build.py fails when they differ).
+file, not this one (tests/course/test_build.py fails when they differ).
 """
 
 

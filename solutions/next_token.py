@@ -1,7 +1,7 @@
 """Reference solutions for the "next_token" exercise.
 
 GENERATED from exercises/next_token/notebook.py by `python -m autograder build`: edit that
-file, not this one (tests/test_build.py fails when they differ).
+file, not this one (tests/course/test_build.py fails when they differ).
 """
 
 
