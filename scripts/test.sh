@@ -9,4 +9,6 @@ bash scripts/setup.sh
 if [ "$(id -u)" = 0 ]; then
   bash scripts/hub.sh install
 fi
+# Lint first (ruff: pyflakes, import order, bugbear; [tool.ruff] in pyproject.toml): it fails in seconds.
+.venv/bin/python -m ruff check .
 exec .venv/bin/python -m pytest --slow "$@"

@@ -15,6 +15,7 @@ Example::
         expect_close(weights, [0.330238, 0.669762], what="weights",
                      mistakes={"forgot the sqrt(d_k) scaling": [0.268941, 0.731059]})
 """
+from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,7 +46,7 @@ class CheckMeta:
         return f"{self.function}: {self.description}"
 
 
-def check(function, description, points=1.0):
+def check(function: str, description: str, points: float = 1.0):
     """Decorator that marks a ``check_*`` function as a graded check (see module docstring)."""
     meta = CheckMeta(function, description, float(points))
 
@@ -84,7 +85,7 @@ def _small(value, limit=4096):
     return fmt(value) if size > limit else value
 
 
-def fmt(value, limit=300):
+def fmt(value, limit: int = 300) -> str:
     """Short, readable text for a value in feedback: ``show_values.show`` (plain numbers to
     6 significant digits, never a numpy repr).
 
@@ -96,7 +97,7 @@ def fmt(value, limit=300):
     return show(value, limit=limit)
 
 
-def expected_got(expected, got, limit=300):
+def expected_got(expected, got, limit: int = 300) -> str:
     """``"expected E, got G"`` with both at one precision that tells them apart, and the
     difference when they would print alike (``show_values.show_pair``)."""
     if isinstance(got, wire.Opaque):
@@ -105,7 +106,7 @@ def expected_got(expected, got, limit=300):
     return f"expected {want}, got {have}" + (f" ({note})" if note else "")
 
 
-def as_array(got, what):
+def as_array(got, what: str):
     """``got`` as a float64 array, or ``Mismatch`` explaining why it is not one."""
     if isinstance(got, wire.Opaque):
         raise Mismatch(f"{what}: expected numbers, got {got!r}")
@@ -121,7 +122,7 @@ def _close(a, b, atol, rtol):
         bool(np.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True))
 
 
-def expect_close(got, expected, *, what, mistakes=None, atol=WORKED_ATOL, rtol=0.0):
+def expect_close(got, expected, *, what, mistakes=None, atol=WORKED_ATOL, rtol=0.0) -> None:
     """Check that ``got`` equals ``expected`` within ``atol`` (+ ``rtol`` * |expected|).
 
     Args:
@@ -157,7 +158,7 @@ def expect_close(got, expected, *, what, mistakes=None, atol=WORKED_ATOL, rtol=0
     raise Mismatch(f"{what}: {expected_got(expected, arr)}.{hint}", **values)
 
 
-def expect_equal(got, expected, *, what, mistakes=None, normalize=None):
+def expect_equal(got, expected, *, what, mistakes=None, normalize=None) -> None:
     """Check exact equality (tokens, merges, counts), naming a known mistake if matched.
 
     Args:
@@ -185,6 +186,6 @@ def expect_equal(got, expected, *, what, mistakes=None, normalize=None):
     raise Mismatch(f"{what}: {expected_got(expected, got)}", **values)
 
 
-def fail(message):
+def fail(message: str):
     """Fail the current check with ``message`` as the feedback."""
     raise Mismatch(message)

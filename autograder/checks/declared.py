@@ -6,12 +6,13 @@ decorators here instead: each check's function, name and points (``check_metas``
 points per student function (``points_by_function``), and which checks are randomized
 (``randomized_checks``).
 """
+from __future__ import annotations
 import ast
 
 from autograder.checks.api import CheckMeta
 
 
-def check_metas(exercise):
+def check_metas(exercise) -> list:
     """The ``CheckMeta`` of every check of ``exercise``, in file order.
 
     Read from the ``@check(...)`` decorators without importing the check file, so it
@@ -39,7 +40,7 @@ def check_metas(exercise):
     return metas
 
 
-def points_by_function(exercise):
+def points_by_function(exercise) -> dict[str, float]:
     """``{function: total points}`` of ``exercise``'s checks."""
     totals = {}
     for meta in check_metas(exercise):
@@ -47,7 +48,7 @@ def points_by_function(exercise):
     return totals
 
 
-def randomized_checks(exercise):
+def randomized_checks(exercise) -> set[str]:
     """Names of ``exercise``'s randomized checks: those whose function takes the ``rng`` fixture.
 
     Read from the check file's syntax, like ``check_metas`` (whose order it follows),

@@ -3,6 +3,7 @@
 (``_reference_with``), and a failure the helpers explain is charged to the helper, once
 (``explained_by_helpers``, see ``checks/plugin.py``). ``_reference_submission`` is the reference solution as
 a submission (for blaming a check that fails on it too)."""
+from __future__ import annotations
 import importlib
 import types
 
@@ -51,7 +52,7 @@ class RecordingSubmission:
         return getattr(self._submission, name)
 
 
-def same_value(a, b):
+def same_value(a, b) -> bool:
     """Whether two returned values are the same answer: lists and tuples alike, numbers
     to 1e-6 relative (1e-9 absolute), dicts with equal keys and values."""
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):

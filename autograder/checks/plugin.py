@@ -29,6 +29,7 @@ Two things make the grade match ``nbgrader autograde`` and charge each bug once:
   from the plain reference, the function is right and its helper is wrong; the check
   keeps its points and the feedback names the helper, whose own checks charge the bug.
 """
+from __future__ import annotations
 import importlib
 import traceback
 import types
@@ -207,7 +208,7 @@ class GradingPlugin:
             self.errors.append(str(report.longrepr))
 
 
-def run_checks(exercise, submission, student_id, secret, select=None, only=None, charged=(), code_digests=None):
+def run_checks(exercise, submission, student_id: str, secret: bytes, select=None, only=None, charged=(), code_digests=None) -> list[CheckResult]:
     """Run the hidden checks of ``exercise`` on ``submission``.
 
     Args:
@@ -265,7 +266,7 @@ def _pytest_args(exercise):
 _sessions = None  # {exercise name: CheckSession} once keep_sessions() is called (grading workers)
 
 
-def keep_sessions():
+def keep_sessions() -> None:
     """From now on, ``run_checks`` in this process keeps one ``CheckSession`` per exercise
     (a grading worker grades many notebooks; the student's kernel, via ``nbgrader_glue/in_kernel.py``, does not
     call this and runs one pytest session per cell)."""

@@ -1,6 +1,7 @@
 """What one hidden check gives: a ``CheckResult`` (points, the feedback line, problem flags), the feedback and
 problem flags of the exception a check ended with (``feedback_for``, ``problems_for``), and ``GraderError``
 for a defect of the grader's own checks."""
+from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -43,7 +44,7 @@ GRADER_ERROR_FEEDBACK = ("grader error: this check could not run (a defect of th
                          "code); your instructor has the details and will regrade it")
 
 
-def feedback_for(exc):
+def feedback_for(exc: BaseException) -> str:
     """The student-facing text for an exception raised while a check ran (escaped, capped).
 
     A ``Mismatch`` or ``StudentCodeError`` speaks for itself; any other exception is taken
@@ -60,7 +61,7 @@ def feedback_for(exc):
     return safetext.clean(text, safetext.OUTPUT_CHARS, newlines=True)
 
 
-def problems_for(exc):
+def problems_for(exc: BaseException):
     """The ``problems.Problem`` set an exception raised in a check stands for."""
     if isinstance(exc, StudentCodeError):
         return of_student_error(exc)

@@ -8,6 +8,7 @@ collected into a table of answers over resubmissions), and nobody without the se
 predict them. The secret lives outside the release, in
 ``.course_secret`` at the course root (git-ignored) or in ``$COURSE_SECRET``.
 """
+from __future__ import annotations
 import hashlib
 import hmac
 import os
@@ -18,7 +19,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SECRET_FILE = PROJECT_ROOT / ".course_secret"
 
 
-def case_seed(secret, student_id, check_name, code_digest=None):
+def case_seed(secret: bytes, student_id: str, check_name: str, code_digest=None) -> int:
     """Seed (an ``int`` below 2**64) for one student's randomized cases of one check.
 
     Args:
@@ -38,7 +39,7 @@ def case_seed(secret, student_id, check_name, code_digest=None):
     return int.from_bytes(digest[:8], "big")
 
 
-def load_secret(path=None, create=False):
+def load_secret(path=None, create: bool = False) -> bytes:
     """Return the course secret (``bytes``).
 
     Order: the file ``path`` when given (it must exist: a mistyped name must not silently
@@ -67,7 +68,7 @@ def load_secret(path=None, create=False):
     return SECRET_FILE.read_text(encoding="utf-8").strip().encode()
 
 
-def new_secret(path=SECRET_FILE):
+def new_secret(path=SECRET_FILE) -> Path:
     """Create ``path`` holding 32 random bytes (hex), readable by its owner only from the
     start (``os.open`` with mode 0o600 and ``O_EXCL``: never world-readable, even briefly,
     and never overwriting an existing secret). Returns ``path``.

@@ -35,6 +35,7 @@ Generated from it (and committed, each with a drift test):
 Then the pages generated from all exercise folders (``autograder.course.pages``: README's exercise
 table, ``docs/worked-examples.md``).
 """
+from __future__ import annotations
 import argparse
 import contextlib
 import io
@@ -77,7 +78,7 @@ def _nbgrader(grade_id, *, grade=False, solution=False, locked=False, points=Non
 DEMO_TAG = "instructor-demo"
 
 
-def demo_cell(source, n):
+def demo_cell(source: str, n: int):
     """The code cell of the ``n``-th instructor demo (``# %% demo=true``), n = 1, 2, ...
 
     Tagged ``instructor-demo`` (grading skips such cells) and locked by nbgrader
@@ -161,7 +162,7 @@ def source_notebook(exercise):
     return nb
 
 
-def solution_module(exercise):
+def solution_module(exercise) -> str:
     """Source text of ``solutions/<name>.py``: the ``module`` and ``solution`` cells, markers removed."""
     text = jupytext.read(exercise.text_form, fmt="py:percent")
     parts = [f'"""Reference solutions for the "{exercise.name}" exercise.\n\n'
@@ -185,7 +186,7 @@ c.CourseDirectory.course_id = "build"
 """
 
 
-def venv_on_path():
+def venv_on_path() -> None:
     """Put this interpreter's bin directory first on $PATH.
 
     nbgrader runs helper executables (``alembic``) by name; when the course's venv is not
@@ -226,7 +227,7 @@ def release_notebook(exercise, source_path):
         return nbformat.read(released, as_version=4)
 
 
-def generated_files(exercise):
+def generated_files(exercise) -> dict:
     """``{path: text}`` of every file generated from ``exercise``'s text form."""
     source = source_notebook(exercise)
     source_text = nbformat.writes(source) + "\n"

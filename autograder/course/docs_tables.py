@@ -12,6 +12,7 @@ Two tables would drift if typed by hand, so they are generated between marker co
 ``python -m autograder build`` writes them (``course/build.py`` owns the one write and ``--check`` loop);
 ``tests/course/test_docs.py`` runs the check.
 """
+from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path
@@ -53,7 +54,7 @@ def _amount(name, value):
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def limits_table():
+def limits_table() -> str:
     """The Markdown table of ``Limits``: one row per field, in declaration order."""
     from autograder.sandbox.limits import Limits
     docs = _attribute_docs(Limits)
@@ -76,7 +77,7 @@ FIXED_LIMITS = (
 )
 
 
-def fixed_limits_table():
+def fixed_limits_table() -> str:
     """The Markdown table of ``FIXED_LIMITS`` with their values, read from the modules."""
     import importlib
     rows = ["| constant | value | what it bounds |", "|---|---|---|"]
@@ -86,7 +87,7 @@ def fixed_limits_table():
     return "\n".join(rows)
 
 
-def policy_lists():
+def policy_lists() -> str:
     """Markdown lists of the sandbox's bubblewrap options and its seccomp allow-list."""
     from autograder.sandbox import policy as confinement
     from autograder.sandbox.limits import Limits
@@ -113,7 +114,7 @@ SECTIONS = {"grading.md": {"limits": limits_table, "fixed-limits": fixed_limits_
             "confinement.md": {"policy": policy_lists}}
 
 
-def render(text, generators):
+def render(text: str, generators) -> str:
     """``text`` with each ``<!-- generated: NAME -->`` ... ``<!-- end generated -->`` section
     refilled by ``generators[NAME]()``.
 
@@ -132,7 +133,7 @@ def render(text, generators):
     return text
 
 
-def stale_pages(docs=DOCS, write=False):
+def stale_pages(docs=DOCS, write: bool = False) -> list[str]:
     """Names of the pages whose generated sections differ from the code (rewritten when ``write``)."""
     stale = []
     for page, generators in SECTIONS.items():
@@ -146,7 +147,7 @@ def stale_pages(docs=DOCS, write=False):
     return stale
 
 
-def generated_pages(docs=DOCS):
+def generated_pages(docs=DOCS) -> dict:
     """``{Path: text}`` of every page with generated sections, as the code renders it now."""
     return {Path(docs) / page: render((Path(docs) / page).read_text(encoding="utf-8"), generators)
             for page, generators in SECTIONS.items()}

@@ -18,6 +18,7 @@ nbgrader assignment holding one notebook, and its folder holds everything about 
 
 ``python -m autograder new <name>`` writes a new folder from a template (``autograder.course.scaffold``).
 """
+from __future__ import annotations
 import os
 
 try:
@@ -219,7 +220,7 @@ EXERCISES = discover()
 ALL_FUNCTIONS = sorted({f for e in EXERCISES.values() for f in e.functions})
 
 
-def find(name):
+def find(name: str):
     """The ``Exercise`` called ``name``.
 
     Raises:

@@ -10,6 +10,7 @@ NAME``: its three notebooks, README's table, the worked-examples page); its refe
 marks and its stub 0, and the test suite covers it with no edit anywhere else. Then replace the template's function, checks and mistakes with the exercise's own
 (``docs/authoring.md`` walks through it).
 """
+from __future__ import annotations
 import argparse
 import keyword
 import subprocess
@@ -190,7 +191,7 @@ TEMPLATE = {"exercise.toml": TOML, "__init__.py": INIT, "notebook.py": NOTEBOOK,
             "mistakes.py": MISTAKES, "worked.py": WORKED}
 
 
-def create(name, title=None, root=COURSE_DIR):
+def create(name: str, title: str | None = None, root=COURSE_DIR):
     """Write ``root/name/`` from the template.
 
     Args:
@@ -220,7 +221,7 @@ def create(name, title=None, root=COURSE_DIR):
     return folder
 
 
-def main(argv=None):
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder new", description=__doc__.split("\n")[0])
     parser.add_argument("name", help="the exercise's name (a lowercase identifier, e.g. layer_norm)")
     parser.add_argument("--title", help="the notebook's title")

@@ -15,6 +15,7 @@ checks use. ``python -m autograder build`` renders them as VALUES ONLY into the 
 ``tests/course/test_build.py`` fails when the notebooks drift from what the check files give,
 and ``tests/course/test_visible.py`` runs every case against the reference.
 """
+from __future__ import annotations
 import importlib
 import math
 import sys
@@ -76,7 +77,7 @@ def _float(x):
     return repr(float(x))
 
 
-def to_source(value, digits=None):
+def to_source(value, digits=None) -> str:
     """Python source that evaluates to ``value`` (arrays become ``np.array(...)``).
 
     Args:
@@ -209,7 +210,7 @@ def _case_source(case, number):
     return prelude, lines
 
 
-def check_cell(function, cases):
+def check_cell(function: str, cases) -> str:
     """Source of the visible check cell of ``function``: one ``check_visible`` call holding
     all its cases (a scenario is a small function defined just before the call).
 
@@ -244,7 +245,7 @@ VALUES_SOURCE = Path(__file__).resolve().parents[1] / "checks" / "values.py"
 PASTE_MARK = "  # PASTE show_values.py"
 
 
-def helper_cell():
+def helper_cell() -> str:
     """Source of the locked cell that defines ``check_visible`` and ``visible_checks_summary``:
     the text of ``course/visible_cell.py``, with its import of ``show_values`` replaced by that
     module's code (the one way numbers are printed; the notebook has no grader package).

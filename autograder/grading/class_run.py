@@ -5,6 +5,7 @@ every class run goes through (``grade_class``: the preflight, the grading, the r
 benchmarks call, so none of them grades without the preflight (tiktoken's file, the sandbox) or leaves
 a class without its reports.
 """
+from __future__ import annotations
 import concurrent.futures as cf
 import dataclasses
 import signal
@@ -37,7 +38,7 @@ def _zero_result(job, note, problems=(), grader_log=()):
 MAX_NOTEBOOKS_PER_EXERCISE = 3  # copies of one exercise graded for one student, at most
 
 
-def grade_best(job, secret, limits, host=None):
+def grade_best(job, secret: bytes, limits, host=None) -> NotebookResult:
     """Grade ``job.path`` and each of ``job.alternatives`` (several notebooks handing in one
     exercise, e.g. the untouched release beside a renamed copy holding the work); the
     best score counts (ties: the first, i.e. the released name), and the feedback names
@@ -72,7 +73,7 @@ def grade_best(job, secret, limits, host=None):
     return best
 
 
-def grade_job(job, secret, limits, host=None):
+def grade_job(job, secret: bytes, limits, host=None) -> tuple[NotebookResult, bool]:
     """Grade one ``discover.Job``; never raises. Returns ``(NotebookResult, grader_failed)``.
     ``host``: the student's ``warm.StudentSandbox`` (see ``host_for``), or ``None``.
 
@@ -100,7 +101,7 @@ _host = None  # in a worker: (student_id, limits, warm.StudentSandbox) of the la
 _spare = None  # in a worker: (limits, warm.StudentSandbox) started ahead, for the next student
 
 
-def host_for(student_id, limits):
+def host_for(student_id: str, limits):
     """This worker's warm sandbox for ``student_id`` (``warm.StudentSandbox``): the one of the
     previous job when it is the same student with the same limits and still usable, else a
     new one (the previous one is closed first: a sandbox never serves two students).
@@ -147,7 +148,7 @@ def _start_spare(limits):
         _spare = None
 
 
-def close_host():
+def close_host() -> None:
     """Close this worker's warm sandbox of the current student, if any."""
     global _host
     if _host is not None:
@@ -155,7 +156,7 @@ def close_host():
         _host = None
 
 
-def close_sandboxes():
+def close_sandboxes() -> None:
     """Close this worker's warm sandboxes, the spare too (run when the worker exits)."""
     global _spare
     close_host()
@@ -197,7 +198,7 @@ KILLED_WORKER_NOTE = ("your notebook could not be run: grading it killed the gra
                       "twice")
 
 
-def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=True, on_pool=None):
+def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, out=None, resume: bool = True, on_pool=None) -> tuple[list[NotebookResult], int]:
     """Grade ``jobs`` on a pool of ``workers`` processes, each with its own memory limit
     (``Limits.grader_memory_bytes``). Each student's notebooks are one task: one worker
     grades them in turn through one warm sandbox (``_by_student``).
@@ -298,7 +299,7 @@ def grade_all(jobs, secret, limits, workers, progress=None, out=None, resume=Tru
     return results, failures
 
 
-def log_grader_errors(out, result):
+def log_grader_errors(out, result: NotebookResult) -> None:
     """Append ``result``'s grader-error tracebacks to ``out/grader-errors.log`` (UTF-8)."""
     path = Path(out) / "grader-errors.log"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -13,6 +13,7 @@ In a folder, each notebook is the exercise its name or cell ids say, else the fo
 assignment. Several notebooks of one student for one exercise (``tokens.ipynb`` beside
 ``tokens (1).ipynb``) make one ``Job``; ``class_run.grade_best`` grades them and keeps the best.
 """
+from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +46,7 @@ class Job:
 _COPY_SUFFIX = re.compile(r"(?:-Copy\d+| \(\d+\))$")
 
 
-def base_name(stem):
+def base_name(stem: str) -> str:
     """``stem`` without copy suffixes: ``"tokens (1)"`` and ``"tokens-Copy1"`` -> ``"tokens"``."""
     while True:
         stripped = _COPY_SUFFIX.sub("", stem)
@@ -82,7 +83,7 @@ def _notebooks(folder):
     return sorted(p for p in folder.glob("*.ipynb") if p.is_symlink() or not p.is_dir())
 
 
-def discover(path, student=None, assignment=None):
+def discover(path, student: str | None = None, assignment: str | None = None) -> list[Job]:
     """List the ``Job``s under ``path`` (see module docstring for the layouts).
 
     Args:

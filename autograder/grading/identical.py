@@ -14,6 +14,7 @@ exercise, student, notebook, why, the other students with the same code, and the
 the code digest (the same digest means the same code). The file is written on every run
 (a header alone when nothing is flagged), so an old list never outlives a regrade.
 """
+from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,7 +66,7 @@ def _links(path):
         return 1
 
 
-def find(jobs, results):
+def find(jobs: list, results: list) -> list:
     """The flagged notebooks of a graded class.
 
     Args:
@@ -100,7 +101,7 @@ def find(jobs, results):
     return sorted(flags, key=lambda f: (f[1].exercise, f[1].student_id, f[1].why))
 
 
-def flag(jobs, results, out_dir):
+def flag(jobs: list, results: list, out_dir):
     """Add ``Problem.IDENTICAL`` to each flagged result and write ``out_dir/identical.csv``.
 
     Returns:

@@ -63,7 +63,7 @@ def _scratch_full(limits):
             f"and folders and {limits.scratch_bytes // 1024 ** 2} MB; the cell was stopped there)")
 
 
-def startup_notes(report, limits=None):
+def startup_notes(report: dict, limits=None) -> list[str]:
     """Feedback lines for cells that raised or timed out while the notebook started
     (``limits``: the ``Limits`` graded under, named when a cell filled the scratch folder)."""
     notes = []
@@ -90,7 +90,7 @@ def startup_notes(report, limits=None):
     return notes
 
 
-def redefinition_notes(notebook, exercise):
+def redefinition_notes(notebook, exercise) -> list[str]:
     """Feedback lines for functions defined again after their hidden-test cell."""
     notes = []
     for name, labels in notebook.later_definitions(exercise.functions).items():

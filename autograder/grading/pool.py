@@ -10,6 +10,7 @@ forkserver listens on a unix socket that a submission could connect to and have 
 process forked for it); each dies with the process that made the pool and may get its own
 address-space limit.
 """
+from __future__ import annotations
 import concurrent.futures as cf
 import multiprocessing
 import os
@@ -45,7 +46,7 @@ def _init_worker(started, memory_bytes, at_exit=None):
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
-def announce(key):
+def announce(key) -> None:
     """In a worker: say that job ``key`` starts here (``WorkerPool.started``). A task that
     runs several jobs in turn announces each as it starts it."""
     _started.put((key, os.getpid()))

@@ -9,6 +9,7 @@ run stops with an instructor-facing error instead of charging every student for 
 * the sandbox: ``autograder.sandbox.bubblewrap.check_available()`` (provided by the sandbox
   module) when the run is confined.
 """
+from __future__ import annotations
 import hashlib
 from pathlib import Path
 
@@ -19,7 +20,7 @@ class PreflightError(RuntimeError):
     """Something the grading needs is missing; ``str()`` tells the instructor what to do."""
 
 
-def check_tiktoken_cache(directory=None):
+def check_tiktoken_cache(directory=None) -> None:
     """Raise ``PreflightError`` unless ``cl100k_base`` is in tiktoken's cache with the right sha256.
 
     Args:
@@ -40,7 +41,7 @@ def check_tiktoken_cache(directory=None):
                              f"({len(data)} bytes, wrong sha256); {fix}")
 
 
-def check_sandbox(level=None, extra=()):
+def check_sandbox(level: str | None = None, extra: tuple = ()) -> str:
     """The confinement level to grade with; raise ``PreflightError`` when none can start.
 
     Tries bubblewrap, then the setuid level (``levels.choose``), or only ``level`` when it
@@ -74,7 +75,7 @@ def check_sandbox(level=None, extra=()):
 NEEDS_TIKTOKEN = {"tokens"}
 
 
-def run(jobs=None, confined=True, tiktoken_dir=None, level=None):
+def run(jobs: list | None = None, confined: bool = True, tiktoken_dir=None, level: str | None = None) -> str | None:
     """All checks that do not need the secret; raises ``PreflightError`` on the first failure.
 
     Args:

@@ -5,6 +5,7 @@ A ``plugin.CheckResult`` carries the problems of its check (the student's functi
 out, crashed, answered too much ...), a ``grade.NotebookResult`` those of the whole notebook
 (not a valid notebook, its worker died, the grader failed ...).
 """
+from __future__ import annotations
 from enum import Enum
 
 
@@ -38,7 +39,7 @@ def of_student_error(exc):
     return frozenset([found]) if found else frozenset()
 
 
-def column(problems):
+def column(problems) -> str:
     """``grades.csv`` text for a collection of ``Problem``: distinct, in declaration order."""
     present = set(problems)
     return "; ".join(p.value for p in Problem if p in present)

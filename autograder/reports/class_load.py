@@ -1,5 +1,6 @@
 """The class report's input: every results.json under a graded folder (ours or Gradescope's), read as
 ``Entry`` records (``load``), with the late penalties of grades.csv and the mistakes the feedback names."""
+from __future__ import annotations
 import csv
 import json
 import os
@@ -53,7 +54,7 @@ class Entry:
     href: str = field(default=None, repr=False)  # the link as written in the page, once computed
 
 
-def mistakes_in(output):
+def mistakes_in(output: str) -> list[str]:
     """The mistake names in one check's feedback ("... That is the value you get when you A
     (or when you B)."), as a list of str; [] when it names none."""
     found = _MISTAKE_SENTENCE.search(output or "")
@@ -137,7 +138,7 @@ def _entry(path, rel, data, assignment_hint):
                  str(extra.get("student_id") or default_student), score, max_score, tests, problems, late)
 
 
-def load(graded_dir, assignment=None):
+def load(graded_dir, assignment: str | None = None) -> tuple:
     """Read the class's results under ``graded_dir``.
 
     Args:

@@ -27,6 +27,7 @@ older run) is read from the feedback's own sentence "That is the value you get w
 is any ``grades.csv`` column or ``extra_data`` key whose name says late or penalty, when set.
 Nothing in a broken or foreign results.json stops the report: it is skipped with a note.
 """
+from __future__ import annotations
 import os
 import re
 import statistics
@@ -181,13 +182,13 @@ def _simple_table(caption, header, rows, css):
     return "".join(out) + "</table>"
 
 
-def is_identical(problem):
+def is_identical(problem) -> bool:
     """Whether a problem text says the submission is identical to another's."""
     text = problem.lower()
     return "identical" in text or "duplicate" in text or text.startswith("same as")
 
 
-def render_class_html(entries, notes=(), base=".", title="Class report", stats=None, mistakes=None):
+def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = "Class report", stats=None, mistakes=None) -> str:
     """The class report page (see module docstring) as one str.
 
     Args:
@@ -292,7 +293,7 @@ def write_after_run(out, say=None):
     return written
 
 
-def add_arguments(parser):
+def add_arguments(parser) -> None:
     """Arguments of ``python -m autograder report`` (see ``command``)."""
     parser.add_argument("graded_dir", metavar="GRADED_DIR",
                         help="a grading output folder (<assignment>/<student>/results.json, grades.csv) "
@@ -301,7 +302,7 @@ def add_arguments(parser):
     parser.add_argument("--assignment", help="assignment name for results.json files that do not say it")
 
 
-def command(args):
+def command(args) -> int:
     """``python -m autograder report GRADED_DIR``: write the class report; exit status 0, or 2
     when GRADED_DIR holds no results.json."""
     import sys

@@ -1,6 +1,7 @@
 """The class report's numbers: each check's pass rate (``check_stats``), the mistakes the class made
 (``mistake_table``), the score histogram and the students ordered by the gaps they share, and the two CSVs
 (``class_checks.csv``, ``class_mistakes.csv``, every cell through ``csvsafe``)."""
+from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,7 @@ class CheckStats:
         return self.total_points / self.submitted if self.submitted else 0.0
 
 
-def check_stats(entries):
+def check_stats(entries) -> dict:
     """``{assignment: [CheckStats, ...]}`` in the checks' order as first seen."""
     stats = {}
     for e in entries:
@@ -45,7 +46,7 @@ def check_stats(entries):
     return {a: list(v.values()) for a, v in stats.items()}
 
 
-def mistake_table(entries):
+def mistake_table(entries) -> list:
     """Named mistakes ranked by how many students made them.
 
     Returns:
@@ -65,7 +66,7 @@ def mistake_table(entries):
     return rows
 
 
-def histogram(scores, max_score, bins=HISTOGRAM_BINS):
+def histogram(scores: list[float], max_score: float, bins: int = HISTOGRAM_BINS) -> list[int]:
     """Counts of ``scores`` in ``bins`` equal parts of [0, ``max_score``] (the top one closed).
 
     Returns: list of ``bins`` ints."""
@@ -103,7 +104,7 @@ def _write_csv(path, header, rows):
     return Path(path)
 
 
-def write_checks_csv(stats, path):
+def write_checks_csv(stats, path) -> Path:
     """``class_checks.csv``: assignment, function, check, points, submitted, passed,
     pass_rate (share in [0, 1], 3 decimals), mean_points (2 decimals)."""
     rows = [[s.assignment, s.function, s.name, s.points, s.submitted, s.passed, f"{s.pass_rate:.3f}",
@@ -112,7 +113,7 @@ def write_checks_csv(stats, path):
                              "mean_points"], rows)
 
 
-def write_mistakes_csv(mistakes, path):
+def write_mistakes_csv(mistakes, path) -> Path:
     """``class_mistakes.csv``: assignment, function, mistake, count (students), students ("; ")."""
     rows = [[a, f, m, len(who), "; ".join(e.student for e in who)] for a, f, m, who in mistakes]
     return _write_csv(path, ["assignment", "function", "mistake", "count", "students"], rows)

@@ -19,6 +19,7 @@ console table has exactly one line per check (plus its header and notes, one lin
 and no escape sequence or control character reaches a terminal or a file. Files are
 written as UTF-8 whatever the locale.
 """
+from __future__ import annotations
 import json
 import os
 from pathlib import Path
@@ -29,12 +30,12 @@ from autograder.reports import safetext
 from autograder.grading.problems import Problem, column
 
 
-def fs_name(name):
+def fs_name(name: str) -> str:
     """A name as the file system wants it: the same bytes on disk in every locale."""
     return os.fsdecode(str(name).encode("utf-8", "surrogateescape"))
 
 
-def results_json(result, test_visibility=None, output_format="text"):
+def results_json(result, test_visibility=None, output_format="text") -> dict:
     """Gradescope ``results.json`` content (a dict) for one ``grade.NotebookResult``.
 
     Submission text (names, messages, notes) passes through ``safetext.clean``.
@@ -71,7 +72,7 @@ def results_json(result, test_visibility=None, output_format="text"):
     return data
 
 
-def write_results(result, out_dir):
+def write_results(result, out_dir) -> Path:
     """Write ``OUT/<assignment_id>/<student_id>/results.json`` (UTF-8); returns its ``Path``."""
     path = Path(out_dir) / fs_name(result.assignment_id) / fs_name(result.student_id) / "results.json"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -79,7 +80,7 @@ def write_results(result, out_dir):
     return path
 
 
-def problems(result):
+def problems(result) -> str:
     """The ``problems`` column of ``result``: its recorded ``Problem`` kinds, joined with "; ",
     with the notebooks that did not count named after "several notebooks"."""
     text = column(result.all_problems)
@@ -140,7 +141,7 @@ def write_grades_csv(results, path, totals=None):
     return path
 
 
-def message_lines(message, width=100):
+def message_lines(message: str, width: int = 100) -> list[str]:
     """A check's feedback as lines of at most ``width`` characters, wrapped at spaces.
 
     Nothing is dropped: a long value was already shortened in its middle when the feedback
@@ -156,7 +157,7 @@ def message_lines(message, width=100):
 NAME_WIDTH = 48  # the test column's width; a longer name wraps onto the next lines
 
 
-def table(result, width=100):
+def table(result, width: int = 100) -> str:
     """Plain-text table of one notebook's checks: test, points, max, message.
 
     Text from the submission is escaped (``safetext.clean``), so it can neither break a

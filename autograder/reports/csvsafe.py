@@ -19,6 +19,7 @@ API::
     w = csvsafe.writer(f);            w.writerow([...])
     w = csvsafe.DictWriter(f, names); w.writeheader(); w.writerow({...})
 """
+from __future__ import annotations
 import csv
 import math
 import numbers
@@ -28,7 +29,7 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\Z")
 
 
-def cell(value):
+def cell(value) -> str:
     """The text of one CSV cell for ``value``, safe to open in a spreadsheet (``str``).
 
     Args:

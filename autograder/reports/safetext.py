@@ -9,6 +9,7 @@ report to megabytes. ``clean`` shows every such character as a visible escape an
 length with a visible marker. HTML escaping is the HTML writer's job (``html.escape`` after
 ``clean``); this module makes text inert for terminals and plain-text viewers.
 """
+from __future__ import annotations
 import os
 import unicodedata
 
@@ -42,7 +43,7 @@ def _unsafe(ch):
     return unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp", "Co", "Cn")
 
 
-def clean(text, limit=MESSAGE_CHARS, newlines=False):
+def clean(text, limit: int = MESSAGE_CHARS, newlines: bool = False) -> str:
     """``text`` with control and format characters shown as escapes, cut to ``limit`` characters.
 
     Args:
@@ -73,7 +74,7 @@ def clean(text, limit=MESSAGE_CHARS, newlines=False):
     return "".join(out)
 
 
-def display_name(name, limit=ID_CHARS):
+def display_name(name, limit: int = ID_CHARS) -> str:
     """A file or folder name (a student id ...) as text: its bytes read as UTF-8, then cleaned.
 
     Under a non-UTF-8 locale (``LANG=C``) Python decodes file names as ASCII with

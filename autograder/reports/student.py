@@ -15,6 +15,7 @@ student's, the named mistake, and a small picture where one helps:
 next to ``results.json``. Every text that comes from a submission (feedback quotes the
 student's values, names and error messages) is passed through ``html.escape``.
 """
+from __future__ import annotations
 import html
 from pathlib import Path
 
@@ -142,7 +143,7 @@ def _details(details):
     return "".join(parts)
 
 
-def render_html(result):
+def render_html(result) -> str:
     """One self-contained HTML page for a ``grade.NotebookResult`` (see module docstring).
 
     Returns:
@@ -155,7 +156,7 @@ def render_html(result):
             + render_fragment(result) + "</body></html>\n")
 
 
-def render_fragment(result):
+def render_fragment(result) -> str:
     """The report as one ``<div class="autograder-report">`` element with its scoped style,
     for placing inside another page (nbgrader's feedback notebook, see ``nbgrader_glue/gradebook.py``).
 
@@ -188,7 +189,7 @@ def render_fragment(result):
     return "\n".join(out) + "\n"
 
 
-def write_html(result, out_dir):
+def write_html(result, out_dir) -> Path:
     """Write ``OUT/<assignment_id>/<student_id>/report.html``; returns its ``Path``."""
     from autograder.reports.console import fs_name  # the same folder as results.json, in every locale
     path = Path(out_dir) / fs_name(result.assignment_id) / fs_name(result.student_id) / "report.html"

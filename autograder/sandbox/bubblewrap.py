@@ -7,6 +7,7 @@ reads (the seccomp filter, ``--info-fd``) and the launcher that runs between ``f
 sandbox uid. ``client.ChildSubmission`` uses it; so does ``check_available`` (can a sandbox
 start here at all?).
 """
+from __future__ import annotations
 import fcntl
 import functools
 import os
@@ -209,7 +210,7 @@ _PROBE = ("import os, numpy, tiktoken, matplotlib; "
 
 
 @functools.lru_cache(maxsize=1)
-def check_available():
+def check_available() -> str | None:
     """Can a sandbox start here? Starts one that imports numpy, tiktoken and matplotlib.
 
     Returns:

@@ -1,12 +1,13 @@
 """Course files readable by root only, for grading at the setuid level in a container: ``restrict_tree`` takes
 read access to the course's files from every other uid (so a child, running as a uid of its own, cannot read
 the hidden checks, the reference solutions or the secret), leaving named paths readable or listable."""
+from __future__ import annotations
 import os
 import stat
 
 
 
-def restrict_tree(top, readable=(), listable=()):
+def restrict_tree(top, readable: tuple = (), listable: tuple = ()):
     """Make every file and folder under ``top`` readable by its owner only (group and other
     permission bits cleared), except the paths a child must reach: each of ``readable``
     (and all below it) gets ``o+rX``, each of ``listable`` ``o+rx`` (names, not contents), and

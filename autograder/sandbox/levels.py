@@ -13,6 +13,7 @@ Two levels run a submission's child (``docs/containers.md`` says what each hides
 each (``check_level``); grading fails closed when none starts. The level used is recorded in
 every results.json (``extra_data``) and grades.csv (``NotebookResult.confinement``).
 """
+from __future__ import annotations
 LEVELS = ("bubblewrap", "setuid")
 CHOICES = ("auto", *LEVELS)  # what --confinement accepts
 
@@ -25,7 +26,7 @@ class NoLevel(RuntimeError):
         super().__init__("; ".join(f"{level}: {why}" for level, why in self.problems.items()))
 
 
-def check_level(level, extra=()):
+def check_level(level: str, extra: tuple = ()):
     """Why ``level`` cannot start a child here (``str``), or ``None`` when it can.
 
     Args:
@@ -43,7 +44,7 @@ def check_level(level, extra=()):
     raise ValueError(f"unknown confinement level {level!r}: one of {', '.join(LEVELS)}")
 
 
-def choose(forced=None, extra=()):
+def choose(forced: str | None = None, extra: tuple = ()):
     """The first level that starts here, in the order of ``LEVELS`` (or ``forced`` alone).
 
     Args:

@@ -9,6 +9,7 @@ the list once in the project's ``.cache/matplotlib``, which the sandbox shows re
 child copies it into its own folder before anything imports matplotlib
 (``child/mplcache.py``).
 """
+from __future__ import annotations
 import os
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
-def cache_dir():
+def cache_dir() -> Path:
     """The project's matplotlib cache folder (a ``Path``; may not exist yet)."""
     return PROJECT_ROOT / ".cache" / "matplotlib"
 

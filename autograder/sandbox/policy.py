@@ -68,6 +68,7 @@ level hides and does not hide: ``docs/containers.md``.
 launcher between fork and exec); ``launch.check_available()`` says whether all of this can start here; the grader refuses to run
 student code when it cannot, unless told ``--unconfined``.
 """
+from __future__ import annotations
 import errno
 import functools
 import os
@@ -105,7 +106,7 @@ def sandbox_uids():
 
 
 # -- the files the child sees ------------------------------------------------------------
-def grader_locations():
+def grader_locations() -> list:
     """Files of the grader that must never be visible, even inside a shown folder (a
     non-editable install puts ``solutions``, ``autograder`` and ``exercises`` into the venv's
     packages): the reference solutions, the grader package, the course (hidden checks), the
@@ -127,7 +128,7 @@ def _inside(path, folders):
     return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
-def visible_paths():
+def visible_paths() -> list:
     """What the sandbox shows, read-only, each at its own path, in mount order.
 
     Returns:
@@ -241,7 +242,7 @@ def seccomp_filter(arch=None):
 
 
 @functools.lru_cache(maxsize=1)
-def seccomp_bpf():
+def seccomp_bpf() -> bytes:
     """The compiled filter (``bytes`` of ``struct sock_filter``), as bwrap's ``--seccomp`` reads it."""
     f = seccomp_filter()
     fd = os.memfd_create("seccomp", os.MFD_CLOEXEC)
@@ -295,7 +296,7 @@ def bwrap_args(shown, limits, seccomp_fd, info_fd, scratch=None):
     return args
 
 
-def child_env():
+def child_env() -> dict[str, str]:
     """The child's whole environment, built from nothing (two BLAS settings of this
     machine are kept: they fix OpenBLAS on some CPUs)."""
     from autograder.sandbox.tiktoken_cache import cache_dir
@@ -313,7 +314,7 @@ def child_env():
     return env
 
 
-def set_limits(limits, processes=True):
+def set_limits(limits, processes: bool = True) -> None:
     """Apply ``limits`` to this process (soft = hard, so they cannot be raised again)."""
     pairs = [(resource.RLIMIT_AS, limits.memory_bytes), (resource.RLIMIT_FSIZE, limits.file_bytes),
              (resource.RLIMIT_CORE, 0), (resource.RLIMIT_CPU, int(limits.cpu_seconds)),

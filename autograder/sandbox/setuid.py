@@ -36,6 +36,7 @@ grade when the child can read the course secret, the reference or the checks). T
 folder is on the container's disk: each file is capped by ``RLIMIT_FSIZE``, the folder as a
 whole is not capped by ``Limits.scratch_bytes``.
 """
+from __future__ import annotations
 import functools
 import json
 import os
@@ -53,7 +54,7 @@ from autograder.sandbox.course_files import restrict_tree  # noqa: F401
 LEVEL = "setuid"
 
 
-def landlock_abi():
+def landlock_abi() -> int:
     """The kernel's Landlock ABI version (``int``), 0 where Landlock is missing or disabled
     (``landlock_create_ruleset`` with ``LANDLOCK_CREATE_RULESET_VERSION``, man 2 landlock_create_ruleset)."""
     import ctypes
@@ -66,7 +67,7 @@ def landlock_abi():
     return max(0, int(abi))
 
 
-def description():
+def description() -> str:
     """How children run at this level, as recorded in results.json and grades.csv (stable
     across runs of one machine: no uid number)."""
     return "setuid+seccomp" + ("+landlock" if landlock_abi() > 0 else "") + " (a uid of its own, no namespaces)"
@@ -87,7 +88,7 @@ def _scratch_base():
     return base
 
 
-def landlock_paths():
+def landlock_paths() -> dict:
     """What the child may reach at this level (Landlock rules).
 
     Returns:
@@ -306,7 +307,7 @@ def _secret_paths(extra=()):
 
 
 @functools.lru_cache(maxsize=8)
-def check_available(extra=()):
+def check_available(extra: tuple = ()) -> str | None:
     """Can a child start at the setuid level here, with no course file readable?
 
     Starts one child that imports numpy, tiktoken and matplotlib and tries to read the course

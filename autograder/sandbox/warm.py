@@ -22,6 +22,7 @@ Guarantees (the same as a cold start):
 ``ChildSubmission(cells, limits, host=box)`` uses it (``submission/remote.py``); when the server cannot
 start or stops answering, the notebook falls back to a cold sandbox of its own.
 """
+from __future__ import annotations
 import json
 import os
 import select
@@ -36,7 +37,7 @@ from autograder.sandbox.process import kill_by_pidfd, open_pidfd
 _CHILD_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # autograder/, which holds child/
 
 
-def server_command():
+def server_command() -> list[str]:
     """argv of the fork server (after it, the control socket's and the filter's descriptors)."""
     launcher = (f"import sys; sys.path.insert(0, {_CHILD_PARENT!r}); "
                 "from child.forkserver import main; main()")

@@ -21,6 +21,7 @@ The same digest is computed on every path that grades:
   ``digest_in_kernel``. nbclient sends each cell's source as the notebook holds it and
   skips empty cells, which is why cells are stripped and empty ones dropped.
 """
+from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
@@ -43,7 +44,7 @@ def _cell_texts(path):
     return texts
 
 
-def course_cell_texts(exercise):
+def course_cell_texts(exercise) -> frozenset[str]:
     """The stripped texts of the course's own code cells of ``exercise``: hidden-test cells
     (with and without their hidden region) and instructor demos, from the source and release
     notebooks that exist on this machine (``frozenset`` of ``str``). A student cell that is
@@ -64,7 +65,7 @@ def course_cell_texts(exercise):
     return frozenset(texts)
 
 
-def digest(texts, course_texts=frozenset()):
+def digest(texts, course_texts=frozenset()) -> str:
     """Hex SHA-256 of a sequence of cell sources (``str``), by the rule of the module docstring.
 
     Args:

@@ -5,6 +5,7 @@ for the answer while serving the child's callbacks (products with weights the gr
 and turn what came back into a value or a ``StudentCodeError`` (``_interpret``). ``RemoteObject`` is a
 student object living in the child; ``clean_error`` caps and escapes the errors a child reports.
 """
+from __future__ import annotations
 import json
 import os
 import secrets
@@ -58,7 +59,7 @@ def _to_wire_args(value, registry=None):
     return value
 
 
-def clean_error(err):
+def clean_error(err) -> dict | None:
     """The ``{"type", "message", "where"}`` a child reported, as capped, escaped text
     (``None`` when it is not such a dict)."""
     if not isinstance(err, dict) or not isinstance(err.get("type"), str):

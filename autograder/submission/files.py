@@ -7,6 +7,7 @@ tree are entered only when they are real folders (``is_real_dir``). The size cap
 the notebook's CODE (``code_size_problem``), not on its saved outputs; the whole file has
 only a generous cap (``MAX_FILE_BYTES``) so a huge file cannot exhaust the grader's memory.
 """
+from __future__ import annotations
 import os
 import stat
 
@@ -18,7 +19,7 @@ class UnreadableSubmission(Exception):
     """A submitted file that is not read; ``str(exc)`` says why, for the student."""
 
 
-def read_submission(path, max_bytes=MAX_FILE_BYTES):
+def read_submission(path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of the submitted file ``path``.
 
     Opens it with ``O_NOFOLLOW | O_NONBLOCK`` (a symbolic link fails, a FIFO does not
@@ -61,7 +62,7 @@ def read_submission(path, max_bytes=MAX_FILE_BYTES):
         os.close(fd)
 
 
-def is_real_dir(path):
+def is_real_dir(path) -> bool:
     """True when ``path`` is a folder and not a symbolic link to one."""
     try:
         return stat.S_ISDIR(os.lstat(path).st_mode)
@@ -69,7 +70,7 @@ def is_real_dir(path):
         return False
 
 
-def code_size_problem(cells, name, max_bytes=MAX_CODE_BYTES):
+def code_size_problem(cells: list, name: str, max_bytes: int = MAX_CODE_BYTES) -> str | None:
     """A message when the code of ``cells`` (``[(index, source)]``) is over ``max_bytes``
     (UTF-8 bytes, all cells together), else ``None``."""
     size = sum(len(src.encode("utf-8", errors="replace")) for _, src in cells)

@@ -32,6 +32,7 @@ What happens to a notebook on the way (each step mirrors ``nbgrader autograde``)
 Cells are named as Jupyter shows them: their position among all cells, from 1, and the
 ``grade_id`` where there is one: ``cell 19 (attention_row)``.
 """
+from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
@@ -166,7 +167,7 @@ def _is_test_cell(meta):
     return meta.get("grade") is True and not meta.get("solution")
 
 
-def grade_ids(cells):
+def grade_ids(cells: list) -> set[str]:
     """The nbgrader ``grade_id``s of raw cell dicts (``set`` of ``str``)."""
     return {g for g in (_nbgrader(c).get("grade_id") for c in cells) if isinstance(g, str)}
 
@@ -184,7 +185,7 @@ class TooMuchIPythonSyntax(Exception):
     """A cell with more IPython syntax than the grader translates; ``str(exc)`` says why."""
 
 
-def ipython_transform(source):
+def ipython_transform(source: str) -> str:
     """``source`` as IPython would run it (``TransformerManager.transform_cell``).
 
     A cell with no line IPython could change is returned as is without calling IPython
@@ -342,7 +343,7 @@ def _defined_names(source):
     return frozenset(names)
 
 
-def is_untouched_release(path, release):
+def is_untouched_release(path, release) -> bool:
     """Whether every code cell of the notebook at ``path`` is as released (the stub handed
     back unchanged, e.g. beside a copy that holds the work). Unreadable files are not."""
     try:

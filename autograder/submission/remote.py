@@ -15,6 +15,7 @@ budget) that covers sending, waiting, the child's callbacks (products with weigh
 grader keeps, ``submission/counted.py``) and decoding the answer within ``wire.Budget``. Error text from
 the child is escaped and capped (``safetext``) as it arrives.
 """
+from __future__ import annotations
 import json
 import os
 import shutil
@@ -36,7 +37,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 _HERE = Path(__file__).resolve().parents[1]  # autograder/, which holds child/
 
 
-def child_command():
+def child_command() -> list[str]:
     """argv that starts the child: this interpreter, isolated, importing ``child.main`` from
     the folder that holds the child package (the package removes that folder from
     ``sys.path`` once imported, so the rest of the grader is never importable)."""
@@ -45,7 +46,7 @@ def child_command():
     return [sys.executable, "-I", "-c", launcher]
 
 
-def child_env(workdir):
+def child_env(workdir) -> dict[str, str]:
     """Environment of an unconfined child (``--unconfined``): like the sandbox's
     (``confinement.child_env``), with ``workdir`` as its home and temporary folder."""
     env = sandboxing.child_env()
