@@ -17,13 +17,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from autograder.checks.declared import check_metas
+from autograder.checks.plugin import CheckResult
+from autograder.course.registry import EXERCISES
+from autograder.demo.mistakes import all_mistakes
+from autograder.grading.result import NotebookResult
 from autograder.reports import console as report
 from autograder.reports.class_report import write_all
-from autograder.demo.mistakes import all_mistakes
-from autograder.course.registry import EXERCISES
-from autograder.checks.declared import check_metas
-from autograder.grading.result import NotebookResult
-from autograder.checks.plugin import CheckResult
 
 
 def synthetic_class(out, students, seed=0, fail_rate=0.2):

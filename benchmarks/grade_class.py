@@ -15,11 +15,11 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.grading.class_run import grade_class
+from autograder.course.registry import EXERCISES
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
+from autograder.grading.class_run import grade_class
 from autograder.grading.discover import discover
-from autograder.course.registry import EXERCISES
 from autograder.submission import Limits
 
 

@@ -27,9 +27,9 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.gradescope import bundle as gradescope
-from autograder.demo.fill import filled_notebook
 from autograder.course.registry import EXERCISES
+from autograder.demo.fill import filled_notebook
+from autograder.gradescope import bundle as gradescope
 
 
 def play(zip_path, infos, work, exercise, level, runs):

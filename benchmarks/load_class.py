@@ -38,10 +38,10 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.course.registry import EXERCISES
 from autograder.demo.corpus import STYLES
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
-from autograder.course.registry import EXERCISES
 
 HONEST_STYLES = [("loop_definitions",), ("magics", "percent_formatting"), ("docstring_questions",),
                  ("guarded_main",), ("conditional_definitions", "magics")]
@@ -227,7 +227,7 @@ def main():
                   f"{'yes' if not differ else f'NO, {len(differ)} differ, e.g. {differ[:3]}'}"
                   f"{f' (points differ on {len(points)})' if differ else ''}")
             for key in differ[:5]:
-                for a, b in zip(first.get(key, []), second.get(key, [])):
+                for a, b in zip(first.get(key, []), second.get(key, []), strict=False):
                     if a != b:
                         print(f"    {key}: {a} / {b}")
             if differ or reused != recorded or len(second) != n:

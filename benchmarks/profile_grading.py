@@ -30,10 +30,10 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.demo.fill import filled_notebook
-from autograder.grading.discover import discover
 from autograder.course.registry import EXERCISES
+from autograder.demo.fill import filled_notebook
 from autograder.grading.class_run import grade_job
+from autograder.grading.discover import discover
 from autograder.submission import Limits
 
 SECRET = b"benchmark-secret"
@@ -64,7 +64,7 @@ def importtime(top):
           f"{sum(r[0] for r in rows if r[3] == 1) / 1000:.0f} ms of imports, top {top} by cumulative time")
     print("```")
     print(f"{'cumulative us':>14} {'self us':>9}  module")
-    for cum, self_, name, depth in sorted(rows, key=lambda r: -r[0])[:top]:
+    for cum, self_, name, _depth in sorted(rows, key=lambda r: -r[0])[:top]:
         print(f"{cum:>14} {self_:>9}  {name}")
     print("```")
     return total

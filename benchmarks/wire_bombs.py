@@ -47,8 +47,8 @@ def main():
     print(f"{'case':<28} {'json.loads':>11} {'wire.loads':>11}  result")
     for name, data in cases.items():
         text = json.dumps(data)
-        plain = median_seconds(lambda: json.loads(text), args.rounds)
-        ours = median_seconds(lambda: wire.loads(text), args.rounds)
+        plain = median_seconds(lambda text=text: json.loads(text), args.rounds)
+        ours = median_seconds(lambda text=text: wire.loads(text), args.rounds)
         value = wire.loads(text)
         shown = value.text if isinstance(value, wire.Opaque) else f"{type(value).__name__} of {len(value)}"
         print(f"{name:<28} {plain * 1000:>8.1f} ms {ours * 1000:>8.1f} ms  {shown}")

@@ -13,10 +13,10 @@ import os
 import nbformat
 import pytest
 
+from autograder.demo.environ import patched_environ
 from autograder.demo.fill import filled_notebook
 from autograder.grading.notebook import grade_notebook
 from autograder.submission import Limits
-from autograder.demo.environ import patched_environ
 
 SECRET = b"test-secret"  # fixed, so the randomized cases are the same on every run
 
@@ -129,7 +129,8 @@ def _snapshot_release(dest, attempts=60):
         RuntimeError: a release stayed missing or broken for ``attempts`` tries.
     """
     import time
-    from autograder.course.registry import PROJECT_ROOT, EXERCISES
+
+    from autograder.course.registry import EXERCISES, PROJECT_ROOT
     for exercise in EXERCISES.values():
         live = PROJECT_ROOT / "assignments" / exercise.name / exercise.notebook
         for _ in range(attempts):

@@ -16,13 +16,14 @@ Example::
                      mistakes={"forgot the sqrt(d_k) scaling": [0.268941, 0.731059]})
 """
 from __future__ import annotations
+
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
-from autograder.child import wire
 from autograder.checks.values import show, show_pair
+from autograder.child import wire
 
 WORKED_ATOL = 1e-4  # worked numbers are checked to 1e-4 absolute
 

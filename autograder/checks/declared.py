@@ -7,6 +7,7 @@ points per student function (``points_by_function``), and which checks are rando
 (``randomized_checks``).
 """
 from __future__ import annotations
+
 import ast
 
 from autograder.checks.api import CheckMeta
@@ -67,4 +68,4 @@ def randomized_checks(exercise) -> set[str]:
     metas = check_metas(exercise)
     if len(metas) != len(takes_rng):
         raise ValueError(f"{exercise.checks_file.name}: every @check must decorate a check_* function")
-    return {m.name for m, rng in zip(metas, takes_rng) if rng}
+    return {m.name for m, rng in zip(metas, takes_rng, strict=False) if rng}

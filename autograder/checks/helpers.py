@@ -4,11 +4,11 @@
 (``explained_by_helpers``, see ``checks/plugin.py``). ``_reference_submission`` is the reference solution as
 a submission (for blaming a check that fails on it too)."""
 from __future__ import annotations
+
 import importlib
 import types
 
 import numpy as np
-
 
 
 def _copied(value):
@@ -56,7 +56,7 @@ def same_value(a, b) -> bool:
     """Whether two returned values are the same answer: lists and tuples alike, numbers
     to 1e-6 relative (1e-9 absolute), dicts with equal keys and values."""
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=False))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
     if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
@@ -125,14 +125,14 @@ def explained_by_helpers(function, calls, helpers, reference, submission, throug
         if not all(same_value(c.result, run(hybrid, c)) for c in mine):
             return ()
         plain = [run(ref_fn, c) for c in mine]
-        if all(same_value(c.result, want) for c, want in zip(mine, plain)):
+        if all(same_value(c.result, want) for c, want in zip(mine, plain, strict=False)):
             return ()
         if len(helpers) == 1:
             return tuple(helpers)
         blamed = []
         for h in helpers:
             one = _reference_with(ref_fn, {h: student[h]}, tuple(through) + tuple(helpers))
-            if any(not same_value(run(one, c), want) for c, want in zip(mine, plain)):
+            if any(not same_value(run(one, c), want) for c, want in zip(mine, plain, strict=False)):
                 blamed.append(h)
     except Exception:  # the reference choked on a helper's value, or a helper failed
         return ()

@@ -30,6 +30,7 @@ Two things make the grade match ``nbgrader autograde`` and charge each bug once:
   keeps its points and the feedback names the helper, whose own checks charge the bug.
 """
 from __future__ import annotations
+
 import importlib
 import traceback
 import types
@@ -37,14 +38,22 @@ import types
 import numpy as np
 import pytest
 
-from autograder.checks.api import Mismatch
 from autograder.checks import conftest as name_fixtures
+from autograder.checks.api import Mismatch
+from autograder.checks.helpers import (  # noqa: F401
+    RecordingSubmission,
+    _Call,
+    _copied,
+    _reference_submission,
+    _reference_with,
+    explained_by_helpers,
+    same_value,
+)
+from autograder.checks.results import GRADER_ERROR_FEEDBACK, CheckResult, GraderError, feedback_for, problems_for  # noqa: F401
+from autograder.checks.seeds import case_seed
 from autograder.course.registry import CHECKS_DIR
 from autograder.grading.problems import Problem
 from autograder.submission import StudentCodeError
-from autograder.checks.seeds import case_seed
-from autograder.checks.helpers import _copied, _Call, RecordingSubmission, same_value, _reference_with, explained_by_helpers, _reference_submission  # noqa: F401
-from autograder.checks.results import CheckResult, GraderError, GRADER_ERROR_FEEDBACK, feedback_for, problems_for  # noqa: F401
 
 
 class GradingPlugin:

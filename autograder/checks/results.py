@@ -2,13 +2,13 @@
 problem flags of the exception a check ended with (``feedback_for``, ``problems_for``), and ``GraderError``
 for a defect of the grader's own checks."""
 from __future__ import annotations
+
 from dataclasses import dataclass, field
 from typing import Optional
 
-
-from autograder.reports import safetext
 from autograder.checks.api import Mismatch
 from autograder.grading.problems import Problem, of_student_error
+from autograder.reports import safetext
 from autograder.submission import StudentCodeError
 
 

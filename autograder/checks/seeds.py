@@ -9,6 +9,7 @@ predict them. The secret lives outside the release, in
 ``.course_secret`` at the course root (git-ignored) or in ``$COURSE_SECRET``.
 """
 from __future__ import annotations
+
 import hashlib
 import hmac
 import os

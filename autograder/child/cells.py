@@ -40,8 +40,8 @@ import sys
 import time
 
 from . import timing
-from .timing import GraderTimeout, alarm
 from .errors import error_of
+from .timing import GraderTimeout, alarm
 
 DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 

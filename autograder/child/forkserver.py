@@ -35,7 +35,6 @@ import os
 import shutil
 import signal
 import socket
-import struct
 import sys
 import time
 
@@ -167,6 +166,7 @@ def main():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.path[:] = [p for p in sys.path if p != os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
     import importlib
+
     from .mplcache import seed
     seed(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # the project
     for name in PRELOAD:  # what every notebook imports: paid once per student, not per notebook
@@ -179,7 +179,7 @@ def main():
             sys.modules["tiktoken"].get_encoding(name)
         except Exception:
             pass
-    from . import main as _main, server, cells, probes, wire  # noqa: F401
+    from . import main as _main  # noqa: F401
     _empty_scratch(scratch)  # caches the imports wrote (matplotlib's): every notebook starts empty
     import gc
     gc.freeze()  # what is loaded now stays shared with the children (copy-on-write)

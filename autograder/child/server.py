@@ -15,10 +15,10 @@ answered on the request pipe), e.g. the token rows a product with counted weight
 import json
 import time
 
+from . import timing
 from .cells import Runner
 from .errors import error_of
 from .probes import PROBES, CountedArray
-from . import timing
 from .timing import GraderTimeout, alarm
 from .wire import dumps, from_wire
 

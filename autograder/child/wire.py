@@ -145,7 +145,7 @@ def _hash_flood(keys):
         return False
     hashes = sorted(hash(k) for k in keys)
     run = 1
-    for a, b in zip(hashes, hashes[1:]):
+    for a, b in zip(hashes, hashes[1:], strict=False):
         run = run + 1 if a == b else 1
         if run > MAX_EQUAL_HASHES:
             return True

@@ -36,6 +36,7 @@ Then the pages generated from all exercise folders (``autograder.course.pages``:
 table, ``docs/worked-examples.md``).
 """
 from __future__ import annotations
+
 import argparse
 import contextlib
 import io
@@ -49,9 +50,9 @@ from pathlib import Path
 import jupytext
 import nbformat
 
+from autograder.checks.declared import check_metas, points_by_function
 from autograder.course import visible
 from autograder.course.registry import EXERCISES, PROJECT_ROOT, find
-from autograder.checks.declared import check_metas, points_by_function
 
 SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}

@@ -13,6 +13,7 @@ Two tables would drift if typed by hand, so they are generated between marker co
 ``tests/course/test_docs.py`` runs the check.
 """
 from __future__ import annotations
+
 import dataclasses
 import re
 from pathlib import Path

@@ -19,6 +19,7 @@ nbgrader assignment holding one notebook, and its folder holds everything about 
 ``python -m autograder new <name>`` writes a new folder from a template (``autograder.course.scaffold``).
 """
 from __future__ import annotations
+
 import os
 
 try:

@@ -11,6 +11,7 @@ marks and its stub 0, and the test suite covers it with no edit anywhere else. T
 (``docs/authoring.md`` walks through it).
 """
 from __future__ import annotations
+
 import argparse
 import keyword
 import subprocess

@@ -16,6 +16,7 @@ checks use. ``python -m autograder build`` renders them as VALUES ONLY into the 
 and ``tests/course/test_visible.py`` runs every case against the reference.
 """
 from __future__ import annotations
+
 import importlib
 import math
 import sys

@@ -10,6 +10,7 @@ agrees with the printed figure to the text's rounding (``Worked.agrees``), and t
 is current.
 """
 from __future__ import annotations
+
 import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -82,7 +83,7 @@ def _plain(value):
 def _agrees(got, printed, tol):
     if isinstance(printed, (list, tuple)):
         return isinstance(got, list) and len(got) == len(printed) and all(
-            _agrees(g, p, tol) for g, p in zip(got, printed))
+            _agrees(g, p, tol) for g, p in zip(got, printed, strict=False))
     if isinstance(printed, str):
         return got == printed
     if isinstance(printed, bool) or isinstance(got, (str, list)) or got is None:

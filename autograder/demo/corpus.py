@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 import nbformat
 
 from autograder.course.registry import EXERCISES
+from autograder.demo.environ import patched_environ
+
 from .fill import filled_notebook
 from .mistakes import all_mistakes
-from autograder.demo.environ import patched_environ
 
 
 def _solutions(nb):

@@ -22,6 +22,7 @@ import nbformat
 
 from autograder.course.build import venv_on_path
 from autograder.course.registry import EXERCISES, PROJECT_ROOT
+
 from .fill import filled_notebook
 from .mistakes import all_mistakes
 from .students import HOSTILE, REFERENCE, STUBS, STUDENTS

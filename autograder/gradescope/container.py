@@ -35,9 +35,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.sandbox.subreaper import become_subreaper
 from autograder.gradescope.environment import missing_requirements, setup_problems  # noqa: F401
-from autograder.gradescope.intake import STUDENT_ID_FIELDS, load_config, student_id, _notebook_grade_ids, find_notebook  # noqa: F401
+from autograder.gradescope.intake import STUDENT_ID_FIELDS, _notebook_grade_ids, find_notebook, load_config, student_id  # noqa: F401
+from autograder.sandbox.subreaper import become_subreaper
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # autograder/
@@ -124,8 +124,8 @@ def results_for(result, config, notes=(), extra=None):
 def zero_results(exercise, config, notebook, sid, message, extra=None):
     """results.json giving 0 points on every check of ``exercise``, each saying ``message``."""
     from autograder.checks.declared import check_metas
-    from autograder.grading.result import NotebookResult
     from autograder.checks.plugin import CheckResult
+    from autograder.grading.result import NotebookResult
     checks = [CheckResult(m.function, m.name, 0.0, m.points, message) for m in check_metas(exercise)]
     return results_for(NotebookResult(sid or "unknown", exercise.assignment, notebook or "", checks, [message]),
                        config, extra=extra)
@@ -146,12 +146,12 @@ def grade_submission(root, out):
     submission does; fails closed (0 points, a message saying why) when the student id,
     the notebook or the sandbox is missing.
     """
-    from autograder.reports import console as report
+    from autograder.checks.seeds import load_secret
     from autograder.course.registry import find
     from autograder.grading.notebook import grade_notebook
-    from autograder.submission import Limits
-    from autograder.checks.seeds import load_secret
+    from autograder.reports import console as report
     from autograder.sandbox.tiktoken_cache import cache_dir
+    from autograder.submission import Limits
     root = Path(root)
     source = root / "source"
     config = load_config(source)

@@ -7,7 +7,6 @@ from pathlib import Path
 from autograder.gradescope.intake import load_config
 
 
-
 def missing_requirements(requirements_file):
     """Pinned requirements (``name==version`` lines, with or without an environment marker
     such as ``; python_version < "3.11"``) that apply to this Python and are not installed

@@ -5,8 +5,6 @@ import json
 import os
 from pathlib import Path
 
-
-
 STUDENT_ID_FIELDS = ("sid", "email", "id")  # submission_metadata.json users[] keys, in order
 
 

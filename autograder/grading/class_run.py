@@ -6,6 +6,7 @@ benchmarks call, so none of them grades without the preflight (tiktoken's file, 
 a class without its reports.
 """
 from __future__ import annotations
+
 import concurrent.futures as cf
 import dataclasses
 import signal

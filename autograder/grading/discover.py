@@ -14,13 +14,14 @@ assignment. Several notebooks of one student for one exercise (``tokens.ipynb`` 
 ``tokens (1).ipynb``) make one ``Job``; ``class_run.grade_best`` grades them and keeps the best.
 """
 from __future__ import annotations
+
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.course.registry import EXERCISES
-from autograder.submission.notebook import InvalidNotebook, grade_ids, load_cells
 from autograder.submission.files import is_real_dir
+from autograder.submission.notebook import InvalidNotebook, grade_ids, load_cells
 
 
 @dataclass(frozen=True)

@@ -15,17 +15,15 @@ the code digest (the same digest means the same code). The file is written on ev
 (a header alone when nothing is flagged), so an old list never outlives a regrade.
 """
 from __future__ import annotations
+
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.submission import digest as code_digest
-
-from autograder.reports import csvsafe
-
-from autograder.reports import safetext
-from autograder.submission.notebook import InvalidNotebook, read_notebook
 from autograder.grading.problems import Problem
+from autograder.reports import csvsafe, safetext
+from autograder.submission import digest as code_digest
+from autograder.submission.notebook import InvalidNotebook, read_notebook
 
 NOTE_FILE = "identical.csv"
 COLUMNS = ["exercise", "student_id", "notebook", "why", "same_code_as", "code_digest"]
@@ -75,7 +73,7 @@ def find(jobs: list, results: list) -> list:
         list of ``(index, Flag)``: ``index`` into ``results``; sorted by exercise and student.
     """
     flags, by_code, release_digests = [], {}, {}
-    for i, (job, result) in enumerate(zip(jobs, results)):
+    for i, (job, result) in enumerate(zip(jobs, results, strict=False)):
         if job.exercise is None or result is None:
             continue
         path = _graded_path(job, result)

@@ -11,15 +11,13 @@ import dataclasses
 import time
 from pathlib import Path
 
-from autograder.submission import digest as code_digest
-
 from autograder.checks import plugin
-
-from autograder.reports import safetext
-from autograder.submission.notebook import InvalidNotebook, read_notebook
-from autograder.grading.result import NotebookResult
 from autograder.grading.problems import Problem
+from autograder.grading.result import NotebookResult
+from autograder.reports import safetext
 from autograder.submission import ChildSubmission, Limits, StudentCodeError
+from autograder.submission import digest as code_digest
+from autograder.submission.notebook import InvalidNotebook, read_notebook
 
 
 class BrokenSubmission:

@@ -11,6 +11,7 @@ process forked for it); each dies with the process that made the pool and may ge
 address-space limit.
 """
 from __future__ import annotations
+
 import concurrent.futures as cf
 import multiprocessing
 import os

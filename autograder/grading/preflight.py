@@ -10,6 +10,7 @@ run stops with an instructor-facing error instead of charging every student for 
   module) when the run is confined.
 """
 from __future__ import annotations
+
 import hashlib
 from pathlib import Path
 
@@ -54,6 +55,7 @@ def check_sandbox(level: str | None = None, extra: tuple = ()) -> str:
         the level's name (``str``).
     """
     import sys
+
     from autograder.sandbox.levels import NoLevel, choose
     try:
         chosen, skipped = choose(level, extra)

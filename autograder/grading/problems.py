@@ -6,6 +6,7 @@ out, crashed, answered too much ...), a ``grade.NotebookResult`` those of the wh
 (not a valid notebook, its worker died, the grader failed ...).
 """
 from __future__ import annotations
+
 from enum import Enum
 
 

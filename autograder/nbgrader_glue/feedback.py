@@ -7,7 +7,6 @@ import os
 import tempfile
 from pathlib import Path
 
-
 SUBMISSION_FILES = ("timestamp.txt", "submission_secret.txt")
 log = logging.getLogger("autograder.nbgrader_glue.gradebook")  # one log for recording and feedback
 
@@ -48,9 +47,9 @@ def feedback_notebook(course, result, path):
         cannot be read or sanitized gives a notebook holding the report alone.
     """
     from autograder.course.registry import find
-    from autograder.reports.student import render_fragment
     from autograder.nbgrader_glue.cells import OverwriteReleasedCells, released_source
     from autograder.reports.console import table
+    from autograder.reports.student import render_fragment
     nbformat, _, preprocessors, utils = _nbgrader()
     aid, sid = result.assignment_id, result.student_id
     notebook_id = Path(find(aid).notebook).stem

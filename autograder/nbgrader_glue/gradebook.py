@@ -39,8 +39,16 @@ import sys
 import warnings as warnings_module
 from dataclasses import dataclass, field
 from pathlib import Path
-from autograder.nbgrader_glue.feedback import (REPORT_CELL_SOURCE, SUBMISSION_FILES, _nbgrader,  # noqa: F401
-                                               _student_log, feedback_notebook, log, write_feedback_notebook)
+
+from autograder.nbgrader_glue.feedback import (  # noqa: F401
+    REPORT_CELL_SOURCE,
+    SUBMISSION_FILES,
+    _nbgrader,
+    _student_log,
+    feedback_notebook,
+    log,
+    write_feedback_notebook,
+)
 
 CONFIG_FILE = "nbgrader_config.py"
 OPTION_HELP = ("nbgrader gradebook to record the grades in: a database URL (sqlite:///path/gradebook.db), "
@@ -336,7 +344,7 @@ def record_for_cli(option, path, jobs, results, totals=None):
         print(f"gradebook: no gradebook at {db_file}: run `nbgrader generate_assignment <name>` in "
               f"{course.root} first (or pass --gradebook none); grades not recorded", file=sys.stderr)
         return False
-    graded, problems = list(zip(jobs, results)), []
+    graded, problems = list(zip(jobs, results, strict=False)), []
     if option == "auto":  # ids as nbgrader's layout gives them, not a lone notebook's file name
         submitted = Path(course.format_path(course.submitted_directory, ".", ".")).resolve()
         laid_out = []

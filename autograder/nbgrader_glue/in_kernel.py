@@ -16,12 +16,11 @@ import sys
 import warnings
 from pathlib import Path
 
-from autograder.submission.digest import digest_in_kernel
-from autograder.course.registry import find
 from autograder.checks.plugin import run_checks
-from autograder.submission import LocalSubmission
 from autograder.checks.seeds import load_secret
-
+from autograder.course.registry import find
+from autograder.submission import LocalSubmission
+from autograder.submission.digest import digest_in_kernel
 
 CHARGED_KEY = "_autograder_charged_functions"
 

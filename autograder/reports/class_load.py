@@ -1,14 +1,13 @@
 """The class report's input: every results.json under a graded folder (ours or Gradescope's), read as
 ``Entry`` records (``load``), with the late penalties of grades.csv and the mistakes the feedback names."""
 from __future__ import annotations
+
 import csv
 import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-
-
 
 HISTOGRAM_BINS = 10  # tenths of the assignment's maximum score
 

@@ -28,6 +28,7 @@ is any ``grades.csv`` column or ``extra_data`` key whose name says late or penal
 Nothing in a broken or foreign results.json stops the report: it is skipped with a note.
 """
 from __future__ import annotations
+
 import os
 import re
 import statistics
@@ -35,9 +36,30 @@ from collections import defaultdict
 from pathlib import Path
 from urllib.parse import quote
 
+from autograder.reports.class_load import (  # noqa: F401
+    _MISTAKE_SENTENCE,
+    HISTOGRAM_BINS,
+    Entry,
+    Outcome,
+    _entry,
+    _late_columns,
+    _number,
+    _problems_of_text,
+    _read_grades_csv,
+    load,
+    mistakes_in,
+)
+from autograder.reports.class_stats import (  # noqa: F401
+    CheckStats,
+    _write_csv,
+    check_stats,
+    gap_order,
+    histogram,
+    mistake_table,
+    write_checks_csv,
+    write_mistakes_csv,
+)
 from autograder.reports.student import STYLE, _e
-from autograder.reports.class_load import HISTOGRAM_BINS, _MISTAKE_SENTENCE, Outcome, Entry, mistakes_in, _problems_of_text, _number, _read_grades_csv, _late_columns, _entry, load  # noqa: F401
-from autograder.reports.class_stats import CheckStats, check_stats, mistake_table, histogram, gap_order, _write_csv, write_checks_csv, write_mistakes_csv  # noqa: F401
 
 CLASS_HTML, CHECKS_CSV, MISTAKES_CSV = "class.html", "class_checks.csv", "class_mistakes.csv"
 

@@ -2,6 +2,7 @@
 (``mistake_table``), the score histogram and the students ordered by the gaps they share, and the two CSVs
 (``class_checks.csv``, ``class_mistakes.csv``, every cell through ``csvsafe``)."""
 from __future__ import annotations
+
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path

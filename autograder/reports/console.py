@@ -20,14 +20,13 @@ and no escape sequence or control character reaches a terminal or a file. Files 
 written as UTF-8 whatever the locale.
 """
 from __future__ import annotations
+
 import json
 import os
 from pathlib import Path
 
-from autograder.reports import csvsafe
-
-from autograder.reports import safetext
 from autograder.grading.problems import Problem, column
+from autograder.reports import csvsafe, safetext
 
 
 def fs_name(name: str) -> str:
@@ -177,7 +176,7 @@ def table(result, width: int = 100) -> str:
     name_w = min(max((len(n) for n in names), default=10), NAME_WIDTH)
     lines.append(f"   {'test':<{name_w}}  {'points':>6}  {'max':>4}  message")
     blank = " " * (6 + 2 + 4 + 2)
-    for name, c in zip(names, result.checks):
+    for name, c in zip(names, result.checks, strict=False):
         # Our own feedback may span lines; text from the submission in it is escaped already.
         message = safetext.clean(c.output or "ok", safetext.OUTPUT_CHARS, newlines=True)
         first, *rest = message_lines(message, width)

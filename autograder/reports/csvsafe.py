@@ -20,6 +20,7 @@ API::
     w = csvsafe.DictWriter(f, names); w.writeheader(); w.writerow({...})
 """
 from __future__ import annotations
+
 import csv
 import math
 import numbers

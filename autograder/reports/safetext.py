@@ -10,6 +10,7 @@ length with a visible marker. HTML escaping is the HTML writer's job (``html.esc
 ``clean``); this module makes text inert for terminals and plain-text viewers.
 """
 from __future__ import annotations
+
 import os
 import unicodedata
 

@@ -16,6 +16,7 @@ next to ``results.json``. Every text that comes from a submission (feedback quot
 student's values, names and error messages) is passed through ``html.escape``.
 """
 from __future__ import annotations
+
 import html
 from pathlib import Path
 

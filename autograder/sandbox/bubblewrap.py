@@ -8,6 +8,7 @@ sandbox uid. ``client.ChildSubmission`` uses it; so does ``check_available`` (ca
 start here at all?).
 """
 from __future__ import annotations
+
 import fcntl
 import functools
 import os
@@ -19,8 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.sandbox.policy import (bwrap_args, child_env, sandbox_uids, seccomp_bpf, set_limits,
-                          visible_paths)
+from autograder.sandbox.policy import bwrap_args, child_env, sandbox_uids, seccomp_bpf, set_limits, visible_paths
 from autograder.sandbox.process import close_fds, read_child_pid
 
 
@@ -167,7 +167,7 @@ class Sandbox:
             fds = [os.open(path, os.O_PATH | os.O_NOFOLLOW) for path, _ in self._stage]
             check(libc.mount(b"sandbox-stage", _STAGE.encode(), b"tmpfs", 0x2 | 0x4 | 0x8,
                              b"mode=0755,size=64k"), "stage tmpfs")
-            for i, ((path, kind), fd) in enumerate(zip(self._stage, fds)):
+            for i, ((path, kind), fd) in enumerate(zip(self._stage, fds, strict=False)):
                 target = f"{_STAGE}/{i}"
                 if kind == "dir":
                     os.mkdir(target)
@@ -217,6 +217,7 @@ def check_available() -> str | None:
         ``None`` when it can, else a ``str`` saying what is missing and how to fix it.
     """
     import subprocess
+
     from autograder.sandbox.limits import Limits
     if platform.system() != "Linux":
         return f"the sandbox needs Linux (bubblewrap, namespaces, seccomp); this is {platform.system()}"

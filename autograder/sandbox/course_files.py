@@ -2,9 +2,9 @@
 read access to the course's files from every other uid (so a child, running as a uid of its own, cannot read
 the hidden checks, the reference solutions or the secret), leaving named paths readable or listable."""
 from __future__ import annotations
+
 import os
 import stat
-
 
 
 def restrict_tree(top, readable: tuple = (), listable: tuple = ()):

@@ -14,6 +14,7 @@ each (``check_level``); grading fails closed when none starts. The level used is
 every results.json (``extra_data``) and grades.csv (``NotebookResult.confinement``).
 """
 from __future__ import annotations
+
 LEVELS = ("bubblewrap", "setuid")
 CHOICES = ("auto", *LEVELS)  # what --confinement accepts
 

@@ -10,6 +10,7 @@ child copies it into its own folder before anything imports matplotlib
 (``child/mplcache.py``).
 """
 from __future__ import annotations
+
 import os
 import subprocess
 import sys

@@ -69,6 +69,7 @@ launcher between fork and exec); ``launch.check_available()`` says whether all o
 student code when it cannot, unless told ``--unconfined``.
 """
 from __future__ import annotations
+
 import errno
 import functools
 import os
@@ -112,6 +113,7 @@ def grader_locations() -> list:
     packages): the reference solutions, the grader package, the course (hidden checks), the
     course secret."""
     import importlib.util
+
     from autograder.checks.seeds import SECRET_FILE
     packages = ("solutions", "autograder", "exercises")
     locations = {str(PROJECT_ROOT / name) for name in packages} | {str(SECRET_FILE)}
@@ -137,6 +139,7 @@ def visible_paths() -> list:
         or "hide" (a grader location inside a shown folder, covered by an empty one).
     """
     import hashlib
+
     from autograder.sandbox.tiktoken_cache import CL100K_URL, cache_dir
     out = [("/usr", "dir")]
     for top in ("/bin", "/lib", "/lib64", "/lib32", "/sbin"):

@@ -37,6 +37,7 @@ folder is on the container's disk: each file is capped by ``RLIMIT_FSIZE``, the 
 whole is not capped by ``Limits.scratch_bytes``.
 """
 from __future__ import annotations
+
 import functools
 import json
 import os
@@ -47,9 +48,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.sandbox.policy import CHILD_PACKAGE, child_env, grader_locations, seccomp_filter, set_limits, visible_paths
-from autograder.sandbox.process import close_fds, read_child_pid
 from autograder.sandbox.course_files import restrict_tree  # noqa: F401
+from autograder.sandbox.policy import (
+    CHILD_PACKAGE,
+    child_env,
+    grader_locations,
+    seccomp_filter,
+    set_limits,
+    visible_paths,
+)
+from autograder.sandbox.process import close_fds, read_child_pid
 
 LEVEL = "setuid"
 
@@ -224,6 +232,7 @@ class SetuidSandbox:
     def _launcher(self):
         # Between fork and exec, in the child: limits, the uid of its own, Landlock, seccomp.
         import ctypes
+
         from autograder.child.landlock import landlock
         os.write(self._info_w, json.dumps({"child-pid": os.getpid()}).encode())
         os.close(self._info_w)
@@ -317,6 +326,7 @@ def check_available(extra: tuple = ()) -> str | None:
         ``None`` when it can, else a ``str`` saying why not and how to fix it.
     """
     import subprocess
+
     from autograder.sandbox.limits import Limits
     if sys.platform != "linux":
         return f"the setuid level needs Linux; this is {sys.platform}"

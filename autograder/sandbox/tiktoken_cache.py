@@ -11,6 +11,7 @@ submissions as ``TIKTOKEN_CACHE_DIR``) and tiktoken's default (``$TMPDIR/data-gy
 which a student's kernel uses when no variable is set.
 """
 from __future__ import annotations
+
 import hashlib
 import os
 import shutil

@@ -23,6 +23,7 @@ Guarantees (the same as a cold start):
 start or stops answering, the notebook falls back to a cold sandbox of its own.
 """
 from __future__ import annotations
+
 import json
 import os
 import select

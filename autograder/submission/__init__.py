@@ -7,6 +7,6 @@
 
 This module only re-exports them, so checks and callers import from one place.
 """
-from autograder.submission.remote import ChildSubmission, RemoteObject, SandboxUnavailable, child_env  # noqa: F401
 from autograder.sandbox.limits import Limits, StudentCodeError  # noqa: F401
 from autograder.submission.local import LocalObject, LocalSubmission  # noqa: F401
+from autograder.submission.remote import ChildSubmission, RemoteObject, SandboxUnavailable, child_env  # noqa: F401

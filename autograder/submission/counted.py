@@ -97,7 +97,7 @@ class WeightsRegistry:
     def add(self, weights):
         """Register ``weights``; returns its wire form ``{"__weights__": id, "shape": [r, c],
         "values": ndarray}`` (the submission gets the values; its products are counted)."""
-        for ident, known in self._by_id.items():
+        for ident, known in self._by_id.items():  # noqa: B007 (ident is the found one after break)
             if known is weights:
                 break
         else:

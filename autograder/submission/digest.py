@@ -22,6 +22,7 @@ The same digest is computed on every path that grades:
   skips empty cells, which is why cells are stripped and empty ones dropped.
 """
 from __future__ import annotations
+
 import hashlib
 import json
 from pathlib import Path

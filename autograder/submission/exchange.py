@@ -6,6 +6,7 @@ and turn what came back into a value or a ``StudentCodeError`` (``_interpret``).
 student object living in the child; ``clean_error`` caps and escapes the errors a child reports.
 """
 from __future__ import annotations
+
 import json
 import os
 import secrets
@@ -14,10 +15,10 @@ import signal
 import subprocess
 import time
 
-from autograder.reports import safetext
 from autograder.child import wire
-from autograder.submission.counted import CountedWeights, WeightsRegistry
+from autograder.reports import safetext
 from autograder.sandbox.limits import StudentCodeError
+from autograder.submission.counted import CountedWeights, WeightsRegistry
 
 
 class RemoteObject:

@@ -8,6 +8,7 @@ the notebook's CODE (``code_size_problem``), not on its saved outputs; the whole
 only a generous cap (``MAX_FILE_BYTES``) so a huge file cannot exhaust the grader's memory.
 """
 from __future__ import annotations
+
 import os
 import stat
 

@@ -7,8 +7,8 @@ import json
 
 from autograder.child import wire
 from autograder.child.probes import PROBES, CountedArray
-from autograder.submission.counted import CountedWeights, WeightsRegistry
 from autograder.sandbox.limits import StudentCodeError
+from autograder.submission.counted import CountedWeights, WeightsRegistry
 
 
 class LocalSubmission:

@@ -33,6 +33,7 @@ Cells are named as Jupyter shows them: their position among all cells, from 1, a
 ``grade_id`` where there is one: ``cell 19 (attention_row)``.
 """
 from __future__ import annotations
+
 import json
 import re
 from dataclasses import dataclass, field

@@ -16,6 +16,7 @@ grader keeps, ``submission/counted.py``) and decoding the answer within ``wire.B
 the child is escaped and capped (``safetext``) as it arrives.
 """
 from __future__ import annotations
+
 import json
 import os
 import shutil
@@ -27,11 +28,11 @@ from pathlib import Path
 from autograder.sandbox import policy as sandboxing
 from autograder.sandbox.bubblewrap import Sandbox  # noqa: F401 (the bubblewrap level; levels.new_sandbox picks one)
 from autograder.sandbox.levels import new_sandbox
-from autograder.submission.counted import CountedWeights
 from autograder.sandbox.limits import Limits, StudentCodeError
-from autograder.sandbox.subreaper import become_subreaper
-from autograder.submission.exchange import RemoteObject, _to_wire_args, clean_error, Exchange  # noqa: F401
 from autograder.sandbox.process import kill_by_pidfd, open_pidfd
+from autograder.sandbox.subreaper import become_subreaper
+from autograder.submission.counted import CountedWeights
+from autograder.submission.exchange import Exchange, RemoteObject, _to_wire_args, clean_error  # noqa: F401
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 _HERE = Path(__file__).resolve().parents[1]  # autograder/, which holds child/

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.submission import digest as code_digest
-from autograder.demo.fill import filled_notebook
+from autograder.checks.plugin import run_checks
 from autograder.course.registry import EXERCISES
+from autograder.demo.environ import patched_environ
+from autograder.demo.fill import filled_notebook
+from autograder.submission import digest as code_digest
 from autograder.submission.local import LocalSubmission
 from autograder.submission.notebook import read_notebook
-from autograder.checks.plugin import run_checks
-from autograder.demo.environ import patched_environ
 
 SECRET = b"seed-test-secret"
 TOKENS = EXERCISES["tokens"]

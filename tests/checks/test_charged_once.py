@@ -9,8 +9,8 @@ import ast
 
 import pytest
 
-from autograder.demo.mistakes import all_mistakes
 from autograder.course.registry import EXERCISES
+from autograder.demo.mistakes import all_mistakes
 
 
 def _student_calls(exercise):

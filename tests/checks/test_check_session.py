@@ -7,8 +7,8 @@ import importlib
 import pytest
 
 from autograder.checks import plugin
-from autograder.demo.mistakes import all_mistakes
 from autograder.course.registry import EXERCISES
+from autograder.demo.mistakes import all_mistakes
 from autograder.submission.local import LocalSubmission
 
 SECRET = b"check-session-test"

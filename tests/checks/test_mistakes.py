@@ -1,8 +1,8 @@
 """Does each realistic mistake lose exactly its checks, with feedback that names it?"""
 import pytest
 
-from autograder.demo.mistakes import all_mistakes
 from autograder.course.registry import EXERCISES
+from autograder.demo.mistakes import all_mistakes
 
 
 def _tiered(mistakes):

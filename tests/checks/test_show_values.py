@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from autograder.checks.api import Mismatch, expect_close, expect_equal
-from autograder.grading.result import NotebookResult
-from autograder.reports.student import render_html
 from autograder.checks.plugin import CheckResult
-from autograder.reports.console import results_json, table
 from autograder.checks.values import show, show_pair
-from autograder.course.visible import helper_cell
 from autograder.course import visible_cell as visible_helper
+from autograder.course.visible import helper_cell
+from autograder.grading.result import NotebookResult
+from autograder.reports.console import results_json, table
+from autograder.reports.student import render_html
 
 
 def _message(fn, *args, **kwargs):

@@ -8,9 +8,9 @@ import io
 
 import nbformat
 
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
 
 
 def _validate(exercise, replacements, tmp_path):

@@ -5,11 +5,10 @@ import time
 import nbformat
 import pytest
 
+from autograder.checks.declared import points_by_function
 from autograder.course import build
 from autograder.course.registry import EXERCISES, PROJECT_ROOT, Exercise
-from autograder.checks.declared import points_by_function
 from autograder.course.visible import Visible
-
 
 # Generating runs nbgrader for each exercise: one exercise in the quick tier, all in the slow one.
 QUICK = "embeddings"

@@ -4,10 +4,10 @@ import importlib
 
 import pytest
 
+from autograder.checks.declared import check_metas, points_by_function
+from autograder.course.registry import EXERCISES, FILES, discover
 from autograder.demo.corpus import STYLES
 from autograder.demo.mistakes import mistakes_module
-from autograder.course.registry import EXERCISES, FILES, discover
-from autograder.checks.declared import check_metas, points_by_function
 
 
 def total(exercise):

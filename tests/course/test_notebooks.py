@@ -3,8 +3,8 @@ import re
 
 import pytest
 
-from autograder.course.registry import EXERCISES
 from autograder.checks.declared import check_metas, points_by_function
+from autograder.course.registry import EXERCISES
 from autograder.course.visible import visible_cases
 
 

@@ -12,10 +12,11 @@ import nbformat
 import pytest
 
 from autograder.course import visible
-from autograder.demo.fill import reference_code
-from autograder.demo.mistakes import all_mistakes, mistakes_module
 from autograder.course.registry import EXERCISES
 from autograder.course.visible_cell import _same
+from autograder.demo.fill import reference_code
+from autograder.demo.mistakes import all_mistakes, mistakes_module
+
 
 def named(exercise):
     """The mistakes the course text names, as realistic code (``NAMED`` of the exercise's

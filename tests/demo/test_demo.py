@@ -3,9 +3,9 @@ import csv
 
 import pytest
 
+from autograder.course.registry import EXERCISES
 from autograder.demo.mistakes import all_mistakes
 from autograder.demo.students import REFERENCE, STUBS, STUDENTS
-from autograder.course.registry import EXERCISES
 
 
 def test_every_student_plan_names_known_mistakes_one_per_function():

@@ -5,8 +5,8 @@ the solution notebook run by nbclient."""
 import numpy as np
 import pytest
 
-from autograder.course.registry import EXERCISES
 from autograder.checks.plugin import run_checks
+from autograder.course.registry import EXERCISES
 from autograder.submission import LocalSubmission
 
 SECRET = b"test-secret"

@@ -10,8 +10,8 @@ import nbformat
 import numpy as np
 import pytest
 
-from autograder.course.registry import EXERCISES
 from autograder.checks.plugin import run_checks
+from autograder.course.registry import EXERCISES
 from autograder.submission import LocalSubmission
 
 SECRET = b"test-secret"
@@ -169,7 +169,7 @@ def test_train_step_moves_down_the_central_difference(ref):
         for _ in range(3):
             index = tuple(int(rng.integers(n)) for n in params[name].shape)
             step = (params[name][index] - new[name][index]) / lr
-            measured = _central(lambda m: mean_loss({**params, name: m}), params[name], index)
+            measured = _central(lambda m, name=name: mean_loss({**params, name: m}), params[name], index)
             assert np.isclose(step, measured, atol=1e-7), (name, index)
 
 

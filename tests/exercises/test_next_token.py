@@ -4,8 +4,8 @@ loss-function probes in the child and in-kernel, and the solution notebook run b
 import numpy as np
 import pytest
 
-from autograder.course.registry import EXERCISES
 from autograder.checks.plugin import run_checks
+from autograder.course.registry import EXERCISES
 from autograder.submission import LocalSubmission
 
 SECRET = b"test-secret"

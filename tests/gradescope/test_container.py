@@ -28,9 +28,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.gradescope import bundle as gradescope
-from autograder.demo.fill import filled_notebook
 from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.demo.fill import filled_notebook
+from autograder.gradescope import bundle as gradescope
 
 pytestmark = pytest.mark.slow
 

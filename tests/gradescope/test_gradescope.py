@@ -21,16 +21,14 @@ import zipfile
 import nbformat
 import pytest
 
-from autograder.gradescope import bundle as gradescope
-
-from autograder.gradescope import container as gradescope_container
-
-from autograder.reports import console as report
+from autograder.checks.declared import check_metas, points_by_function
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
-from autograder.checks.declared import check_metas, points_by_function
+from autograder.gradescope import bundle as gradescope
+from autograder.gradescope import container as gradescope_container
 from autograder.grading.notebook import grade_notebook
+from autograder.reports import console as report
 
 SECRET = b"gradescope-test-secret"
 ATTENTION = EXERCISES["attention"]

@@ -10,24 +10,20 @@ import os
 import stat
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 
 from autograder import cli
-
-from autograder.grading import preflight
-
 from autograder.checks import seeds
-
-from autograder.sandbox import tiktoken_cache
-from autograder.demo.fill import filled_notebook
-from autograder.grading.discover import Job, discover
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from autograder.checks.declared import points_by_function
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.demo.fill import filled_notebook
+from autograder.grading import preflight
 from autograder.grading.class_run import grade_all, grade_job
+from autograder.grading.discover import Job, discover
 from autograder.grading.problems import Problem
+from autograder.sandbox import tiktoken_cache
 from autograder.submission import Limits
 
 KV = EXERCISES["kv_cache"]

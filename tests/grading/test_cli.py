@@ -7,10 +7,10 @@ import sys
 import nbformat
 import pytest
 
+from autograder.checks.declared import points_by_function
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
 from autograder.grading.discover import discover
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
-from autograder.checks.declared import points_by_function
 
 ATTENTION = EXERCISES["attention"]
 # Points of the attention notebook: the sum of its checks' points (test_exercises.py compares

@@ -12,8 +12,8 @@ import pytest
 
 from autograder.child import wire
 from autograder.child.probes import CountedArray
-from autograder.submission.counted import CountedWeights, WeightsRegistry
 from autograder.course.registry import EXERCISES
+from autograder.submission.counted import CountedWeights, WeightsRegistry
 
 KV_CACHE = EXERCISES["kv_cache"]
 COUNT_CHECK = "decode_step: each step projects only the new token (rows counted through W_Q, W_K, W_V)"

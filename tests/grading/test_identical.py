@@ -7,9 +7,9 @@ import sys
 
 import nbformat
 
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from autograder.grading.problems import Problem
 
 ATTENTION = EXERCISES["attention"]

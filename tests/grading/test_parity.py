@@ -22,8 +22,8 @@ import sys
 
 import pytest
 
-from autograder.demo.corpus import STYLES, corpus, nbgrader_autograde, write_submissions
 from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.demo.corpus import STYLES, corpus, nbgrader_autograde, write_submissions
 
 SECRET = b"parity-secret"
 
@@ -84,7 +84,6 @@ def test_honest_notebooks_get_full_marks_and_mistakes_cost_only_their_function(g
         if entry.mistake is None:
             assert data["score"] == data["max_score"], (entry.student, entry.styles, data["output"])
         else:
-            function = entry.mistake.split("-", 1)[1]
             lost = {t["name"].split(":")[0] for t in data["tests"] if t["score"] < t["max_score"]}
             assert lost and all(fn in EXERCISES[entry.exercise].functions for fn in lost)
     # A helper's bug is charged once: the functions calling the wrong helper keep their points.

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.nbgrader_glue import gradebook
 from autograder.checks.declared import check_metas
+from autograder.checks.plugin import CheckResult
 from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from autograder.grading.result import NotebookResult
-from autograder.checks.plugin import CheckResult
+from autograder.nbgrader_glue import gradebook
 
 ATTENTION = EXERCISES["attention"]
 

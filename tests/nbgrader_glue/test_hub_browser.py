@@ -35,9 +35,9 @@ from pathlib import Path
 
 import pytest
 
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import reference_code
 from autograder.demo.mistakes import all_mistakes
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
 
 pytestmark = pytest.mark.slow
 
@@ -343,7 +343,7 @@ def _fill_run_validate_submit(browser, replacements):
                                             "=== null || !document.body.innerText.includes('Kernel starting')"),
                  "the kernel")
     for function, source in replacements.items():
-        done = browser.wait(lambda d: d.execute_script(SET_CELL, f"def {function}(", source) == "ok"
+        done = browser.wait(lambda d, function=function, source=source: d.execute_script(SET_CELL, f"def {function}(", source) == "ok"
                             or None, f"write {function}")
         assert done
     browser.shot("filled")
@@ -436,7 +436,7 @@ def test_a_term_on_the_hub_in_a_browser(hub, tmp_path):
             browser.assignments_tab()
             browser.click(_row_button("submitted_assignments_list", "Fetch Feedback"), "Fetch Feedback")
             folder = hub.home(user) / NAME / "feedback"
-            browser.wait(lambda d: any(folder.rglob("*.html")) or None, "the feedback fetched")
+            browser.wait(lambda d, folder=folder: any(folder.rglob("*.html")) or None, "the feedback fetched")
             browser.shot("feedback-fetched")
             files = sorted(folder.rglob("*.html"))
             assert [f.name for f in files] == ["attention.html"]

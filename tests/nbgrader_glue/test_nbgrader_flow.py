@@ -26,13 +26,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.nbgrader_glue import gradebook
+from autograder.checks.declared import check_metas, points_by_function
+from autograder.checks.plugin import CheckResult
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
-from autograder.checks.declared import check_metas, points_by_function
 from autograder.grading.result import NotebookResult
-from autograder.checks.plugin import CheckResult
+from autograder.nbgrader_glue import gradebook
 
 NAME = "attention"
 ATTENTION = EXERCISES[NAME]
@@ -358,6 +358,7 @@ def test_validate_tells_the_truth_on_every_exercise(tmp_path):
 @pytest.mark.slow
 def test_cli_records_only_what_nbgrader_lays_out(term, tmp_path, capsys):
     from nbgrader.api import Gradebook, MissingEntry
+
     from autograder.grading.discover import Job
     course = _copy_course(term, tmp_path)
     lone = Job(Path(course.root) / "submitted" / "alice" / NAME / ATTENTION.notebook, NAME, ATTENTION)

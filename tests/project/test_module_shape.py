@@ -186,6 +186,7 @@ def test_the_pool_names_the_job_whose_worker_died_and_how():
 
 def test_pool_workers_run_with_their_own_memory_limit():
     import resource
+
     from autograder.grading.pool import WorkerPool
     pool = WorkerPool(1, memory_bytes=3 << 30)
     try:

@@ -19,8 +19,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.demo.fill import filled_notebook
 from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.demo.fill import filled_notebook
 
 pytestmark = pytest.mark.slow
 CACHE = Path(os.environ.get("LM_READS_TEXT_CACHE") or Path.home() / ".cache" / "lm-reads-text")

@@ -5,11 +5,10 @@ import subprocess
 import sys
 import types
 
+import conftest
 import pytest
 
 from autograder.course.registry import PROJECT_ROOT
-
-import conftest
 
 
 class _Item:

@@ -11,18 +11,16 @@ import json
 import os
 import shutil
 import subprocess
-from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
 
-from autograder.reports import class_report
-
-from autograder.reports import console as report
-from autograder.cli import main
-from autograder.grading.result import NotebookResult
 from autograder.checks.plugin import CheckResult
+from autograder.cli import main
 from autograder.grading.problems import Problem
+from autograder.grading.result import NotebookResult
+from autograder.reports import class_report
+from autograder.reports import console as report
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SQRT = "forget to divide the scores by sqrt(d_k)"
@@ -323,10 +321,11 @@ def test_printed_each_assignment_starts_a_page(small_class, tmp_path):
 
 
 def test_demo_class_report_in_headless_chromium(demo_graded, tmp_path):
-    from PIL import Image
     import numpy as np
-    from autograder.demo.students import HOSTILE, STUDENTS
+    from PIL import Image
+
     from autograder.course.registry import EXERCISES
+    from autograder.demo.students import HOSTILE, STUDENTS
 
     page = demo_graded / "class.html"
     assert page.is_file() and (demo_graded / "class_checks.csv").is_file() and \

@@ -2,9 +2,9 @@
 CSV-injection advice: prefix cells starting with = + - @ tab or CR with a quote)."""
 import csv
 
-from autograder.reports import csvsafe
-from autograder.grading.result import NotebookResult
 from autograder.checks.plugin import CheckResult
+from autograder.grading.result import NotebookResult
+from autograder.reports import csvsafe
 from autograder.reports.console import write_grades_csv
 
 HOSTILE_ID = '=HYPERLINK("http://x","y")'
@@ -43,7 +43,7 @@ def test_grades_csv_writes_a_hostile_student_id_as_text(tmp_path):
         rows = list(csv.reader(f))
     header, row = rows
     assert header[2] == "'@notebook.ipynb"
-    cells = dict(zip(header, row))
+    cells = dict(zip(header, row, strict=False))
     assert cells["student_id"] == "'" + HOSTILE_ID and cells["assignment_id"] == "'-assignment"
     assert cells["total"] == "1" and cells["max_score"] == "2"
     assert not any(c.startswith(csvsafe.FORMULA_START) for c in row)
@@ -55,6 +55,7 @@ def test_nbgrader_export_is_escaped(tmp_path, monkeypatch):
     import sys
     monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
     from nbgrader.api import Gradebook
+
     from autograder.nbgrader_glue.export import SafeCsvExportPlugin
     db = f"sqlite:///{tmp_path / 'gradebook.db'}"
     with Gradebook(db) as gb:

@@ -1,9 +1,9 @@
 """grades.csv's gradebook columns: ``late``, ``score`` and ``manual overrides`` (``gradebook.Totals``)."""
 import csv
 
-from autograder.nbgrader_glue.gradebook import Override, Totals
-from autograder.grading.result import NotebookResult
 from autograder.checks.plugin import CheckResult
+from autograder.grading.result import NotebookResult
+from autograder.nbgrader_glue.gradebook import Override, Totals
 from autograder.reports.console import write_grades_csv
 
 

@@ -7,11 +7,11 @@ import subprocess
 import numpy as np
 import pytest
 
-from autograder.demo.mistakes import all_mistakes
+from autograder.checks.plugin import CheckResult
 from autograder.course.registry import EXERCISES
+from autograder.demo.mistakes import all_mistakes
 from autograder.grading.result import NotebookResult
 from autograder.reports.student import render_html, write_html
-from autograder.checks.plugin import CheckResult
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -19,9 +19,10 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 @pytest.fixture(scope="module")
 def wrong_axis(tmp_path_factory):
     """The attention notebook with the softmax over the wrong axis, graded for real."""
+    import nbformat
+
     from autograder.demo.fill import filled_notebook
     from autograder.grading.notebook import grade_notebook
-    import nbformat
     mistake = {m.id: m for m in all_mistakes()}["attention-softmax_wrong_axis"]
     exercise = EXERCISES["attention"]
     path = tmp_path_factory.mktemp("hand-in") / "s1-attention.ipynb"

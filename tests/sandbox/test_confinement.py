@@ -14,29 +14,27 @@ missing they FAIL, they do not skip.
 """
 import errno
 import os
-from pathlib import Path
 import resource
 import socket
 import stat
 import sys
 import textwrap
+from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import SECRET
 
-from autograder.sandbox import policy as confinement
-
-from autograder.sandbox import bubblewrap as launch
-from autograder.demo.fill import filled_notebook
-from autograder.grading.discover import discover
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from autograder.checks.declared import points_by_function
+from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.demo.fill import filled_notebook
 from autograder.grading.class_run import grade_all
+from autograder.grading.discover import discover
+from autograder.sandbox import bubblewrap as launch
+from autograder.sandbox import policy as confinement
 from autograder.sandbox.bubblewrap import Sandbox
 from autograder.sandbox.setuid import landlock_abi
-from autograder.submission.notebook import read_notebook
 from autograder.submission import ChildSubmission, Limits, StudentCodeError
-from conftest import SECRET
 
 ATTENTION = EXERCISES["attention"]
 # Points of the attention notebook: the sum of its checks' points (test_exercises.py compares
@@ -634,8 +632,8 @@ def _no_bwrap(tmp_path, monkeypatch):
 def test_grading_stops_before_student_code_without_the_sandbox(tmp_path, monkeypatch, capsys):
     """Forced to bubblewrap where it is missing, or where neither level starts: exit 3 before
     any student code ran; ``--unconfined`` runs it and says so in the reports."""
-    from autograder.sandbox import setuid as launch_setuid
     from autograder.cli import main
+    from autograder.sandbox import setuid as launch_setuid
     marker = tmp_path / "student-code-ran"
     nb = filled_notebook(ATTENTION, {"causal_mask": f"ran = open({str(marker)!r}, 'w').close()\n"
                                      "def causal_mask(T):\n    return np.tril(np.ones((T, T), dtype=bool))\n"})

@@ -5,10 +5,10 @@ import json
 import nbformat
 import pytest
 
-from autograder.grading.discover import base_name, discover, exercise_of
 from autograder.course.registry import EXERCISES
-from autograder.submission.notebook import InvalidNotebook, ipython_transform, read_notebook
+from autograder.grading.discover import base_name, discover, exercise_of
 from autograder.submission import ChildSubmission, Limits, StudentCodeError
+from autograder.submission.notebook import InvalidNotebook, ipython_transform, read_notebook
 
 FAST = Limits(call_seconds=5.0, retry_seconds=1.0, cell_seconds=5.0)
 
@@ -182,6 +182,7 @@ def test_not_a_notebook_is_reported(tmp_path):
 
 def test_cells_ipython_leaves_alone_skip_the_transformer_with_the_same_result():
     from IPython.core.inputtransformer2 import TransformerManager
+
     from autograder.demo.fill import filled_notebook
     manager = TransformerManager()
     sources = [c.source for e in EXERCISES.values() for c in filled_notebook(e).cells]

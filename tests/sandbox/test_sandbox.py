@@ -9,13 +9,13 @@ import time
 
 import nbformat
 import pytest
+from conftest import SECRET
 
-from autograder.demo.fill import filled_notebook
-from autograder.course.registry import EXERCISES
 from autograder.checks.declared import points_by_function
+from autograder.course.registry import EXERCISES
+from autograder.demo.fill import filled_notebook
 from autograder.grading.notebook import grade_notebook
 from autograder.submission import ChildSubmission, Limits, StudentCodeError
-from conftest import SECRET
 
 ATTENTION = EXERCISES["attention"]
 # Points of the attention notebook: the sum of its checks' points (test_exercises.py compares

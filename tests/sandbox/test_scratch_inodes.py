@@ -7,10 +7,10 @@ import re
 import nbformat
 import pytest
 
-from autograder.sandbox.policy import bwrap_args
-from autograder.demo.fill import filled_notebook
 from autograder.course.registry import EXERCISES
+from autograder.demo.fill import filled_notebook
 from autograder.grading.notebook import grade_notebook
+from autograder.sandbox.policy import bwrap_args
 from autograder.submission import Limits
 
 SECRET = b"inode-secret"

@@ -14,8 +14,8 @@ import os
 import pytest
 
 from autograder.grading.class_run import grade_job
-from autograder.submission import ChildSubmission, Limits, StudentCodeError
 from autograder.sandbox.warm import StudentSandbox
+from autograder.submission import ChildSubmission, Limits, StudentCodeError
 
 FAST = Limits(call_seconds=5.0, retry_seconds=2.0, cell_seconds=5.0)
 
@@ -112,11 +112,12 @@ def test_a_hanging_notebook_is_ended_and_the_next_one_runs():
 
 def test_grade_job_on_a_student_sandbox_gives_the_cold_grade(tmp_path):
     import nbformat
+    from conftest import SECRET
+
+    from autograder.course.registry import EXERCISES
     from autograder.demo.fill import filled_notebook
     from autograder.demo.mistakes import all_mistakes
     from autograder.grading.discover import discover
-    from autograder.course.registry import EXERCISES
-    from conftest import SECRET
     mistake = next(m for m in all_mistakes() if m.exercise == "attention")
     folder = tmp_path / "s1" / "attention"
     folder.mkdir(parents=True)
@@ -164,9 +165,9 @@ def test_a_class_is_handed_to_the_workers_one_student_at_a_time():
 
 
 def test_matplotlib_font_list_is_built_once_and_copied_into_a_sandbox(tmp_path, monkeypatch):
-    from autograder.sandbox import policy as confinement
-    from autograder.sandbox import matplotlib_cache
     from autograder.child import mplcache
+    from autograder.sandbox import matplotlib_cache
+    from autograder.sandbox import policy as confinement
     built = matplotlib_cache.prefill(tmp_path / "cache")
     assert [p.name for p in built] and all(p.name.startswith("fontlist-v") for p in built)
     project = tmp_path / "project"
