@@ -177,6 +177,20 @@ def grade_submission(root, out):
         return
     extra["notebook"] = notebook.relative_to(root / "submission").as_posix()
 
+    # The preflight of a class run that applies to one notebook (grading/preflight.py): the references of
+    # the tokens exercise need tiktoken's file, which setup.sh puts in place; without it, fail closed.
+    from autograder.grading import preflight
+    if exercise.name in preflight.NEEDS_TIKTOKEN:
+        try:
+            preflight.check_tiktoken_cache()
+        except preflight.PreflightError as exc:
+            print(f"cannot grade: {exc}")
+            _write_json(out, zero_results(exercise, config, notebook.name, sid,
+                                          "not graded: the autograder's setup is incomplete (a file the checks "
+                                          "need is missing). Your submission is kept; tell your instructor, who "
+                                          "can regrade it once the autograder is fixed.", extra))
+            return
+
     limits = Limits()  # the same limits as local grading, so the same points
     level, problem = choose_level(root, config)
     if level is not None:
