@@ -27,6 +27,7 @@ from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
 from autograder.gradescope import bundle as gradescope
 from autograder.gradescope import container as gradescope_container
+from autograder.grading.grader_files import grader_files
 from autograder.grading.notebook import grade_notebook
 from autograder.reports import console as report
 
@@ -132,6 +133,10 @@ def test_zip_has_gradescope_layout(container):
         assert sorted(n for n in names if n.startswith("project/solutions/")) == [
             "project/solutions/__init__.py", "project/solutions/attention.py"]
         assert not [n for n in names if "/demo/" in n or "__pycache__" in n]
+        # the grader's modules and declared data only: no merge leftover, no bytecode, nothing stray
+        package = {n.removeprefix("project/autograder/") for n in names if n.startswith("project/autograder/")}
+        assert package == set(grader_files())
+        assert not [n for n in names if n.endswith((".orig", ".rej", ".pyc", ".pyo", "~", ".swp"))]
         # the student release, for intake and the code digest that seeds the cases (as locally)
         assert zf.read("project/assignments/attention/attention.ipynb") == ATTENTION.release_notebook.read_bytes()
         assert not [n for n in names if n.startswith("project/source/")]  # never the hidden tests
