@@ -1,3 +1,3 @@
-"""What the grader writes: the console table and result files (``console``, ``files``), the student's HTML
-page (``student``), the class report (``class_report``), and the escaping every written cell goes through
-(``csvsafe``, ``safetext``)."""
+"""What the grader writes: the console table, ``results.json`` and ``grades.csv`` (``console``), the student's
+HTML page (``student``), the class report (``class_report``, reading with ``class_load`` and counting with
+``class_stats``), and the escaping every written cell goes through (``csvsafe``, ``safetext``)."""
