@@ -101,13 +101,53 @@ class _Progress:
             self.bar.stop()
 
 
+def write_class_outputs(path, jobs, results, out, gradebook_option="auto", quiet=False):
+    """Everything a class run writes once its notebooks are graded (a single run, and the
+    merge of shards, ``cluster/merge.py``, both call this).
+
+    In order: the grades into nbgrader's gradebook (``gradebook.record_for_cli``; its late
+    penalties and manual overrides go into the reports and grades.csv), each student's
+    results.json and report.html, identical submissions flagged (``identical.flag``),
+    grades.csv, and the staff's class report (``class_report.write_after_run``).
+
+    Args:
+        path: the PATH graded (``submitted/``; tells the course for ``gradebook_option`` "auto").
+        jobs: ``discover.Job`` list; results: their ``NotebookResult`` list, same order
+            (changed in place: identical flags, gradebook notes).
+        out: the output folder (``Path``).
+        gradebook_option: ``--gradebook`` ("auto", "none" or a database URL).
+        quiet: print no per-notebook table.
+    Returns:
+        ``(recorded, csv_path)``: whether the gradebook took every grade (``bool``), and
+        the ``Path`` of grades.csv.
+    """
+    totals = {}
+    recorded = gradebook.record_for_cli(gradebook_option, path, jobs, results, totals)  # nbgrader (gradebook.py)
+    for r in results:
+        report.write_results(r, out)
+        html_report.write_html(r, out)
+        if not quiet:
+            print(report.table(r))
+    # After the students' own reports: the flag is for the instructor (grades.csv, identical.csv).
+    note_path, flagged = identical.flag(jobs, results, out)
+    csv_path = report.write_grades_csv(results, out / "grades.csv", totals)
+    if flagged:
+        print(f"{len(flagged)} notebook(s) identical to another student's or hard-linked: listed in {note_path} "
+              "(flagged only; their points are unchanged)")
+    class_report.write_after_run(out)  # class.html and its CSVs, for staff
+    return recorded, csv_path
+
+
 def main(argv=None):
     _safe_console()
     parser = argparse.ArgumentParser(prog="python -m autograder", description="Grade notebook submissions.")
     sub = parser.add_subparsers(dest="command", required=True)
     g = sub.add_parser("grade", help="grade one notebook, one submission folder, or nbgrader's submitted/ tree")
     g.add_argument("path", help="an .ipynb file, submitted/<student>/<assignment>/, or submitted/")
-    g.add_argument("--out", default="graded", help="where results.json files and grades.csv go (default: graded/)")
+    g.add_argument("--out", help="where results.json files and grades.csv go (default: graded/; with --shard, "
+                                 "the shard's own folder, required)")
+    g.add_argument("--shard", metavar="K/N", help="grade only shard K of N, split by student (see docs/cluster.md); "
+                                                 "writes results and a manifest for `merge`, no reports")
     g.add_argument("--student", help="student id for a lone notebook (default: its file name)")
     g.add_argument("--assignment", help="exercise name, when it cannot be told from the file names")
     g.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="notebooks graded at once (default: cores)")
@@ -140,7 +180,16 @@ def main(argv=None):
     # -- report: the class report from results already written (autograder/class_report.py) --
     class_report.add_arguments(sub.add_parser("report", help="write class.html and its CSVs from GRADED_DIR's "
                                                              "results.json files (ours or Gradescope's)"))
+    # -- merge, slurm, k8s-job: a class graded in shards (autograder/cluster/) --
+    from .cluster import k8s, merge, slurm
+    merge.add_arguments(sub.add_parser("merge", help="check that shard outputs form the whole class, then write "
+                                                     "what a single class run writes"))
+    slurm.add_arguments(sub.add_parser("slurm", help="grade a class on a Slurm cluster: a job array of shards, "
+                                                     "then a merge job"))
+    k8s.add_arguments(sub.add_parser("k8s-job", help="write a Kubernetes Indexed Job (shards) and a merge Job"))
     args = parser.parse_args(argv)
+    if args.command in ("merge", "slurm", "k8s-job"):
+        return {"merge": merge, "slurm": slurm, "k8s-job": k8s}[args.command].command(args, parser)
     if args.command == "gradescope":
         return gradescope.build_command(args, parser)
     if args.command == "report":
@@ -151,6 +200,15 @@ def main(argv=None):
         return new.main([args.name] + (["--title", args.title] if args.title else [])
                         + (["--no-build"] if args.no_build else []))
 
+    shard_spec = None
+    if args.shard is not None:
+        from .cluster import shards
+        try:
+            shard_spec = shards.parse_spec(args.shard)
+        except ValueError as exc:
+            parser.error(str(exc))
+        if args.out is None:
+            parser.error("--shard needs --out: the shard's own folder (each shard writes to another)")
     try:
         jobs = discover(args.path, student=args.student, assignment=args.assignment)
     except FileNotFoundError as exc:
@@ -174,28 +232,28 @@ def main(argv=None):
     if args.unconfined:
         print("warning: --unconfined: student code runs without the sandbox", file=sys.stderr)
     t0 = time.perf_counter()
-    out = Path(args.out)
+    out = Path(args.out or "graded")
+    shard = None
+    if shard_spec is not None:
+        class_jobs, jobs = jobs, shards.select(jobs, *shard_spec)
+        shard = shards.ShardRun(out, *shard_spec, args.path, class_jobs, jobs, secret, limits, level)
+        shard.start()
     progress = _Progress(len(jobs), args.quiet)
     try:
         results, failures = grade_all(jobs, secret, limits, max(1, args.jobs), progress=progress,
                                       out=out, resume=not args.fresh)
     finally:
         progress.close()
-    # Recorded first: the gradebook's late penalties and manual overrides go into the reports and grades.csv.
-    totals = {}
-    recorded = gradebook.record_for_cli(args.gradebook, args.path, jobs, results, totals)  # nbgrader (gradebook.py)
-    for r in results:
-        report.write_results(r, out)
-        html_report.write_html(r, out)
-        if not args.quiet:
-            print(report.table(r))
-    # After the students' own reports: the flag is for the instructor (grades.csv, identical.csv).
-    note_path, flagged = identical.flag(jobs, results, out)
-    csv_path = report.write_grades_csv(results, out / "grades.csv", totals)
-    if flagged:
-        print(f"{len(flagged)} notebook(s) identical to another student's or hard-linked: listed in {note_path} "
-              "(flagged only; their points are unchanged)")
-    class_report.write_after_run(out)  # class.html and its CSVs, for staff
+    if shard is not None:  # one shard of a class: results and manifest only (cluster/shards.py)
+        shard.finish(results, failures, progress.reused)
+        print(f"shard {args.shard}: graded {len(results)} notebook(s) of {len({r.student_id for r in results})} "
+              f"student(s) in {time.perf_counter() - t0:.1f} s ({progress.reused} reused); manifest "
+              f"{shard.path} (next: python -m autograder merge)")
+        if failures:
+            print(f"the grader failed on {failures} notebook(s): tracebacks in {out / 'grader-errors.log'}",
+                  file=sys.stderr)
+        return 0  # complete: the merge writes the class's files and reports grader failures
+    recorded, csv_path = write_class_outputs(args.path, jobs, results, out, args.gradebook, args.quiet)
     reused = f" ({progress.reused} unchanged since the last run, not regraded)" if progress.reused else ""
     print(f"graded {len(results)} notebook(s) of {len({r.student_id for r in results})} student(s) "
           f"in {time.perf_counter() - t0:.1f} s{reused}; results in {out}/, class table in {csv_path}")
