@@ -27,7 +27,7 @@ import sys
 from pathlib import Path, PurePosixPath
 
 SECRET_MOUNT = "/var/run/course-secret"
-KUBERNETES_VERSION = "1.33"  # backoffLimitPerIndex is generally available from 1.33 (beta from 1.29)
+KUBERNETES_VERSION = "1.33.0"  # backoffLimitPerIndex is generally available from 1.33 (beta from 1.29)
 
 
 def _q(value) -> str:
