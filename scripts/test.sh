@@ -8,5 +8,7 @@ bash scripts/setup.sh
 # that test needs anyway: it creates unix users). Idempotent: quick once installed.
 if [ "$(id -u)" = 0 ]; then
   bash scripts/hub.sh install
+  # Slurm's daemons and MUNGE for tests/test_slurm.py (Debian packages; quick once installed).
+  bash scripts/slurm_install.sh
 fi
 exec .venv/bin/python -m pytest --slow "$@"

@@ -299,9 +299,11 @@ def _wait(what, ready, seconds, cluster):
                          f"{cluster.logs()}")
 
 
-def test_a_class_graded_as_a_slurm_job_array_equals_one_run(slurm, tmp_path):
-    env = {**slurm.env, "COURSE_SECRET": SECRET,
-           "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")}
+def test_a_class_graded_as_a_slurm_job_array_equals_one_run(slurm, tmp_path, monkeypatch):
+    # nbgrader creates a new gradebook with alembic's command, from the venv's bin
+    path = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
+    monkeypatch.setenv("PATH", path)
+    env = {**slurm.env, "COURSE_SECRET": SECRET, "PATH": path}
     single_course, cluster_course = tmp_path / "course-single", tmp_path / "course-cluster"
     for root in (single_course, cluster_course):
         root.mkdir()
