@@ -14,6 +14,13 @@ started again over the same ``--out`` skips notebooks already graded with unchan
 (``resume.py``; ``--fresh`` regrades everything). Output is safe on any console: text that
 cannot be encoded is shown as escapes, files are UTF-8.
 
+``--shard K/N --out DIR`` grades only shard K of N of the class, split by student, and writes
+results and a manifest into DIR instead of the class's files; ``merge`` checks that the shards
+form the whole class and writes those files once (``write_class_outputs``, the code a single
+run uses); ``slurm`` and ``k8s-job`` run the shards on a cluster (``cluster/``, docs/cluster.md).
+A shard exits 0 once every one of its notebooks has a result (grader failures are counted in
+its manifest and reported by the merge, so the merge job still runs).
+
 Exit status: 0 when every notebook was graded (whatever the scores), 1 when the grader
 itself failed on some notebook (see OUT/grader-errors.log) or a grade could not be recorded
 in nbgrader's gradebook (``gradebook.py``), 2 on bad usage, 3 when a preflight check failed
@@ -246,9 +253,9 @@ def main(argv=None):
         progress.close()
     if shard is not None:  # one shard of a class: results and manifest only (cluster/shards.py)
         shard.finish(results, failures, progress.reused)
-        print(f"shard {args.shard}: graded {len(results)} notebook(s) of {len({r.student_id for r in results})} "
-              f"student(s) in {time.perf_counter() - t0:.1f} s ({progress.reused} reused); manifest "
-              f"{shard.path} (next: python -m autograder merge)")
+        print(f"shard {args.shard}: {len(results)} notebook(s) of {len({r.student_id for r in results})} student(s) "
+              f"in {time.perf_counter() - t0:.1f} s ({len(results) - progress.reused} graded, {progress.reused} "
+              f"recorded by an earlier run); manifest {shard.path} (next: python -m autograder merge)")
         if failures:
             print(f"the grader failed on {failures} notebook(s): tracebacks in {out / 'grader-errors.log'}",
                   file=sys.stderr)
