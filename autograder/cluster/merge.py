@@ -14,7 +14,7 @@ Shards whose environments differ (Python, numpy, numpy's BLAS, CPU) are named in
 warning: numbers can then differ in their last digits, which the checks' tolerances allow
 for but an exact comparison of two runs would not.
 
-Then the class's files are written by the code a single run uses (``cli.write_class_outputs``):
+Then the class's files are written by the code a single run uses (``class_outputs.write_class_outputs``):
 the gradebook (once, by this one process), every student's results.json and report.html,
 identical submissions flagged across all shards, grades.csv, class.html and its CSVs; the
 shards' grader-error logs are joined into ``OUT/grader-errors.log``, and ``OUT/shards.json``
@@ -196,7 +196,7 @@ def write(checked: Checked, out, gradebook_option: str = "auto", quiet: bool = T
     Returns:
         ``(recorded, csv_path)`` as ``cli.write_class_outputs``.
     """
-    from ..cli import write_class_outputs
+    from ..class_outputs import write_class_outputs
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     recorded, csv_path = write_class_outputs(checked.submitted, checked.jobs, checked.results, out,
