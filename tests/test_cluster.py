@@ -2,7 +2,6 @@
 single run (slow), and the Kubernetes manifests validated offline against the API schemas.
 The Slurm cluster itself is tests/test_slurm.py."""
 import csv
-import dataclasses
 import json
 import os
 import random
@@ -270,7 +269,8 @@ def test_the_kubernetes_manifests_are_valid_jobs_and_each_index_grades_its_shard
     assert command[:2] == ["/bin/sh", "-c"]
     script = command[2].replace("exec python ", f"exec {argv_printer} ", 1)
     for index in range(4):
-        out = subprocess.run(["/bin/sh", "-c", script], env={"JOB_COMPLETION_INDEX": str(index), "PATH": "/usr/bin:/bin"},
+        out = subprocess.run(["/bin/sh", "-c", script],
+                             env={"JOB_COMPLETION_INDEX": str(index), "PATH": "/usr/bin:/bin"},
                              capture_output=True, text=True, check=True).stdout.splitlines()
         assert out == ["-m", "autograder", "grade", "/course/submitted", "--shard", f"{index + 1}/4",
                        "--out", f"/course/graded-shards/shard-{index + 1}", "--jobs", "2", "--quiet",
@@ -284,11 +284,9 @@ def test_the_kubernetes_manifests_are_valid_jobs_and_each_index_grades_its_shard
 
 
 def test_the_slurm_scripts_cut_by_the_array_index(tmp_path):
-    plan = dataclasses.replace(
-        __import__("autograder.cluster.slurm", fromlist=["Plan"]).Plan(
-            submitted=tmp_path / "sub mitted", work=tmp_path / "work", out=tmp_path / "graded", shards=3),
-        python="/opt/venv/bin/python")
     from autograder.cluster import slurm
+    plan = slurm.Plan(submitted=tmp_path / "sub mitted", work=tmp_path / "work", out=tmp_path / "graded", shards=3,
+                      python="/opt/venv/bin/python")
     grade, merge_script = slurm.write_scripts(plan)
     printer = tmp_path / "print-argv"
     printer.write_text("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n")

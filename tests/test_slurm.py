@@ -139,7 +139,8 @@ class Cluster:
         d = self.folder
         self._start("munged", ["munged", "--foreground", "--force", f"--socket={self.socket}",
                                f"--key-file={d / 'munge' / 'munge.key'}", f"--pid-file={d / 'munge' / 'munged.pid'}",
-                               f"--log-file={d / 'munge' / 'munged.log'}", f"--seed-file={d / 'munge' / 'munged.seed'}"],
+                               f"--log-file={d / 'munge' / 'munged.log'}",
+                               f"--seed-file={d / 'munge' / 'munged.seed'}"],
                     d / "munge" / "munged.pid")
         self._wait(lambda: self.socket.exists(), "munged's socket", 30)
         self._start("slurmctld", ["slurmctld", "-D", "-i", "-f", str(self.conf)], d / "slurmctld.pid")
@@ -338,7 +339,8 @@ def test_a_class_graded_as_a_slurm_job_array_equals_one_run(slurm, tmp_path, mon
     _wait("merge job dropped", lambda: slurm.job_state(merge_job).get(merge_job) in ("CANCELLED", "FAILED"),
           120, slurm)
     assert not (cluster_course / "graded").exists()
-    refused = subprocess.run([sys.executable, "-m", "autograder", "merge", *(str(work / f"shard-{k}") for k in (1, 2, 3)),
+    refused = subprocess.run([sys.executable, "-m", "autograder", "merge",
+                              *(str(work / f"shard-{k}") for k in (1, 2, 3)),
                               "--out", str(cluster_course / "graded")], env=env, capture_output=True, text=True)
     assert refused.returncode == 4 and "shard 2/3 did not finish" in refused.stderr, refused.stderr
     assert not (cluster_course / "graded").exists()

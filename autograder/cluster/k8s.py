@@ -122,7 +122,8 @@ def write(folder, shards_job: dict, merge_job: dict) -> tuple[Path, Path]:
 def add_arguments(parser):
     """The ``k8s-job`` subcommand's arguments."""
     parser.add_argument("--shards", type=int, required=True, help="N: pods of the Indexed Job, one per shard")
-    parser.add_argument("--image", required=True, help="container image with Python, the pinned packages and the grader")
+    parser.add_argument("--image", required=True,
+                        help="container image with Python, the pinned packages and the grader")
     parser.add_argument("--claim", required=True, help="PersistentVolumeClaim holding the course folder (shared)")
     parser.add_argument("--out", default="k8s", help="folder for shards-job.yaml and merge-job.yaml (default: k8s/)")
     parser.add_argument("--name", default="autograde", help="Job name prefix (default: autograde)")
