@@ -133,6 +133,8 @@ def test_the_merge_refuses_shards_that_do_not_form_the_whole(tmp_path):
     twice.mkdir()
     (twice / shards.MANIFEST).write_text(json.dumps(dict(manifest, students=manifest["students"] + [stolen])))
     _refused([twice, d[2], d[3]], out, f"student {stolen!r} is in more than one shard")
+    (twice / shards.MANIFEST).write_text(json.dumps(dict(manifest, shard=4)))
+    _refused([twice, d[2], d[3]], out, "twice/shard.json: damaged", "shard 1/3 is missing")
     # a notebook collected again after its shard graded it
     victim = sorted(submitted.glob("st0/*/*.ipynb"))[0]
     nbformat.write(filled_notebook(KV, stubs=KV.functions), victim)

@@ -272,4 +272,7 @@ def read_manifest(folder) -> dict:
         raise ValueError(f"{path}: not readable as JSON ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path}: not a shard manifest of this grader (format {FORMAT})")
+    k, n = data.get("shard"), data.get("shards")
+    if not (isinstance(k, int) and isinstance(n, int) and 1 <= k <= n) or not isinstance(data.get("students"), list):
+        raise ValueError(f"{path}: damaged (its shard number, number of shards or students are missing)")
     return data
