@@ -14,6 +14,13 @@ started again over the same ``--out`` skips notebooks already graded with unchan
 (``grading/resume.py``; ``--fresh`` regrades everything). Output is safe on any console: text that
 cannot be encoded is shown as escapes, files are UTF-8.
 
+``--shard K/N --out DIR`` grades only shard K of N of the class, split by student, and writes
+results and a manifest into DIR instead of the class's files; ``merge`` checks that the shards
+form the whole class and writes those files once (``class_outputs.write_class_outputs``, the
+code a single run uses); ``slurm`` and ``k8s-job`` run the shards on a cluster (``cluster/``, docs/cluster.md).
+A shard exits 0 once every one of its notebooks has a result (grader failures are counted in
+its manifest and reported by the merge, so the merge job still runs).
+
 Exit status: 0 when every notebook was graded (whatever the scores), 1 when the grader
 itself failed on some notebook (see OUT/grader-errors.log) or a grade could not be recorded
 in nbgrader's gradebook (``nbgrader_glue/gradebook.py``), 2 on bad usage, 3 when a preflight check failed
@@ -151,7 +158,10 @@ def main(argv=None):
                                                       "generated pages from exercises/ (--check: only report drift)"))
     g = sub.add_parser("grade", help="grade one notebook, one submission folder, or nbgrader's submitted/ tree")
     g.add_argument("path", help="an .ipynb file, submitted/<student>/<assignment>/, or submitted/")
-    g.add_argument("--out", default="graded", help="where results.json files and grades.csv go (default: graded/)")
+    g.add_argument("--out", help="where results.json files and grades.csv go (default: graded/; with --shard, "
+                                 "the shard's own folder, required)")
+    g.add_argument("--shard", metavar="K/N", help="grade only shard K of N, split by student (see docs/cluster.md); "
+                                                 "writes results and a manifest for `merge`, no reports")
     g.add_argument("--student", help="student id for a lone notebook (default: its file name)")
     g.add_argument("--assignment", help="exercise name, when it cannot be told from the file names")
     g.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="notebooks graded at once (default: cores)")
@@ -184,7 +194,16 @@ def main(argv=None):
     # -- report: the class report from results already written (autograder/reports/class_report.py) --
     class_report.add_arguments(sub.add_parser("report", help="write class.html and its CSVs from GRADED_DIR's "
                                                              "results.json files (ours or Gradescope's)"))
+    # -- merge, slurm, k8s-job: a class graded in shards (autograder/cluster/) --
+    from autograder.cluster import k8s, merge, slurm
+    merge.add_arguments(sub.add_parser("merge", help="check that shard outputs form the whole class, then write "
+                                                     "what a single class run writes"))
+    slurm.add_arguments(sub.add_parser("slurm", help="grade a class on a Slurm cluster: a job array of shards, "
+                                                     "then a merge job"))
+    k8s.add_arguments(sub.add_parser("k8s-job", help="write a Kubernetes Indexed Job (shards) and a merge Job"))
     args = parser.parse_args(argv)
+    if args.command in ("merge", "slurm", "k8s-job"):
+        return {"merge": merge, "slurm": slurm, "k8s-job": k8s}[args.command].command(args, parser)
     if args.command == "gradescope":
         return gradescope.build_command(args, parser)
     if args.command == "report":
@@ -197,6 +216,15 @@ def main(argv=None):
         return scaffold.main([args.name] + (["--title", args.title] if args.title else [])
                         + (["--no-build"] if args.no_build else []))
 
+    shard_spec = None
+    if args.shard is not None:
+        from autograder.cluster import shards
+        try:
+            shard_spec = shards.parse_spec(args.shard)
+        except ValueError as exc:
+            parser.error(str(exc))
+        if args.out is None:
+            parser.error("--shard needs --out: the shard's own folder (each shard writes to another)")
     try:
         jobs = discover(args.path, student=args.student, assignment=args.assignment)
     except FileNotFoundError as exc:
@@ -211,13 +239,22 @@ def main(argv=None):
     if args.unconfined:
         print("warning: --unconfined: student code runs without the sandbox", file=sys.stderr)
     t0 = time.perf_counter()
-    out = Path(args.out)
-    progress = _Progress(len(jobs), args.quiet)
+    out = Path(args.out or "graded")
     try:
         secret = _secret(args, parser)
+    except preflight.PreflightError as exc:
+        print(f"cannot grade: {exc}", file=sys.stderr)
+        return PREFLIGHT_FAILED
+    shard = None
+    if shard_spec is not None:
+        class_jobs, jobs = jobs, shards.select(jobs, *shard_spec)
+        shard = shards.ShardRun(out, *shard_spec, args.path, class_jobs, jobs, secret, limits, args.confinement)
+        shard.start()
+    progress = _Progress(len(jobs), args.quiet)
+    try:
         # Recorded before the reports: the gradebook's late penalties and manual overrides go into them.
         run = grade_class(jobs, secret, limits, args.jobs, out, level=args.confinement, progress=progress,
-                          resume=not args.fresh,
+                          resume=not args.fresh, outputs=shard is None,
                           gradebook=lambda results, totals: gradebook.record_for_cli(  # nbgrader (gradebook.py)
                               args.gradebook, args.path, jobs, results, totals))
     except preflight.PreflightError as exc:
@@ -225,6 +262,15 @@ def main(argv=None):
         return PREFLIGHT_FAILED
     finally:
         progress.close()
+    if shard is not None:  # one shard of a class: results and manifest only (cluster/shards.py)
+        shard.finish(run.results, run.failures, progress.reused, level=run.level or "unconfined")
+        print(f"shard {args.shard}: {len(run.results)} notebook(s) of {len({r.student_id for r in run.results})} "
+              f"student(s) in {time.perf_counter() - t0:.1f} s ({len(run.results) - progress.reused} graded, "
+              f"{progress.reused} recorded by an earlier run); manifest {shard.path} (next: python -m autograder merge)")
+        if run.failures:
+            print(f"the grader failed on {run.failures} notebook(s): tracebacks in {out / 'grader-errors.log'}",
+                  file=sys.stderr)
+        return 0  # complete: the merge writes the class's files and reports grader failures
     results, failures, csv_path, flagged, note_path = (run.results, run.failures, run.csv_path, run.flagged,
                                                        run.note_path)
     if not args.quiet:

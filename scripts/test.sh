@@ -8,6 +8,8 @@ bash scripts/setup.sh
 # that test needs anyway: it creates unix users). Idempotent: quick once installed.
 if [ "$(id -u)" = 0 ]; then
   bash scripts/hub.sh install
+  # Slurm's daemons and MUNGE for tests/cluster/test_slurm.py (Debian packages; quick once installed).
+  bash scripts/slurm_install.sh
 fi
 # Lint first (ruff: pyflakes, import order, bugbear; [tool.ruff] in pyproject.toml): it fails in seconds.
 .venv/bin/python -m ruff check .

@@ -321,18 +321,21 @@ class ClassRun:
         recorded: whether nbgrader's gradebook took every grade (``True`` when no gradebook was asked).
         csv_path: the class table (``OUT/grades.csv``).
         flagged: the identical or hard-linked notebooks (``identical.flag``), listed in ``note_path``.
+        level: the confinement level every worker used (``None``: unconfined).
+        (``csv_path`` and ``note_path`` are ``None`` for a shard, which writes no class files.)
     """
     results: list
     failures: int
     recorded: bool
-    csv_path: Path
+    csv_path: Path | None
     flagged: list
-    note_path: Path
+    note_path: Path | None
+    level: str | None = None
 
 
 def grade_class(jobs: list, secret: bytes, limits, workers: int, out, *, level: str | None = "auto",
                 progress=None, resume: bool = True, gradebook=None, feedback_txt: bool = False,
-                show=None, say=None) -> ClassRun:
+                show=None, say=None, outputs: bool = True) -> ClassRun:
     """Grade a class and write its reports: the one way into a class run.
 
     In order: the preflight (``preflight.run``: tiktoken's ``cl100k_base`` file when an exercise needs
@@ -350,13 +353,15 @@ def grade_class(jobs: list, secret: bytes, limits, workers: int, out, *, level: 
         resume: reuse ``out/.resume`` records of notebooks unchanged since the last run.
         gradebook: ``gradebook(results, totals) -> bool`` recording the grades (fills ``totals``), or ``None``.
         show: called with each notebook's console table (``None``: not shown). say: progress lines.
+        outputs: write the class's files (``grading/outputs.py``); ``False`` for one shard of a class,
+            whose results and resume records the merge reads (``cluster/``).
     Returns:
         ``ClassRun``.
     Raises:
         preflight.PreflightError: something the grading needs is missing; nothing was graded.
     """
-    from autograder.grading import identical, preflight
-    from autograder.reports import class_report, console, student
+    from autograder.grading import preflight
+    from autograder.grading.outputs import write_class_outputs
 
     chosen = preflight.run(jobs, confined=limits.confine, level=level)
     if chosen is not None:
@@ -364,18 +369,8 @@ def grade_class(jobs: list, secret: bytes, limits, workers: int, out, *, level: 
     out = Path(out)
     results, failures = grade_all(jobs, secret, limits, max(1, workers), progress=progress, out=out,
                                   resume=resume)
-    totals = {}
-    recorded = gradebook(results, totals) if gradebook is not None else True
-    for r in results:
-        console.write_results(r, out)
-        student.write_html(r, out)
-        if feedback_txt:
-            feedback = out / r.assignment_id / r.student_id / "feedback.txt"
-            feedback.write_text(console.table(r) + "\n", encoding="utf-8")  # wrapped, never cut
-        if show is not None:
-            show(console.table(r))
-    # After the students' own reports: the flag is for the instructor (grades.csv, identical.csv).
-    note_path, flagged = identical.flag(jobs, results, out)
-    csv_path = console.write_grades_csv(results, out / "grades.csv", totals)
-    class_report.write_after_run(out, say=say)
-    return ClassRun(results, failures, recorded, csv_path, flagged, note_path)
+    if not outputs:  # one shard of a class (cluster/shards.py): the merge writes the class's files
+        return ClassRun(results, failures, True, None, [], None, limits.level)
+    recorded, csv_path, flagged, note_path = write_class_outputs(
+        jobs, results, out, gradebook=gradebook, feedback_txt=feedback_txt, show=show, say=say)
+    return ClassRun(results, failures, recorded, csv_path, flagged, note_path, limits.level)

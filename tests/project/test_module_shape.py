@@ -111,7 +111,7 @@ def test_no_two_autograder_modules_import_each_other_directly_or_in_a_loop():
 TOP_MODULES = {"__init__.py", "__main__.py", "cli.py", "authoring.py", "incell.py", "nbgrader_export.py",
                "nbgrader_cells.py"}
 STAGES = {"course", "checks", "sandbox", "child", "submission", "grading", "reports", "nbgrader_glue",
-          "gradescope", "demo"}
+          "gradescope", "demo", "cluster", "lms"}
 
 
 def test_the_package_top_holds_the_entry_points_and_old_paths_only():

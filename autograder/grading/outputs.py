@@ -1,0 +1,50 @@
+"""What a class run writes once its notebooks are graded, in one function: called by the one
+entry into a class run (``class_run.grade_class``) and by the merge of a class graded in
+shards (``cluster/merge.py``), so both write the same files the same way."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+
+def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable | None = None,
+                        feedback_txt: bool = False, show: Callable | None = None,
+                        say: Callable | None = None) -> tuple:
+    """Write everything a class run writes once its notebooks are graded.
+
+    In order: the gradebook (``gradebook(results, totals)`` when given: nbgrader's late penalties
+    and manual overrides go into the reports), each notebook's ``results.json`` and
+    ``report.html`` (and ``feedback.txt`` with ``feedback_txt``), the identical-notebook flag,
+    the class table ``grades.csv``, and the staff's class report (``class.html`` and its CSVs).
+
+    Args:
+        jobs: the ``discover.Job`` list; results: their ``NotebookResult`` list, same order
+            (changed in place: identical flags, gradebook notes).
+        out: the output folder (``str``/``Path``).
+        gradebook: ``gradebook(results, totals) -> bool`` recording the grades (fills ``totals``), or ``None``.
+        feedback_txt: also write each notebook's console table as ``feedback.txt`` (Gradescope-style runs).
+        show: called with each notebook's console table (``None``: not shown). say: progress lines.
+    Returns:
+        ``(recorded, csv_path, flagged, note_path)``: whether the gradebook took every grade
+        (``True`` when no gradebook was asked), grades.csv's ``Path``, and the identical or
+        hard-linked notebooks with the ``Path`` of the file listing them (``identical.flag``).
+    """
+    from autograder.grading import identical
+    from autograder.reports import class_report, console, student
+
+    out = Path(out)
+    totals: dict = {}
+    recorded = gradebook(results, totals) if gradebook is not None else True
+    for r in results:
+        console.write_results(r, out)
+        student.write_html(r, out)
+        if feedback_txt:
+            feedback = out / r.assignment_id / r.student_id / "feedback.txt"
+            feedback.write_text(console.table(r) + "\n", encoding="utf-8")  # wrapped, never cut
+        if show is not None:
+            show(console.table(r))
+    # After the students' own reports: the flag is for the instructor (grades.csv, identical.csv).
+    note_path, flagged = identical.flag(jobs, results, out)
+    csv_path = console.write_grades_csv(results, out / "grades.csv", totals)
+    class_report.write_after_run(out, say=say)
+    return recorded, csv_path, flagged, note_path
