@@ -140,7 +140,14 @@ def main(argv=None):
     # -- report: the class report from results already written (autograder/class_report.py) --
     class_report.add_arguments(sub.add_parser("report", help="write class.html and its CSVs from GRADED_DIR's "
                                                              "results.json files (ours or Gradescope's)"))
+    # -- lms, roster: LMS import files and the course roster (autograder/lms/) --
+    from .lms import command as lms_command
+    lms_command.add_parsers(sub)
+    g.add_argument("--roster", help="roster.csv: its students who submitted nothing are listed as 'not submitted' "
+                                    "(default: roster.csv in the course directory, when there is one)")
     args = parser.parse_args(argv)
+    if args.command in ("lms", "roster"):
+        return lms_command.run(args)
     if args.command == "gradescope":
         return gradescope.build_command(args, parser)
     if args.command == "report":
@@ -160,6 +167,10 @@ def main(argv=None):
     if args.student is not None and (not args.student or "/" in args.student or "\\" in args.student
                                      or args.student in (".", "..")):
         parser.error(f"--student {args.student!r}: a student id cannot be a path")
+    try:
+        roster = lms_command.roster_for_run(args.roster, args.path)  # checked before anything is graded
+    except ValueError as exc:
+        parser.error(str(exc))
     limits = Limits(call_seconds=args.call_timeout, call_cpu_seconds=args.call_cpu_timeout,
                     confine=not args.unconfined)
     try:
@@ -191,7 +202,8 @@ def main(argv=None):
             print(report.table(r))
     # After the students' own reports: the flag is for the instructor (grades.csv, identical.csv).
     note_path, flagged = identical.flag(jobs, results, out)
-    csv_path = report.write_grades_csv(results, out / "grades.csv", totals)
+    absent = lms_command.absent_for_run(roster, results)  # roster students without a submission
+    csv_path = report.write_grades_csv(results, out / "grades.csv", totals, not_submitted=absent)
     if flagged:
         print(f"{len(flagged)} notebook(s) identical to another student's or hard-linked: listed in {note_path} "
               "(flagged only; their points are unchanged)")

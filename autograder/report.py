@@ -90,7 +90,7 @@ def problems(result):
     return text
 
 
-def write_grades_csv(results, path, totals=None):
+def write_grades_csv(results, path, totals=None, not_submitted=()):
     """Write the class table (UTF-8): one row per (student, assignment), a column per notebook.
 
     Args:
@@ -100,6 +100,9 @@ def write_grades_csv(results, path, totals=None):
             results) of the rows recorded in nbgrader's gradebook: they give ``late``,
             ``score`` and ``manual overrides``. Rows without one get ``late`` 0, ``score``
             equal to ``total`` and no override.
+        not_submitted: ``(student_id, assignment_id)`` pairs of roster students without a
+            submission (``lms.command.absent_for_run``): a row each with empty points, ``total``
+            and ``score`` and ``problems`` "not submitted" (``max_score`` that of the others).
     Returns:
         the ``Path`` written.
     """
@@ -120,13 +123,26 @@ def write_grades_csv(results, path, totals=None):
         found.setdefault((student, assignment), []).append(problems(r))
         if r.confinement not in row["confinement"].split("; "):
             row["confinement"] = "; ".join(c for c in (row["confinement"], r.confinement) if c)
+    top = {}
+    for (_, assignment), row in rows.items():
+        top[assignment] = max(top.get(assignment, 0.0), row["max_score"])
+    absent = {}
+    for student, assignment in not_submitted:
+        student, assignment = safetext.clean(student, safetext.ID_CHARS), safetext.clean(assignment)
+        if (student, assignment) not in rows:
+            absent[(student, assignment)] = {"student_id": student, "assignment_id": assignment, "total": "",
+                                             "max_score": f"{top.get(assignment, 0.0):g}", "late": "", "score": "",
+                                             "manual overrides": "", "problems": "not submitted", "confinement": ""}
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as f:
         writer = csvsafe.DictWriter(f, ["student_id", "assignment_id", *notebooks, "total", "max_score", "late",
                                         "score", "manual overrides", "problems", "confinement"])
         writer.writeheader()
-        for key in sorted(rows):
+        for key in sorted(set(rows) | set(absent)):
+            if key in absent:
+                writer.writerow(absent[key])
+                continue
             row = rows[key]
             t = counted.get(key)
             row["late"] = f"{t.late_penalty:g}" if t else "0"
