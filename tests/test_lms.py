@@ -191,6 +191,7 @@ def test_moodle_identifier_the_instructor_picks(course, capsys):
     assert header[0] == "Email address" and {r[0] for r in rows} >= {"ada@uni.example", "zoe@uni.example"}
     # Moodle stops the whole import at a row whose identifier names nobody: every row needs one
     (course / "roster.csv").write_text(ROSTER.replace(",M3,", ",,"), encoding="utf-8")
+    out.unlink()
     status, out = _lms(course, "moodle", "--moodle-id", "idnumber")
     assert status == 2 and not out.exists()
     assert "line 4 (cy)" in capsys.readouterr().err

@@ -221,6 +221,9 @@ def load_into_gradebook(roster: Roster, db_url: str, course_id: str = "default_c
         the number of students written.
     """
     from nbgrader.api import Gradebook
+
+    from ..build import venv_on_path
+    venv_on_path()  # a new gradebook is created by nbgrader running `alembic`
     with Gradebook(db_url, course_id) as gb:
         for s in roster.students:
             details = {k: s.get(k) for k in ("first_name", "last_name", "email") if s.get(k)}
