@@ -176,7 +176,7 @@ def test_moodle_file_keyed_by_username_with_grade_and_feedback_columns(course):
     bo = by["bberg"]["Attention (feedback)"]
     assert bo.startswith("2 of 19 points.")
     assert f"attention_row: your result is the one you get when you {SQRT}." in bo
-    assert "took 1 points" in bo
+    assert "took 1 point." in bo
     assert "manual 14 replaces automatic 4" in by["cchen"]["Attention (feedback)"]
     assert by["cchen"]["Attention"] == "17"
     assert "cosine_similarity: 4 of 10 points" in by["cchen"]["Embeddings (feedback)"]

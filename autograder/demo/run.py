@@ -7,6 +7,10 @@
    stubs or realistic mistakes) and submits it through the exchange.
 3. The instructor collects, grades ``submitted/`` with the autograder, prints the class
    table, and writes per-student feedback (feedback.txt, report.html) next to each results.json.
+4. The class has a roster (``roster.csv`` here, copied into the course directory): ``fay`` is on
+   it and hands in nothing, so grades.csv and the class report list her as not submitted. The
+   roster and ``lms_items.csv`` (the LMS's item names and Canvas ids, made up) give
+   ``graded/lms/canvas.csv``, ``moodle.csv`` and ``brightspace.csv`` (``autograder.lms``).
 
 Never touches ``source/`` or ``assignments/``. Takes well under two minutes on two cores.
 """
@@ -27,6 +31,8 @@ from .mistakes import all_mistakes
 from .students import HOSTILE, REFERENCE, STUBS, STUDENTS
 
 COURSE_ID = "demo"
+ROSTER = Path(__file__).with_name("roster.csv")
+LMS_ITEMS = Path(__file__).with_name("lms_items.csv")
 
 
 def _config(course_root, exchange, student=None, assignment_dir=None):
@@ -88,6 +94,7 @@ def run(workdir, jobs=2, quiet=False):
     from .. import class_report, html_report, report
     from ..cli import grade_all
     from ..discover import discover
+    from ..lms import command as lms_command
     from ..sandbox import Limits
 
     venv_on_path()
@@ -134,8 +141,14 @@ def run(workdir, jobs=2, quiet=False):
         html_report.write_html(r, out)
         feedback = out / r.assignment_id / r.student_id / "feedback.txt"
         feedback.write_text(report.table(r) + "\n", encoding="utf-8")  # wrapped, never cut
-    csv_path = report.write_grades_csv(results, out / "grades.csv")
+    shutil.copy(ROSTER, course / "roster.csv")  # where `python -m autograder grade submitted/` finds it
+    roster = lms_command.roster_for_run(course / "roster.csv", submitted)
+    csv_path = report.write_grades_csv(results, out / "grades.csv",
+                                       not_submitted=lms_command.absent_for_run(roster, results))
     class_report.write_after_run(out, say=say)  # class.html and its CSVs, for staff
+    for kind in lms_command.LMS:  # the LMS import files (docs/lms.md)
+        path, _ = lms_command.write_lms_file(kind, out, course / "roster.csv", items_path=LMS_ITEMS, say=say)
+        say(f"{kind} import file: {path}")
     if not quiet:
         print()
         print(class_table(results))

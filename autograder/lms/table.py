@@ -102,7 +102,8 @@ def feedback(grade: Grade | None) -> str:
     if grade.overrides:
         parts.append(f"A grader's score counts instead of the automatic one: {grade.overrides}.")
     if grade.late > 0:
-        parts.append(f"Late work: the course's late-work policy took {number(grade.late)} points.")
+        unit = "point" if number(grade.late) == "1" else "points"
+        parts.append(f"Late work: the course's late-work policy took {number(grade.late)} {unit}.")
     return " ".join(parts)
 
 
