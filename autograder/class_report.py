@@ -9,7 +9,8 @@ writes three files into ``graded_dir`` (or ``out``):
   pass rate and mean points, the named mistakes ranked by how many students made them (each
   student linked to their ``report.html``), a students x checks heatmap whose rows are sorted
   so that students with the same gaps stand together; then who did not submit, late work,
-  identical submissions and problems (timeouts, crashes, grader errors ...). One
+  identical submissions and problems (timeouts, crashes, grader errors ...). Who did not
+  submit includes the roster students that grades.csv lists as "not submitted" (``not_submitted``). One
   self-contained page (inline style, no script, no network), drawn with the helpers of
   ``html_report`` (the student report's module), readable on a laptop and printable.
 * ``class_checks.csv``: one row per check (assignment, function, check, points, submitted,

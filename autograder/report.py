@@ -12,7 +12,9 @@ maximum, ``late`` (the late penalty in points) and ``score`` (the final score), 
 (``gradebook.Totals``; otherwise 0 and the total), ``manual overrides`` (the grade cells
 whose manual score counts instead of the checks' points, which is why ``score`` can differ
 from ``total``), and a ``problems`` column built from the ``problems.Problem`` kinds
-recorded while grading.
+recorded while grading. A class run given a roster adds a row for each roster student with no
+notebook for an assignment of the run: empty points, ``total`` and ``score``, ``problems``
+"not submitted" (``lms/roster.py``, docs/lms.md).
 
 Every piece of text that can come from a submission goes through ``safetext.clean``: the
 console table has exactly one line per check (plus its header and notes, one line each),
