@@ -282,3 +282,32 @@ def test_lms_file_without_grades_csv_is_a_clear_error(tmp_path):
     (tmp_path / "roster.csv").write_text("student_id\nann\n")
     with pytest.raises(GradedError, match="grades.csv"):
         write_lms_file("moodle", tmp_path / "nothing", tmp_path / "roster.csv", say=lambda t: None)
+
+
+def test_a_class_run_lists_roster_students_without_a_notebook(tmp_path, capsys):
+    from autograder.lms.command import absent_for_run
+    (tmp_path / "roster.csv").write_text(ROSTER, encoding="utf-8")
+    roster = roster_mod.load(tmp_path / "roster.csv")
+    results = [_attention("ada", 3.0, 16.0), _embeddings("ada", 10.0), _attention("bo", 3.0, 16.0),
+               _attention("mallory", 3.0, 16.0)]
+    absent = absent_for_run(roster, results)
+    assert absent == sorted([("bo", "embeddings"), ("cy", "attention"), ("cy", "embeddings"),
+                             ("fay", "attention"), ("fay", "embeddings"), ("zoe", "attention"),
+                             ("zoe", "embeddings")])
+    assert "mallory" in capsys.readouterr().err
+    assert absent_for_run(None, results) == []
+
+
+def test_roster_commands_check_and_load(tmp_path, capsys):
+    from nbgrader.api import Gradebook
+    path = tmp_path / "roster.csv"
+    path.write_text(ROSTER, encoding="utf-8")
+    assert cli.main(["roster", "check", str(path)]) == 0
+    assert "5 student(s)" in capsys.readouterr().out
+    url = f"sqlite:///{tmp_path / 'gb.db'}"
+    assert cli.main(["roster", "load", str(path), "--gradebook", url]) == 0
+    with Gradebook(url) as gb:
+        assert sorted(s.id for s in gb.students) == ["ada", "bo", "cy", "fay", "zoe"]
+    path.write_text("student_id,canvas_userid\nann,1\n", encoding="utf-8")
+    assert cli.main(["roster", "check", str(path)]) == 2
+    assert "unknown column(s) 'canvas_userid'" in capsys.readouterr().err
