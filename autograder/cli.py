@@ -201,9 +201,16 @@ def main(argv=None):
     slurm.add_arguments(sub.add_parser("slurm", help="grade a class on a Slurm cluster: a job array of shards, "
                                                      "then a merge job"))
     k8s.add_arguments(sub.add_parser("k8s-job", help="write a Kubernetes Indexed Job (shards) and a merge Job"))
+    # -- lms, roster: LMS import files and the course roster (autograder/lms/) --
+    from autograder.lms import command as lms_command
+    lms_command.add_parsers(sub)
+    g.add_argument("--roster", help="roster.csv: its students who submitted nothing are listed as 'not submitted' "
+                                    "(default: roster.csv in the course directory, when there is one)")
     args = parser.parse_args(argv)
     if args.command in ("merge", "slurm", "k8s-job"):
         return {"merge": merge, "slurm": slurm, "k8s-job": k8s}[args.command].command(args, parser)
+    if args.command in ("lms", "roster"):
+        return lms_command.run(args)
     if args.command == "gradescope":
         return gradescope.build_command(args, parser)
     if args.command == "report":
@@ -234,6 +241,10 @@ def main(argv=None):
     if args.student is not None and (not args.student or "/" in args.student or "\\" in args.student
                                      or args.student in (".", "..")):
         parser.error(f"--student {args.student!r}: a student id cannot be a path")
+    try:
+        roster = lms_command.roster_for_run(args.roster, args.path)  # checked before anything is graded
+    except ValueError as exc:
+        parser.error(str(exc))
     limits = Limits(call_seconds=args.call_timeout, call_cpu_seconds=args.call_cpu_timeout,
                     confine=not args.unconfined)
     if args.unconfined:
@@ -254,7 +265,7 @@ def main(argv=None):
     try:
         # Recorded before the reports: the gradebook's late penalties and manual overrides go into them.
         run = grade_class(jobs, secret, limits, args.jobs, out, level=args.confinement, progress=progress,
-                          resume=not args.fresh, outputs=shard is None,
+                          resume=not args.fresh, outputs=shard is None, roster=roster,
                           gradebook=lambda results, totals: gradebook.record_for_cli(  # nbgrader (gradebook.py)
                               args.gradebook, args.path, jobs, results, totals))
     except preflight.PreflightError as exc:

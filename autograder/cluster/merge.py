@@ -197,11 +197,13 @@ def write(checked: Checked, out, gradebook_option: str = "auto", quiet: bool = T
         ``(recorded, csv_path)``: whether nbgrader's gradebook took every grade, and grades.csv's ``Path``.
     """
     from autograder.grading.outputs import write_class_outputs
+    from autograder.lms.command import roster_for_run
     from autograder.nbgrader_glue import gradebook
+    roster = roster_for_run(None, checked.submitted)  # the course's roster.csv, as a single run finds it
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     recorded, csv_path, flagged, note_path = write_class_outputs(
-        checked.jobs, checked.results, out, show=None if quiet else print,
+        checked.jobs, checked.results, out, show=None if quiet else print, roster=roster,
         gradebook=lambda results, totals: gradebook.record_for_cli(gradebook_option, checked.submitted,
                                                                     checked.jobs, results, totals))
     if flagged:

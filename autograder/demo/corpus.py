@@ -24,9 +24,8 @@ import nbformat
 
 from autograder.course.registry import EXERCISES
 from autograder.demo.environ import patched_environ
-
-from .fill import filled_notebook
-from .mistakes import all_mistakes
+from autograder.demo.fill import filled_notebook
+from autograder.demo.mistakes import all_mistakes
 
 
 def _solutions(nb):

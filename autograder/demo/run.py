@@ -7,6 +7,10 @@
    stubs or realistic mistakes) and submits it through the exchange.
 3. The instructor collects, grades ``submitted/`` with the autograder, prints the class
    table, and writes per-student feedback (feedback.txt, report.html) next to each results.json.
+4. The class has a roster (``roster.csv`` here, copied into the course directory): ``fay`` is on
+   it and hands in nothing, so grades.csv and the class report list her as not submitted. The
+   roster and ``lms_items.csv`` (the LMS's item names and Canvas ids, made up) give
+   ``graded/lms/canvas.csv``, ``moodle.csv`` and ``brightspace.csv`` (``autograder.lms``).
 
 Never touches ``source/`` or ``assignments/``. Takes well under two minutes on two cores.
 """
@@ -22,12 +26,13 @@ import nbformat
 
 from autograder.course.build import venv_on_path
 from autograder.course.registry import EXERCISES, PROJECT_ROOT
-
-from .fill import filled_notebook
-from .mistakes import all_mistakes
-from .students import HOSTILE, REFERENCE, STUBS, STUDENTS
+from autograder.demo.fill import filled_notebook
+from autograder.demo.mistakes import all_mistakes
+from autograder.demo.students import HOSTILE, REFERENCE, STUBS, STUDENTS
 
 COURSE_ID = "demo"
+ROSTER = Path(__file__).with_name("roster.csv")
+LMS_ITEMS = Path(__file__).with_name("lms_items.csv")
 
 
 def _config(course_root, exchange, student=None, assignment_dir=None):
@@ -88,7 +93,8 @@ def run(workdir, jobs=2, quiet=False):
 
     from autograder.grading.class_run import grade_class
     from autograder.grading.discover import discover
-    from autograder.submission import Limits
+    from autograder.lms import command as lms_command
+    from autograder.sandbox.limits import Limits
 
     venv_on_path()
     t0 = time.perf_counter()
@@ -128,9 +134,15 @@ def run(workdir, jobs=2, quiet=False):
     secret = b"demo-class-secret"  # the demo's own; a real term uses .course_secret
     jobs_list = discover(submitted)
     out = workdir / "graded"
+    shutil.copy(ROSTER, course / "roster.csv")  # where `python -m autograder grade submitted/` finds it
+    roster = lms_command.roster_for_run(course / "roster.csv", submitted)
     # The one entry of every class run: the preflight first (tiktoken's file, the sandbox), then the reports.
-    run = grade_class(jobs_list, secret, Limits(), jobs, out, resume=False, feedback_txt=True, say=say)
+    run = grade_class(jobs_list, secret, Limits(), jobs, out, resume=False, feedback_txt=True, say=say,
+                      roster=roster)
     results, failures, csv_path = run.results, run.failures, run.csv_path
+    for kind in lms_command.LMS:  # the LMS import files (docs/lms.md)
+        path, _ = lms_command.write_lms_file(kind, out, course / "roster.csv", items_path=LMS_ITEMS, say=say)
+        say(f"{kind} import file: {path}")
     if not quiet:
         print()
         print(class_table(results))

@@ -8,8 +8,7 @@ each exercise (``DEMO`` in ``exercises/<name>/mistakes.py``).
 import the grader's reference solutions.
 """
 from autograder.course.registry import EXERCISES
-
-from .mistakes import mistakes_module
+from autograder.demo.mistakes import mistakes_module
 
 REFERENCE = "reference"
 STUBS = "stubs"

@@ -9,7 +9,7 @@ from typing import Callable
 
 def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable | None = None,
                         feedback_txt: bool = False, show: Callable | None = None,
-                        say: Callable | None = None) -> tuple:
+                        say: Callable | None = None, roster=None) -> tuple:
     """Write everything a class run writes once its notebooks are graded.
 
     In order: the gradebook (``gradebook(results, totals)`` when given: nbgrader's late penalties
@@ -24,12 +24,15 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
         gradebook: ``gradebook(results, totals) -> bool`` recording the grades (fills ``totals``), or ``None``.
         feedback_txt: also write each notebook's console table as ``feedback.txt`` (Gradescope-style runs).
         show: called with each notebook's console table (``None``: not shown). say: progress lines.
+        roster: the course roster (``lms.roster.Roster``) or ``None``: its students with no notebook
+            for an assignment of the run get a "not submitted" row in grades.csv (docs/lms.md).
     Returns:
         ``(recorded, csv_path, flagged, note_path)``: whether the gradebook took every grade
         (``True`` when no gradebook was asked), grades.csv's ``Path``, and the identical or
         hard-linked notebooks with the ``Path`` of the file listing them (``identical.flag``).
     """
     from autograder.grading import identical
+    from autograder.lms.command import absent_for_run
     from autograder.reports import class_report, console, student
 
     out = Path(out)
@@ -45,6 +48,7 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
             show(console.table(r))
     # After the students' own reports: the flag is for the instructor (grades.csv, identical.csv).
     note_path, flagged = identical.flag(jobs, results, out)
-    csv_path = console.write_grades_csv(results, out / "grades.csv", totals)
+    absent = absent_for_run(roster, results)  # roster students without a submission ([] without a roster)
+    csv_path = console.write_grades_csv(results, out / "grades.csv", totals, not_submitted=absent)
     class_report.write_after_run(out, say=say)
     return recorded, csv_path, flagged, note_path

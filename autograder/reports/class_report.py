@@ -9,7 +9,8 @@ writes three files into ``graded_dir`` (or ``out``):
   pass rate and mean points, the named mistakes ranked by how many students made them (each
   student linked to their ``report.html``), a students x checks heatmap whose rows are sorted
   so that students with the same gaps stand together; then who did not submit, late work,
-  identical submissions and problems (timeouts, crashes, grader errors ...). One
+  identical submissions and problems (timeouts, crashes, grader errors ...). Who did not
+  submit includes the roster students that grades.csv lists as "not submitted" (``not_submitted``). One
   self-contained page (inline style, no script, no network), drawn with the helpers of
   ``html_report`` (the student report's module), readable on a laptop and printable.
 * ``class_checks.csv``: one row per check (assignment, function, check, points, submitted,
@@ -210,20 +211,23 @@ def is_identical(problem) -> bool:
     return "identical" in text or "duplicate" in text or text.startswith("same as")
 
 
-def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = "Class report", stats=None, mistakes=None) -> str:
+def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = "Class report", stats=None,
+                      mistakes=None, absent=()) -> str:
     """The class report page (see module docstring) as one str.
 
     Args:
         entries: ``Entry`` list (``load``). notes: lines shown at the top (str).
         base: the folder the page is written to (links to reports are relative to it).
         stats, mistakes: ``check_stats(entries)`` and ``mistake_table(entries)`` when computed already.
+        absent: ``(student, assignment)`` pairs of roster students who submitted nothing
+            (``not_submitted``): they count among the students and stand under "Did not submit".
     Every text from results.json or grades.csv is escaped (``html.escape``)."""
     by_assignment = defaultdict(list)
     for e in entries:
         by_assignment[e.assignment].append(e)
     stats = check_stats(entries) if stats is None else stats
     mistakes = mistake_table(entries) if mistakes is None else mistakes
-    students = sorted({e.student for e in entries})
+    students = sorted({e.student for e in entries} | {s for s, a in absent if a in by_assignment})
     base = os.path.abspath(base)
     for e in entries:
         e.href = None
@@ -281,6 +285,14 @@ def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = 
             + "\n".join(out) + "\n</body></html>\n")
 
 
+def not_submitted(graded_dir):
+    """``(student, assignment)`` pairs that grades.csv lists as "not submitted" (roster students
+    without a submission, written by a class run given a roster); [] without grades.csv."""
+    rows = _read_grades_csv(Path(graded_dir) / "grades.csv")
+    return sorted(key for key, row in rows.items()
+                  if "not submitted" in [p.strip() for p in (row.get("problems") or "").split(";")])
+
+
 def write_all(graded_dir, out=None, assignment=None):
     """Read ``graded_dir`` (see ``load``) and write class.html, class_checks.csv and
     class_mistakes.csv into ``out`` (default ``graded_dir``).
@@ -293,7 +305,8 @@ def write_all(graded_dir, out=None, assignment=None):
     entries, notes = load(graded_dir, assignment)
     stats, mistakes = check_stats(entries), mistake_table(entries)
     page = out / CLASS_HTML
-    page.write_text(render_class_html(entries, notes, base=out, stats=stats, mistakes=mistakes), encoding="utf-8")
+    page.write_text(render_class_html(entries, notes, base=out, stats=stats, mistakes=mistakes,
+                                      absent=not_submitted(graded_dir)), encoding="utf-8")
     return {"html": page, "checks": write_checks_csv(stats, out / CHECKS_CSV),
             "mistakes": write_mistakes_csv(mistakes, out / MISTAKES_CSV),
             "entries": len(entries), "notes": notes}

@@ -12,7 +12,9 @@ maximum, ``late`` (the late penalty in points) and ``score`` (the final score), 
 (``gradebook.Totals``; otherwise 0 and the total), ``manual overrides`` (the grade cells
 whose manual score counts instead of the checks' points, which is why ``score`` can differ
 from ``total``), and a ``problems`` column built from the ``problems.Problem`` kinds
-recorded while grading.
+recorded while grading. A class run given a roster adds a row for each roster student with no
+notebook for an assignment of the run: empty points, ``total`` and ``score``, ``problems``
+"not submitted" (``lms/roster.py``, docs/lms.md).
 
 Every piece of text that can come from a submission goes through ``safetext.clean``: the
 console table has exactly one line per check (plus its header and notes, one line each),
@@ -92,7 +94,7 @@ def problems(result) -> str:
     return text
 
 
-def write_grades_csv(results, path, totals=None):
+def write_grades_csv(results, path, totals=None, not_submitted=()):
     """Write the class table (UTF-8): one row per (student, assignment), a column per notebook.
 
     Args:
@@ -102,6 +104,9 @@ def write_grades_csv(results, path, totals=None):
             results) of the rows recorded in nbgrader's gradebook: they give ``late``,
             ``score`` and ``manual overrides``. Rows without one get ``late`` 0, ``score``
             equal to ``total`` and no override.
+        not_submitted: ``(student_id, assignment_id)`` pairs of roster students without a
+            submission (``lms.command.absent_for_run``): a row each with empty points, ``total``
+            and ``score`` and ``problems`` "not submitted" (``max_score`` that of the others).
     Returns:
         the ``Path`` written.
     """
@@ -122,13 +127,26 @@ def write_grades_csv(results, path, totals=None):
         found.setdefault((student, assignment), []).append(problems(r))
         if r.confinement not in row["confinement"].split("; "):
             row["confinement"] = "; ".join(c for c in (row["confinement"], r.confinement) if c)
+    top = {}
+    for (_, assignment), row in rows.items():
+        top[assignment] = max(top.get(assignment, 0.0), row["max_score"])
+    absent = {}
+    for student, assignment in not_submitted:
+        student, assignment = safetext.clean(student, safetext.ID_CHARS), safetext.clean(assignment)
+        if (student, assignment) not in rows:
+            absent[(student, assignment)] = {"student_id": student, "assignment_id": assignment, "total": "",
+                                             "max_score": f"{top.get(assignment, 0.0):g}", "late": "", "score": "",
+                                             "manual overrides": "", "problems": "not submitted", "confinement": ""}
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as f:
         writer = csvsafe.DictWriter(f, ["student_id", "assignment_id", *notebooks, "total", "max_score", "late",
                                         "score", "manual overrides", "problems", "confinement"])
         writer.writeheader()
-        for key in sorted(rows):
+        for key in sorted(set(rows) | set(absent)):
+            if key in absent:
+                writer.writerow(absent[key])
+                continue
             row = rows[key]
             t = counted.get(key)
             row["late"] = f"{t.late_penalty:g}" if t else "0"
