@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import class_report, gradebook, html_report, identical, preflight, report
+from . import class_report, gradebook, html_report, identical, preflight, regrade, report
 from .discover import discover
 from .grade import grade_all
 from .sandbox import Limits
@@ -160,6 +160,12 @@ def main(argv=None):
     if args.student is not None and (not args.student or "/" in args.student or "\\" in args.student
                                      or args.student in (".", "..")):
         parser.error(f"--student {args.student!r}: a student id cannot be a path")
+    from .points_guard import check_for_cli  # points changed mid-term: stop before grading anything
+    mismatch = check_for_cli(args.gradebook, args.path, jobs)
+    if mismatch:
+        print("cannot grade: the gradebook and the checks give different points\n" + "\n".join(mismatch),
+              file=sys.stderr)
+        return PREFLIGHT_FAILED
     limits = Limits(call_seconds=args.call_timeout, call_cpu_seconds=args.call_cpu_timeout,
                     confine=not args.unconfined)
     try:
@@ -176,6 +182,8 @@ def main(argv=None):
     t0 = time.perf_counter()
     out = Path(args.out)
     progress = _Progress(len(jobs), args.quiet)
+    from . import late  # a late resubmission that replaced an on-time one: found before its record is replaced
+    late_found = late.for_cli(args.gradebook, args.path, jobs, out, secret, limits)
     try:
         results, failures = grade_all(jobs, secret, limits, max(1, args.jobs), progress=progress,
                                       out=out, resume=not args.fresh)
@@ -183,7 +191,10 @@ def main(argv=None):
         progress.close()
     # Recorded first: the gradebook's late penalties and manual overrides go into the reports and grades.csv.
     totals = {}
+    late.mark(results, late_found)
     recorded = gradebook.record_for_cli(args.gradebook, args.path, jobs, results, totals)  # nbgrader (gradebook.py)
+    for i, found in sorted(late_found.items()):
+        print(found.line(totals.get((results[i].student_id, results[i].assignment_id))))
     for r in results:
         report.write_results(r, out)
         html_report.write_html(r, out)
@@ -191,7 +202,10 @@ def main(argv=None):
             print(report.table(r))
     # After the students' own reports: the flag is for the instructor (grades.csv, identical.csv).
     note_path, flagged = identical.flag(jobs, results, out)
+    previous = regrade.read_table(out / "grades.csv")  # rows of students not in this run are kept
     csv_path = report.write_grades_csv(results, out / "grades.csv", totals)
+    for line in regrade.summary_lines(*regrade.merge(previous, csv_path)):
+        print(line)
     if flagged:
         print(f"{len(flagged)} notebook(s) identical to another student's or hard-linked: listed in {note_path} "
               "(flagged only; their points are unchanged)")

@@ -23,7 +23,7 @@ import json
 import os
 from pathlib import Path
 
-from . import csvsafe, safetext
+from . import csvsafe, late, safetext
 from .problems import Problem, column
 
 
@@ -115,6 +115,7 @@ def write_grades_csv(results, path, totals=None):
                               {"student_id": student, "assignment_id": assignment,
                                "total": 0.0, "max_score": 0.0, "problems": "", "confinement": ""})
         row[safetext.clean(r.notebook, safetext.ID_CHARS)] = f"{r.score:g}"
+        row[late.CSV_COLUMN] = late.csv_text(r) or row.get(late.CSV_COLUMN, "")  # late.py
         row["total"] += r.score
         row["max_score"] += r.max_score
         found.setdefault((student, assignment), []).append(problems(r))
@@ -124,7 +125,7 @@ def write_grades_csv(results, path, totals=None):
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as f:
         writer = csvsafe.DictWriter(f, ["student_id", "assignment_id", *notebooks, "total", "max_score", "late",
-                                        "score", "manual overrides", "problems", "confinement"])
+                                        "score", "manual overrides", late.CSV_COLUMN, "problems", "confinement"])
         writer.writeheader()
         for key in sorted(rows):
             row = rows[key]
