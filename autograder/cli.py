@@ -18,7 +18,9 @@ Exit status: 0 when every notebook was graded (whatever the scores), 1 when the 
 itself failed on some notebook (see OUT/grader-errors.log) or a grade could not be recorded
 in nbgrader's gradebook (``gradebook.py``), 2 on bad usage, 3 when a preflight check failed
 (nothing was graded: tiktoken's cache, the course secret, or the sandbox for student code
-cannot start here; ``--unconfined`` overrides the last).
+cannot start here; ``--unconfined`` overrides the last; or the gradebook's points differ from
+the checks', ``points_guard.py``). Grading part of a class keeps the other rows of grades.csv
+(``regrade.py``); a late resubmission that replaced an on-time one is named (``late.py``).
 """
 import argparse
 import os
