@@ -142,7 +142,11 @@ def main(argv=None):
     # -- report: the class report from results already written (autograder/class_report.py) --
     class_report.add_arguments(sub.add_parser("report", help="write class.html and its CSVs from GRADED_DIR's "
                                                              "results.json files (ours or Gradescope's)"))
+    from . import manual_score  # a grader's score from the command line (autograder/manual_score.py)
+    manual_score.add_arguments(sub.add_parser("score", help="give (or --clear) a manual score on one grade cell"))
     args = parser.parse_args(argv)
+    if args.command == "score":
+        return manual_score.command(args)
     if args.command == "gradescope":
         return gradescope.build_command(args, parser)
     if args.command == "report":

@@ -404,7 +404,10 @@ def stale_override_lines(totals):
             if o.stale:
                 lines.append(f"gradebook: {sid}/{aid}: {o.notebook}, cell {o.cell}: the manual score {o.manual:g} "
                              f"was given before the automatic score changed (now {o.automatic:g}"
-                             + (f", was {o.previous:g}" if o.previous is not None else "") + "); it is kept, "
+                             + (f", was {o.previous:g}" if o.previous is not None
+                                and abs(o.previous - o.automatic) > 1e-9 else
+                                ": it changed in an earlier run, and nobody has reviewed the cell since")
+                             + "); it is kept, "
                              f"as nbgrader does, so the gradebook total is {t.raw:g}, not the checks' "
                              "points. Review it in formgrader (save it again, or clear it and regrade)")
     return lines
