@@ -138,6 +138,7 @@ def main(argv=None):
     n = sub.add_parser("new", help="write exercises/NAME/ from a template: a tiny exercise that builds and grades")
     n.add_argument("name", help="the exercise's name (a lowercase identifier, e.g. layer_norm)")
     n.add_argument("--title", help="the notebook's title")
+    n.add_argument("--summary", help="one line for README's exercise table (default: the title)")
     n.add_argument("--no-build", action="store_true", help="only write the folder (build later)")
     # -- report: the class report from results already written (autograder/class_report.py) --
     class_report.add_arguments(sub.add_parser("report", help="write class.html and its CSVs from GRADED_DIR's "
@@ -155,6 +156,7 @@ def main(argv=None):
     if args.command == "new":
         from . import new
         return new.main([args.name] + (["--title", args.title] if args.title else [])
+                        + (["--summary", args.summary] if args.summary else [])
                         + (["--no-build"] if args.no_build else []))
 
     try:

@@ -24,7 +24,7 @@ from ..build import venv_on_path
 from ..exercises import EXERCISES, PROJECT_ROOT
 from .fill import filled_notebook
 from .mistakes import all_mistakes
-from .students import HOSTILE, REFERENCE, STUBS, STUDENTS
+from .students import HOSTILE, REFERENCE, STUBS, STUDENTS, role
 
 COURSE_ID = "demo"
 
@@ -118,7 +118,9 @@ def run(workdir, jobs=2, quiet=False):
             nb_path = home / exercise.assignment / exercise.notebook
             nbformat.write(submission_for(student, exercise, mistakes_by_id), nb_path)
             _exchange_app("Submit", student_config)
-    say(f"{len(STUDENTS)} students fetched and submitted ({time.perf_counter() - t0:.1f} s)")
+    say(f"{len(STUDENTS)} students fetched and submitted ({time.perf_counter() - t0:.1f} s):")
+    for student in STUDENTS:
+        say(f"  {student}: {role(student)}")
 
     for name in EXERCISES:
         _check(api.collect(name), f"collect {name}")
