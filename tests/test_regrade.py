@@ -3,7 +3,6 @@ run updates that row of grades.csv and leaves every other row, and the class rep
 everyone else, as they were; the command says what changed."""
 import csv
 import os
-import shutil
 import subprocess
 import sys
 
@@ -43,7 +42,7 @@ def test_merge_keeps_the_rows_not_graded_and_names_the_change(tmp_path):
                               ["ann", "attention", 19, 19, 19, 0, 19, "", "", "", "bubblewrap"],
                               ["ben", "attention", 0, 0, 19, 0, 0, "", "", "", "bubblewrap"]])
     previous = regrade.read_table(path)
-    _write_csv(path, HEADER + [], [["ann", "attention", 15, 15, 19, 0, 15, "", "", "", "bubblewrap"]])
+    _write_csv(path, HEADER, [["ann", "attention", 15, 15, 19, 0, 15, "", "", "", "bubblewrap"]])
     changes, kept = regrade.merge(previous, path)
     after = _rows(path)
     assert sorted(after) == [("'=evil", "attention"), ("ann", "attention"), ("ben", "attention")]
