@@ -16,7 +16,7 @@ cannot be encoded is shown as escapes, files are UTF-8.
 
 ``--shard K/N --out DIR`` grades only shard K of N of the class, split by student, and writes
 results and a manifest into DIR instead of the class's files; ``merge`` checks that the shards
-form the whole class and writes those files once (``class_outputs.write_class_outputs``, the
+form the whole class and writes those files once (``grading/outputs.write_class_outputs``, the
 code a single run uses); ``slurm`` and ``k8s-job`` run the shards on a cluster (``cluster/``, docs/cluster.md).
 A shard exits 0 once every one of its notebooks has a result (grader failures are counted in
 its manifest and reported by the merge, so the merge job still runs).
@@ -25,7 +25,10 @@ Exit status: 0 when every notebook was graded (whatever the scores), 1 when the 
 itself failed on some notebook (see OUT/grader-errors.log) or a grade could not be recorded
 in nbgrader's gradebook (``nbgrader_glue/gradebook.py``), 2 on bad usage, 3 when a preflight check failed
 (nothing was graded: tiktoken's cache, the course secret, or the sandbox for student code
-cannot start here; ``--unconfined`` overrides the last).
+cannot start here; ``--unconfined`` overrides the last; or the gradebook's points differ from
+the checks', ``nbgrader_glue/points_guard.py``). Grading part of a class keeps the other rows of
+grades.csv (``grading/regrade.py``); a late resubmission that replaced an on-time one is named
+(``grading/late.py``).
 """
 import argparse
 import os
@@ -190,6 +193,7 @@ def main(argv=None):
     n = sub.add_parser("new", help="write exercises/NAME/ from a template: a tiny exercise that builds and grades")
     n.add_argument("name", help="the exercise's name (a lowercase identifier, e.g. layer_norm)")
     n.add_argument("--title", help="the notebook's title")
+    n.add_argument("--summary", help="one line for README's exercise table (default: the title)")
     n.add_argument("--no-build", action="store_true", help="only write the folder (build later)")
     # -- report: the class report from results already written (autograder/reports/class_report.py) --
     class_report.add_arguments(sub.add_parser("report", help="write class.html and its CSVs from GRADED_DIR's "
@@ -206,11 +210,16 @@ def main(argv=None):
     lms_command.add_parsers(sub)
     g.add_argument("--roster", help="roster.csv: its students who submitted nothing are listed as 'not submitted' "
                                     "(default: roster.csv in the course directory, when there is one)")
+    # -- score: a grader's score on one grade cell, from the command line (nbgrader_glue/manual_score.py) --
+    from autograder.nbgrader_glue import manual_score
+    manual_score.add_arguments(sub.add_parser("score", help="give (or --clear) a manual score on one grade cell"))
     args = parser.parse_args(argv)
     if args.command in ("merge", "slurm", "k8s-job"):
         return {"merge": merge, "slurm": slurm, "k8s-job": k8s}[args.command].command(args, parser)
     if args.command in ("lms", "roster"):
         return lms_command.run(args)
+    if args.command == "score":
+        return manual_score.command(args)
     if args.command == "gradescope":
         return gradescope.build_command(args, parser)
     if args.command == "report":
@@ -221,6 +230,7 @@ def main(argv=None):
     if args.command == "new":
         from autograder.course import scaffold
         return scaffold.main([args.name] + (["--title", args.title] if args.title else [])
+                        + (["--summary", args.summary] if args.summary else [])
                         + (["--no-build"] if args.no_build else []))
 
     shard_spec = None
@@ -245,6 +255,14 @@ def main(argv=None):
         roster = lms_command.roster_for_run(args.roster, args.path)  # checked before anything is graded
     except ValueError as exc:
         parser.error(str(exc))
+    from autograder.nbgrader_glue.points_guard import (
+        check_for_cli,  # points changed mid-term: stop before grading anything
+    )
+    mismatch = check_for_cli(args.gradebook, args.path, jobs)
+    if mismatch:
+        print("cannot grade: the gradebook and the checks give different points\n" + "\n".join(mismatch),
+              file=sys.stderr)
+        return PREFLIGHT_FAILED
     limits = Limits(call_seconds=args.call_timeout, call_cpu_seconds=args.call_cpu_timeout,
                     confine=not args.unconfined)
     if args.unconfined:
@@ -262,10 +280,14 @@ def main(argv=None):
         shard = shards.ShardRun(out, *shard_spec, args.path, class_jobs, jobs, secret, limits, args.confinement)
         shard.start()
     progress = _Progress(len(jobs), args.quiet)
+    from autograder.grading import (
+        late,  # a late resubmission that replaced an on-time one: found before its record is replaced
+    )
+    late_found = late.for_cli(args.gradebook, args.path, jobs, out, secret, limits)
     try:
         # Recorded before the reports: the gradebook's late penalties and manual overrides go into them.
         run = grade_class(jobs, secret, limits, args.jobs, out, level=args.confinement, progress=progress,
-                          resume=not args.fresh, outputs=shard is None, roster=roster,
+                          resume=not args.fresh, outputs=shard is None, roster=roster, late_found=late_found,
                           gradebook=lambda results, totals: gradebook.record_for_cli(  # nbgrader (gradebook.py)
                               args.gradebook, args.path, jobs, results, totals))
     except preflight.PreflightError as exc:

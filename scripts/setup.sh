@@ -35,6 +35,12 @@ fi
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
+# Students on this machine cannot use an interpreter other users cannot run (pyenv under /root,
+# mode 700): say so, and where their environment comes from (docs/students.md).
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && ! runuser -u nobody -- .venv/bin/python -c '' 2>/dev/null; then
+  echo "warning: other users cannot run .venv's interpreter ($("$PYTHON" -c 'import sys; print(sys.executable)')):" \
+       "students on this machine need their own environment: sudo bash scripts/student_env.sh (docs/students.md)" >&2
+fi
 # Reinstalled when the pins or the package layout (pyproject.toml: which packages) change.
 stamp=.venv/.installed-requirements
 if ! cat requirements.txt pyproject.toml | cmp -s - "$stamp" 2>/dev/null; then

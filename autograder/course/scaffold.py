@@ -1,4 +1,4 @@
-"""``python -m autograder new NAME [--title T] [--no-build]``: start an exercise from a template.
+"""``python -m autograder new NAME [--title T] [--summary S] [--no-build]``: start an exercise from a template.
 
 Writes ``exercises/NAME/`` (``exercise.toml``, ``__init__.py``, ``notebook.py``, ``checks.py``,
 ``mistakes.py``, ``worked.py``: see ``autograder.course.registry``) holding a tiny working exercise:
@@ -24,7 +24,7 @@ TOML = '''\
 # The "{name}" exercise, as the registry (autograder/course/registry.py) reads it.
 order = {order}
 title = {title_toml}
-summary = "the mean of a text's token vectors"
+summary = {summary_toml}
 # The total the course promises for this notebook; the points of checks.py must add up to it.
 points = 2
 # Images the solution notebook draws, at least.
@@ -192,13 +192,18 @@ TEMPLATE = {"exercise.toml": TOML, "__init__.py": INIT, "notebook.py": NOTEBOOK,
             "mistakes.py": MISTAKES, "worked.py": WORKED}
 
 
-def create(name: str, title: str | None = None, root=COURSE_DIR):
+def _toml_string(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def create(name: str, title: str | None = None, root=COURSE_DIR, summary: str | None = None):
     """Write ``root/name/`` from the template.
 
     Args:
         name: the exercise's name: a lowercase Python identifier, not a keyword, not taken.
         title: the notebook's title (default: from the name).
         root: the course folder (default ``exercises/``).
+        summary: the one-line summary of README's exercise table (default: the title).
     Returns:
         the new folder (``Path``).
     Raises:
@@ -214,10 +219,11 @@ def create(name: str, title: str | None = None, root=COURSE_DIR):
         raise ValueError(f"{folder} exists already")
     title = title or name.replace("_", " ").capitalize()
     order = max((e.order for e in EXERCISES.values()), default=0) + 1
-    title_toml = '"' + title.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    title_toml, summary_toml = _toml_string(title), _toml_string(summary or title)
     folder.mkdir(parents=True)
     for file, text in TEMPLATE.items():
-        (folder / file).write_text(text.format(name=name, title=title, title_toml=title_toml, order=order),
+        (folder / file).write_text(text.format(name=name, title=title, title_toml=title_toml, order=order,
+                                               summary_toml=summary_toml),
                                    encoding="utf-8")
     return folder
 
@@ -226,11 +232,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder new", description=__doc__.split("\n")[0])
     parser.add_argument("name", help="the exercise's name (a lowercase identifier, e.g. layer_norm)")
     parser.add_argument("--title", help="the notebook's title")
+    parser.add_argument("--summary", help="one line for README's exercise table (default: the title)")
     parser.add_argument("--no-build", action="store_true", help="only write the folder; build later with "
                         "python -m autograder build NAME")
     args = parser.parse_args(argv)
     try:
-        folder = create(args.name, args.title)
+        folder = create(args.name, args.title, summary=args.summary)
     except ValueError as exc:
         parser.error(str(exc))
     print(f"wrote {folder}/ ({', '.join(TEMPLATE)})")

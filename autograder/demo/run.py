@@ -28,7 +28,7 @@ from autograder.course.build import venv_on_path
 from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
-from autograder.demo.students import HOSTILE, REFERENCE, STUBS, STUDENTS
+from autograder.demo.students import HOSTILE, REFERENCE, STUBS, STUDENTS, role
 
 COURSE_ID = "demo"
 ROSTER = Path(__file__).with_name("roster.csv")
@@ -124,7 +124,9 @@ def run(workdir, jobs=2, quiet=False):
             nb_path = home / exercise.assignment / exercise.notebook
             nbformat.write(submission_for(student, exercise, mistakes_by_id), nb_path)
             _exchange_app("Submit", student_config)
-    say(f"{len(STUDENTS)} students fetched and submitted ({time.perf_counter() - t0:.1f} s)")
+    say(f"{len(STUDENTS)} students fetched and submitted ({time.perf_counter() - t0:.1f} s):")
+    for student in STUDENTS:
+        say(f"  {student}: {role(student)}")
 
     for name in EXERCISES:
         _check(api.collect(name), f"collect {name}")

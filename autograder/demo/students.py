@@ -37,3 +37,18 @@ def cosine_similarity(a, b):
     return theirs(a, b)
 '''},
 }
+
+
+def role(student: str) -> str:
+    """Who ``student`` plays in the demo, in a few words (printed by ``run.run``), e.g.
+    ``"the reference solutions"`` or ``"3 realistic mistakes (attention-no_sqrt_scaling, ...)"``."""
+    plan = STUDENTS[student]
+    if plan == REFERENCE:
+        return "the reference solutions (full marks)"
+    if plan == STUBS:
+        return "the untouched stubs (0 points)"
+    text = f"{len(plan)} realistic mistake(s): {', '.join(plan)}"
+    if student == "eve":
+        text += ("; also an endless loop (attention's causal_mask) and an import of the grader's solutions "
+                 "(embeddings' cosine_similarity), which the grader must survive")
+    return text

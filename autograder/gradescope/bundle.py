@@ -10,7 +10,7 @@ Build (instructor's machine)::
         [--confinement auto|bubblewrap|setuid]
 
 writes ``DIR/<assignment>-autograder.zip`` holding, at its root: ``setup.sh`` and
-``run_autograder`` (from ``gradescope_files/``), ``config.json`` (this build's options),
+``run_autograder`` (from ``gradescope/files/``), ``config.json`` (this build's options),
 ``requirements.txt`` (the pinned dependencies) and ``project/``: the ``autograder`` package
 (without the demo), the assignment's folder of ``exercises/`` (its ``exercise.toml``, hidden
 checks and worked values; not the other assignments', not its notebook source or mistakes), its reference

@@ -335,7 +335,7 @@ class ClassRun:
 
 def grade_class(jobs: list, secret: bytes, limits, workers: int, out, *, level: str | None = "auto",
                 progress=None, resume: bool = True, gradebook=None, feedback_txt: bool = False,
-                show=None, say=None, outputs: bool = True, roster=None) -> ClassRun:
+                show=None, say=None, outputs: bool = True, roster=None, late_found=None) -> ClassRun:
     """Grade a class and write its reports: the one way into a class run.
 
     In order: the preflight (``preflight.run``: tiktoken's ``cl100k_base`` file when an exercise needs
@@ -355,7 +355,8 @@ def grade_class(jobs: list, secret: bytes, limits, workers: int, out, *, level: 
         show: called with each notebook's console table (``None``: not shown). say: progress lines.
         outputs: write the class's files (``grading/outputs.py``); ``False`` for one shard of a class,
             whose results and resume records the merge reads (``cluster/``).
-        roster: the course roster (``lms.roster.Roster``) or ``None`` (``grading/outputs.py``).
+        roster: the course roster (``lms.roster.Roster``) or ``None``; late_found: ``late.for_cli``'s
+            finds or ``None`` (both passed to ``grading/outputs.py``).
     Returns:
         ``ClassRun``.
     Raises:
@@ -373,5 +374,6 @@ def grade_class(jobs: list, secret: bytes, limits, workers: int, out, *, level: 
     if not outputs:  # one shard of a class (cluster/shards.py): the merge writes the class's files
         return ClassRun(results, failures, True, None, [], None, limits.level)
     recorded, csv_path, flagged, note_path = write_class_outputs(
-        jobs, results, out, gradebook=gradebook, feedback_txt=feedback_txt, show=show, say=say, roster=roster)
+        jobs, results, out, gradebook=gradebook, feedback_txt=feedback_txt, show=show, say=say, roster=roster,
+        late_found=late_found)
     return ClassRun(results, failures, recorded, csv_path, flagged, note_path, limits.level)

@@ -9,8 +9,11 @@ from typing import Callable
 
 def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable | None = None,
                         feedback_txt: bool = False, show: Callable | None = None,
-                        say: Callable | None = None, roster=None) -> tuple:
+                        say: Callable | None = None, roster=None, late_found: dict | None = None) -> tuple:
     """Write everything a class run writes once its notebooks are graded.
+
+    Rows of grades.csv for notebooks this run did not grade are kept from the previous table
+    (``regrade.py``: regrading one student keeps the class), and what changed is said.
 
     In order: the gradebook (``gradebook(results, totals)`` when given: nbgrader's late penalties
     and manual overrides go into the reports), each notebook's ``results.json`` and
@@ -26,18 +29,24 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
         show: called with each notebook's console table (``None``: not shown). say: progress lines.
         roster: the course roster (``lms.roster.Roster``) or ``None``: its students with no notebook
             for an assignment of the run get a "not submitted" row in grades.csv (docs/lms.md).
+        late_found: ``late.for_cli``'s finds (index in ``results`` -> ``late.Found``): late
+            resubmissions that replaced an on-time one, marked on their results and said.
     Returns:
         ``(recorded, csv_path, flagged, note_path)``: whether the gradebook took every grade
         (``True`` when no gradebook was asked), grades.csv's ``Path``, and the identical or
         hard-linked notebooks with the ``Path`` of the file listing them (``identical.flag``).
     """
-    from autograder.grading import identical
+    from autograder.grading import identical, late, regrade
     from autograder.lms.command import absent_for_run
     from autograder.reports import class_report, console, student
 
     out = Path(out)
+    say_ = say or print
     totals: dict = {}
+    late.mark(results, late_found or {})
     recorded = gradebook(results, totals) if gradebook is not None else True
+    for i, found in sorted((late_found or {}).items()):
+        say_(found.line(totals.get((results[i].student_id, results[i].assignment_id))))
     for r in results:
         console.write_results(r, out)
         student.write_html(r, out)
@@ -49,6 +58,9 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
     # After the students' own reports: the flag is for the instructor (grades.csv, identical.csv).
     note_path, flagged = identical.flag(jobs, results, out)
     absent = absent_for_run(roster, results)  # roster students without a submission ([] without a roster)
+    previous = regrade.read_table(out / "grades.csv")  # rows of students not in this run are kept
     csv_path = console.write_grades_csv(results, out / "grades.csv", totals, not_submitted=absent)
+    for line in regrade.summary_lines(*regrade.merge(previous, csv_path)):
+        say_(line)
     class_report.write_after_run(out, say=say)
     return recorded, csv_path, flagged, note_path

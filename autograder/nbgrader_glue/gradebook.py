@@ -199,6 +199,13 @@ def record_scores(course, result, submission_dir):
         except api.MissingEntry:
             raise RecordError(f"the gradebook has no notebook {notebook_id!r} in assignment {aid!r}: "
                               f"run `nbgrader generate_assignment {aid}` in the course directory first") from None
+        points = _per_function(result)
+        differ = [f"{g.name} is worth {g.max_score:g} in the gradebook but {points[g.name[5:]][1]:g} in the checks"
+                  for g in gb.find_notebook(notebook_id, aid).grade_cells if g.name.startswith("test_")
+                  and g.name[5:] in points and abs(g.max_score - points[g.name[5:]][1]) > 1e-9]
+        if differ:  # never more points than the maximum (points_guard.py; docs/instructor.md)
+            raise RecordError("; ".join(differ) + ": not recorded; run `nbgrader generate_assignment "
+                              f"{aid}` first (docs/instructor.md, 'Changing points during a term')")
         gb.update_or_create_student(sid)
         try:
             timestamp = course.get_existing_timestamp(str(submission_dir))
@@ -206,16 +213,12 @@ def record_scores(course, result, submission_dir):
             timestamp = None
             warnings.append(f"timestamp.txt not understood ({type(exc).__name__}: {exc}): no submission time")
         gb.update_or_create_submission(aid, sid, **({"timestamp": timestamp} if timestamp else {}))
-        points = _per_function(result)
         recorded, overrides = set(), []
         for grade in gb.find_submission_notebook(notebook_id, aid, sid).grades:
             function = grade.name.removeprefix("test_")
             if not grade.name.startswith("test_") or function not in points:
                 continue  # a cell the autograder does not grade (e.g. a written answer)
             earned, available = points[function]
-            if abs(grade.max_score - available) > 1e-9:
-                warnings.append(f"{grade.name} is worth {grade.max_score:g} in the gradebook but "
-                                f"{available:g} in the checks: regenerate the assignment")
             previous = grade.auto_score
             grade.auto_score = earned
             # As nbgrader's SaveAutoGrades, a grader's manual score stays. It is flagged for review
@@ -304,7 +307,10 @@ def stale_override_lines(totals):
             if o.stale:
                 lines.append(f"gradebook: {sid}/{aid}: {o.notebook}, cell {o.cell}: the manual score {o.manual:g} "
                              f"was given before the automatic score changed (now {o.automatic:g}"
-                             + (f", was {o.previous:g}" if o.previous is not None else "") + "); it is kept, "
+                             + (f", was {o.previous:g}" if o.previous is not None
+                                and abs(o.previous - o.automatic) > 1e-9 else
+                                ": it changed in an earlier run, and nobody has reviewed the cell since")
+                             + "); it is kept, "
                              f"as nbgrader does, so the gradebook total is {t.raw:g}, not the checks' "
                              "points. Review it in formgrader (save it again, or clear it and regrade)")
     return lines

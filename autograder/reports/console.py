@@ -30,6 +30,21 @@ from pathlib import Path
 from autograder.grading.problems import Problem, column
 from autograder.reports import csvsafe, safetext
 
+# A late resubmission that replaced an on-time one (grading/late.py) is a note of its result;
+# grades.csv shows its summary in a column of its own.
+LATE_COLUMN = "late resubmission"
+LATE_NOTE_PREFIX = "late resubmission: "
+LATE_GRADED_HERE = ". The late notebook is the one graded here, under the course's late-work policy"
+
+
+def late_csv_text(result) -> str:
+    """The ``late resubmission`` cell of grades.csv for a ``NotebookResult``: its late note's
+    summary (``late.Late.summary``; "" when it has none)."""
+    for note in result.notes:
+        if note.startswith(LATE_NOTE_PREFIX):
+            return note.removeprefix(LATE_NOTE_PREFIX).split(LATE_GRADED_HERE, 1)[0]
+    return ""
+
 
 def fs_name(name: str) -> str:
     """A name as the file system wants it: the same bytes on disk in every locale."""
@@ -122,6 +137,7 @@ def write_grades_csv(results, path, totals=None, not_submitted=()):
                               {"student_id": student, "assignment_id": assignment,
                                "total": 0.0, "max_score": 0.0, "problems": "", "confinement": ""})
         row[safetext.clean(r.notebook, safetext.ID_CHARS)] = f"{r.score:g}"
+        row[LATE_COLUMN] = late_csv_text(r) or row.get(LATE_COLUMN, "")  # late.py
         row["total"] += r.score
         row["max_score"] += r.max_score
         found.setdefault((student, assignment), []).append(problems(r))
@@ -141,7 +157,7 @@ def write_grades_csv(results, path, totals=None, not_submitted=()):
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as f:
         writer = csvsafe.DictWriter(f, ["student_id", "assignment_id", *notebooks, "total", "max_score", "late",
-                                        "score", "manual overrides", "problems", "confinement"])
+                                        "score", "manual overrides", LATE_COLUMN, "problems", "confinement"])
         writer.writeheader()
         for key in sorted(set(rows) | set(absent)):
             if key in absent:

@@ -475,3 +475,70 @@ def test_late_work_counts_the_same_in_grades_csv_export_and_feedback(term, tmp_p
     report = json.loads((t.course / "graded" / NAME / "bob" / "results.json").read_text())
     assert "late: the course's late-work policy takes 15 points: final score 0 of 19" in report["output"]
 
+
+
+# A late resubmission that replaced an on-time one (issue 30): named in the grade output,
+# grades.csv and the student's report; nbgrader's own collect brings the on-time one back.
+
+COLLECT_ON_TIME = "nbgrader collect --before-duedate --student=<student> <name>"
+
+
+def test_docs_give_the_on_time_collect_command():
+    assert COLLECT_ON_TIME in (PROJECT_ROOT / "docs" / "resubmissions.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_a_late_resubmission_is_named_and_the_on_time_one_can_be_graded_instead(term, tmp_path):
+    from datetime import timedelta
+
+    from nbgrader.api import Gradebook
+    from nbgrader.utils import parse_utc
+    t = _copy_term(term, tmp_path)
+    with (t.course / "nbgrader_config.py").open("a") as f:
+        f.write('\nc.LateSubmissionPlugin.penalty_method = "zero"  # no credit after the due date\n')
+    stamp = t.course / "submitted" / "alice" / NAME / "timestamp.txt"
+    first = parse_utc(stamp.read_text().strip())
+    due = first + timedelta(seconds=1)  # alice's first submission was on time, bob's was not
+    with Gradebook(f"sqlite:///{t.course}/gradebook.db", "lm-reads-text") as gb:
+        gb.update_or_create_assignment(NAME, duedate=due)
+    # alice tidies her notebook after the deadline and hands it in again
+    nb = filled_notebook(ATTENTION)
+    nb.cells.append(nbformat.v4.new_markdown_cell("Tidied after the deadline."))
+    nbformat.write(nb, t.tmp / "students" / "alice" / NAME / ATTENTION.notebook)
+    t.student(SUBMIT, "alice")
+    t.run(COLLECT_UPDATE + " --ExchangeCollect.check_owner=False", t.course, t.tmp / "instructor")
+    late = parse_utc(stamp.read_text().strip())
+    assert late > due
+    graded = t.instructor(GRADE)
+    when = lambda x: x.strftime("%Y-%m-%d %H:%M:%S UTC")  # noqa: E731
+    said = [line for line in graded.splitlines() if line.startswith("late resubmission: ")]
+    # "zero": the late notebook's 19 points become 0; the on-time one had 19 of 19 (graded in the term)
+    assert said == [f"late resubmission: alice/attention: submitted {when(late)}, after the due date {when(due)}, "
+                    f"replacing the on-time submission of {when(first)} (it scored {ATTENTION_POINTS:g} of "
+                    f"{ATTENTION_POINTS:g} when graded then); the late one scores {ATTENTION_POINTS:g} of "
+                    f"{ATTENTION_POINTS:g}, 0 after the late penalty of {ATTENTION_POINTS:g}. To grade the on-time "
+                    "one instead: nbgrader collect --before-duedate --student=alice attention, then python -m "
+                    "autograder grade submitted/alice/attention/ (docs/resubmissions.md)"]
+    row = _csv(t.course / "graded" / "grades.csv", "student_id")
+    assert (row["alice"]["score"], row["alice"]["late"]) == ("0", f"{ATTENTION_POINTS:g}")
+    assert row["alice"]["late resubmission"] == (
+        f"this notebook was submitted {when(late)}, after the due date {when(due)}; it replaced the submission "
+        f"of {when(first)}, which was on time (it scored {ATTENTION_POINTS:g} of {ATTENTION_POINTS:g} when "
+        "graded then)")
+    assert row["bob"]["late resubmission"] == ""  # late, but with no on-time copy to replace
+    report = json.loads((t.course / "graded" / NAME / "alice" / "results.json").read_text())
+    assert report["output"].startswith("late resubmission: this notebook was submitted")
+    feedback = nbformat.read(t.course / "autograded" / "alice" / NAME / ATTENTION.notebook, as_version=4)
+    assert "late resubmission: this notebook was submitted" in feedback.cells[0].outputs[0].data["text/html"]
+
+    # The instructor's choice: the on-time submission counts. nbgrader collects it back ...
+    t.run(COLLECT_ON_TIME + " --ExchangeCollect.check_owner=False", t.course, t.tmp / "instructor",
+          student="alice")
+    assert parse_utc(stamp.read_text().strip()) == first
+    again = t.instructor(GRADE + "alice/attention/")
+    assert "late resubmission" not in again
+    assert f"changed: alice/attention: score 0 -> {ATTENTION_POINTS:g}" in again
+    row = _csv(t.course / "graded" / "grades.csv", "student_id")
+    assert (row["alice"]["score"], row["alice"]["late"], row["alice"]["late resubmission"]) == (
+        f"{ATTENTION_POINTS:g}", "0", "")
+    assert (row["bob"]["score"], row["bob"]["late"]) == ("0", f"{ATTENTION_POINTS - 4:g}")
