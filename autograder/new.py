@@ -22,7 +22,8 @@ TOML = '''\
 # The "{name}" exercise, as the registry (autograder/exercises.py) reads it.
 order = {order}
 title = {title_toml}
-summary = "the mean of a text's token vectors"
+# README's table shows it: until you write one, the title.
+summary = {title_toml}
 # The total the course promises for this notebook; the points of checks.py must add up to it.
 points = 2
 # Images the solution notebook draws, at least.
