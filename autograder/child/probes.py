@@ -246,3 +246,12 @@ def whole_list_model(scores):
     scores = np.asarray(scores, dtype=float)
     return _StatelessModel(lambda ids: scores[(sum(ids) + len(ids)) % len(scores)],
                            "a row chosen by the whole list")
+
+
+@probe("fixed_scores_model")
+def fixed_scores_model(scores):
+    """A model that gives the same ``scores`` (float, shape (V,)) whatever ids it is given:
+    a generation with it stands at one fork at every step, so one call of ``generate``
+    yields many draws from one set of shares."""
+    scores = np.asarray(scores, dtype=float)
+    return _StatelessModel(lambda ids: scores.copy(), "the same scores at every step")

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from autograder.authoring import StudentCodeError, Visible, check, expect_close, expect_equal, fail, fmt
+from autograder.authoring import Mismatch, StudentCodeError, Visible, check, expect_close, expect_equal, fail, fmt
 from autograder.child.probes import PROBES
 from solutions import sampling as ref
 
@@ -27,8 +27,12 @@ from .worked import (BANANA, BANANA_T2, KING, QUEEN, SAT, SAT_THE_T1, SHARES_T05
                      THE_CAT_LOGITS, VOCAB, live_the_logits, toy_weights)
 
 ALPHA = 1e-9            # largest chance that a correct sampler fails one count check
-DRAWS = 4000            # draws per distribution in the count check of sample_next
-RUNS = 600              # generations per count check of generate
+# Each call into the student's code is a round trip to its process (about 1 ms, more on a
+# busy machine), so the counts are kept to a few hundred calls per check; the bounds are set
+# for those numbers and still far from what greedy, uniform or shifted draws give.
+DRAWS = 400             # draws per distribution in the count check of sample_next (named in its @check)
+RUNS = 100              # toy-model generations in the count check of generate (named in its @check)
+STEPS = 1000            # draws of the one generation stuck at the fork (named in its @check)
 LIVE_THE = live_the_logits(ref)
 PROMPT = [VOCAB.index("long"), VOCAB.index("live")]
 GREEDY_IDS = [0, 1, 2, 3, 5, 6]          # long live the king said yes
@@ -224,7 +228,7 @@ def _count_draws(sample_next, submission, shares, seed, n):
     return counts
 
 
-@check("sample_next", '4000 draws follow the shares after "live the" at T = 1 and T = 2', points=2)
+@check("sample_next", '400 draws follow the shares after "live the" at T = 1 and T = 2', points=2)
 def check_sample_counts(sample_next, submission):
     for T, seed in ((1, 20261), (2, 20262)):
         shares = ref.apply_temperature(LIVE_THE, T)
@@ -240,7 +244,7 @@ def check_sample_counts(sample_next, submission):
 def check_sample_certain(sample_next, submission):
     rng = submission.probe("generator", 5)
     for shares in ([0.0, 0.0, 1.0, 0.0], [0.5, 0.0, 0.5], [0.0, 1.0]):
-        for _ in range(60):
+        for _ in range(20):
             got = _as_id(sample_next(np.array(shares), rng), len(shares), "sample_next")
             if shares[got] == 0.0:
                 fail(f"sample_next({shares}, rng) drew {got}, a token whose share is 0")
@@ -254,13 +258,13 @@ def check_sample_generator(sample_next, submission):
     def run(seed, global_seed):
         submission.probe("reseed_global", global_seed)
         rng = submission.probe("generator", seed)
-        return [_as_id(sample_next(shares, rng), len(shares), "sample_next") for _ in range(40)]
+        return [_as_id(sample_next(shares, rng), len(shares), "sample_next") for _ in range(20)]
     first, again, reseeded = run(11, 0), run(11, 1), run(11, 0)
     if not first == again == reseeded:
-        fail("two generators made with the same seed gave different draws (40 draws after "
+        fail("two generators made with the same seed gave different draws (20 draws after "
              f"\"live the\" at T = 2, np.random reseeded in between). That is what you get when you {GLOBAL_STATE}")
     if first == run(12, 0) == run(13, 0):
-        fail("three generators with different seeds gave the same 40 draws; each draw must come "
+        fail("three generators with different seeds gave the same 20 draws; each draw must come "
              "from the generator rng you are given")
 
 
@@ -341,7 +345,8 @@ def check_generate_prompt(submission):
                  mistakes={"append to the caller's prompt list instead of a copy of it": GREEDY_IDS[:4]})
 
 
-@check("generate", 'T = 1 from "long live": queen at the fork about half the time over 600 seeds', points=1)
+@check("generate", 'T = 1: queen at the fork about half the time (100 seeds from "long live"; '
+                   '1000 steps of a model stuck at the fork)', points=1)
 def check_generate_sampled(generate, submission):
     model = _toy_model(submission)
     counts = np.zeros(len(VOCAB), dtype=int)
@@ -354,8 +359,36 @@ def check_generate_sampled(generate, submission):
             fail(f"generate returned the id {got[3]}; ids run from 0 to {len(VOCAB) - 1}")
         counts[got[3]] += 1
     shares = ref.apply_temperature(ref.toy_scores(toy_weights(ref), GREEDY_IDS[1:3]), 1)
-    _judge_counts(counts, shares, RUNS, f'the word after "long live the" in {RUNS} runs at T = 1',
-                  mistakes={"decode greedily whatever T is": np.eye(len(VOCAB))[KING]})
+    greedy = {"decode greedily whatever T is": np.eye(len(VOCAB))[KING]}
+    # The same fork, STEPS times in one call: a model that always gives the "live the" scores.
+    stuck = _ids(generate(submission.probe("fixed_scores_model", LIVE_THE), [1, 2], STEPS, 1,
+                          submission.probe("generator", 8000)), "generate")
+    if len(stuck) != 2 + STEPS or not all(0 <= i < len(VOCAB) for i in stuck):
+        fail(f"generate(model, [1, 2], {STEPS}, 1, rng) returned {len(stuck)} ids; it should return "
+             f"the 2 ids of the prompt and {STEPS} new ones, each from 0 to {len(VOCAB) - 1}")
+    try:
+        _judge_counts(counts, shares, RUNS, f'the word after "long live the" in {RUNS} runs at T = 1',
+                      mistakes=greedy)
+        _judge_counts(np.bincount(stuck[2:], minlength=len(VOCAB)), shares, STEPS,
+                      f'{STEPS} steps at T = 1 of a model that always gives the "live the" scores',
+                      mistakes=greedy)
+    except Mismatch:
+        # One bug, charged once: when the student's own sample_next draws wrongly with these
+        # shares, its checks charge the bug and this one does not (the reference generate
+        # cannot be rerun with the student's draws to tell the two apart).
+        if _sampler_misdraws(submission, shares):
+            return
+        raise
+
+
+def _sampler_misdraws(submission, shares):
+    """Whether the student's ``sample_next`` alone fails the count test on ``shares``."""
+    try:
+        counts = _count_draws(submission.function("sample_next"), submission, shares, 31337, DRAWS)
+        _judge_counts(counts, shares, DRAWS, "sample_next")
+    except (Mismatch, StudentCodeError):
+        return True
+    return False
 
 
 @check("generate", "a model that reads the whole list: n steps, greedy and sampled, against the reference", points=1)

@@ -11,6 +11,9 @@ _TOP_P = ('top_p_filter: "the cat" with p = 0.75 and p = 0.4: the token that cro
           "top_p_filter: ties at the cut go to the lower id; p = 1 keeps every token",
           "top_p_filter: random shares and p")
 
+_FORK = ('generate: T = 1: queen at the fork about half the time (100 seeds from "long live"; '
+         '1000 steps of a model stuck at the fork)')
+
 MISTAKES = [
     Mistake(E, "apply_temperature", "multiplies_by_T", '''
 def apply_temperature(logits, T):
@@ -62,7 +65,7 @@ def sample_next(probs, rng):
     Mistake(E, "sample_next", "greedy_not_sampling", '''
 def sample_next(probs, rng):
     return int(np.argmax(probs))   # the top share every time
-''', failing=('sample_next: 4000 draws follow the shares after "live the" at T = 1 and T = 2',
+''', failing=('sample_next: 400 draws follow the shares after "live the" at T = 1 and T = 2',
               "sample_next: uses the generator it is given: same seed, same draws; the global state plays no part"),
         feedback="always return the most likely token"),
 
@@ -117,7 +120,7 @@ def generate(model, prompt, n, T, rng):
         new.append(nxt)
     return new                     # the prompt is missing in front
 ''', failing=('generate: greedy (T = 0) from "long live", 4 steps: long live the king said yes',
-              'generate: T = 1 from "long live": queen at the fork about half the time over 600 seeds',
+              _FORK,
               "generate: a model that reads the whole list: n steps, greedy and sampled, against the reference"),
         feedback="return only the new ids"),
 
@@ -139,7 +142,7 @@ def generate(model, prompt, n, T, rng):
     return ids
 ''', failing=('generate: greedy (T = 0) from "long live", 4 steps: long live the king said yes',
               "generate: leaves the caller's prompt list unchanged",
-              'generate: T = 1 from "long live": queen at the fork about half the time over 600 seeds',
+              _FORK,
               "generate: a model that reads the whole list: n steps, greedy and sampled, against the reference"),
         feedback="the model only the newest id"),
 ]
