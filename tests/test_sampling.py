@@ -146,7 +146,10 @@ def test_probes(ref, toy):
 
 # -- in-kernel grading: the reference, every named mistake ------------------------------------------------
 def _graded(ref, code=None):
-    namespace = dict(vars(ref))
+    """The checks run in-kernel on a namespace like a notebook's: the reference's code run in
+    it (so its generate calls the namespace's helpers), then ``code`` over it."""
+    namespace = {"__name__": "__main__"}
+    exec(compile(SAMPLING.solution_module.read_text(), str(SAMPLING.solution_module), "exec"), namespace)
     if code:
         exec(code, namespace)
     return run_checks(SAMPLING, LocalSubmission(namespace), "s1", SECRET)
@@ -182,6 +185,18 @@ def test_a_sampler_bug_is_charged_once(ref):
     results = _graded(ref, "def sample_next(probs, rng):\n    return int(np.argmax(probs))\n")
     failed = {r.name for r in results if r.score < r.max_score}
     assert failed and all(name.startswith("sample_next:") for name in failed), failed
+    fork = next(r for r in results if r.name.startswith("generate: T = 1"))
+    assert fork.output.startswith("passed on account of sample_next"), fork.output
+
+
+def test_a_greedy_bug_in_apply_temperature_is_charged_once(ref):
+    """apply_temperature dividing by T = 0: generate's greedy checks see nan shares, and keep their points."""
+    code = "def apply_temperature(logits, T):\n    with np.errstate(all='ignore'):\n        return softmax(np.asarray(logits) / T)\n"
+    results = _graded(ref, code)
+    failed = {r.name for r in results if r.score < r.max_score}
+    assert {name.split(":")[0] for name in failed} == {"apply_temperature"}, failed
+    greedy = next(r for r in results if r.name.startswith("generate: greedy"))
+    assert greedy.output.startswith("passed on account of apply_temperature"), greedy.output
 
 
 # -- honest styles keep full marks --------------------------------------------------------------------------

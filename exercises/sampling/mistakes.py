@@ -12,9 +12,21 @@ _TOP_P = ('top_p_filter: "the cat" with p = 0.75 and p = 0.4: the token that cro
           "top_p_filter: random shares and p")
 
 _FORK = ('generate: T = 1: queen at the fork about half the time (100 seeds from "long live"; '
-         '1000 steps of a model stuck at the fork)')
+         '600 steps of a model stuck at the fork)')
 
 MISTAKES = [
+    # The first mistake of each helper of generate is one that generate's checks see
+    # (tests/test_charged_once.py hands it in): greedy decoding goes through T = 0.
+    Mistake(E, "apply_temperature", "divides_by_zero_T", '''
+def apply_temperature(logits, T):
+    z = np.asarray(logits, dtype=float)
+    if T < 0:
+        raise ValueError("T must be 0 or more")
+    with np.errstate(all="ignore"):
+        return softmax(z / T)      # T = 0: the scores become +-inf, the shares nan
+''', failing=("apply_temperature: T = 0 is greedy: share 1 on the top score, the first of tied ones",),
+        feedback="divide the scores by T = 0"),
+
     Mistake(E, "apply_temperature", "multiplies_by_T", '''
 def apply_temperature(logits, T):
     z = np.asarray(logits, dtype=float)
@@ -55,19 +67,19 @@ def apply_temperature(logits, T):
 ''', failing=("apply_temperature: a negative temperature raises ValueError",),
         feedback="should raise ValueError"),
 
-    Mistake(E, "sample_next", "global_random_state", '''
-def sample_next(probs, rng):
-    probs = np.asarray(probs, dtype=float)
-    return int(np.random.choice(len(probs), p=probs))   # the global state, not rng
-''', failing=("sample_next: uses the generator it is given: same seed, same draws; the global state plays no part",),
-        feedback="draw from numpy's global random state"),
-
     Mistake(E, "sample_next", "greedy_not_sampling", '''
 def sample_next(probs, rng):
     return int(np.argmax(probs))   # the top share every time
 ''', failing=('sample_next: 400 draws follow the shares after "live the" at T = 1 and T = 2',
               "sample_next: uses the generator it is given: same seed, same draws; the global state plays no part"),
         feedback="always return the most likely token"),
+
+    Mistake(E, "sample_next", "global_random_state", '''
+def sample_next(probs, rng):
+    probs = np.asarray(probs, dtype=float)
+    return int(np.random.choice(len(probs), p=probs))   # the global state, not rng
+''', failing=("sample_next: uses the generator it is given: same seed, same draws; the global state plays no part",),
+        feedback="draw from numpy's global random state"),
 
     Mistake(E, "top_p_filter", "crossing_token_dropped", '''
 def top_p_filter(probs, p):
