@@ -100,6 +100,7 @@ def _top_p_mistakes(probs, p):
             REVERSED_TIES: _top_p_variant(probs, p, "reversed_ties")}
 
 
+# == 2. hidden checks =========================================================================
 # -- counting draws: exact binomial bounds --------------------------------------------------------
 def _binomial_bounds(n, p, alpha):
     """``(lo, hi)``: the counts a Binomial(n, p) variable falls outside with probability at most
@@ -154,7 +155,6 @@ def _as_id(value, V, what):
     return value
 
 
-# == 2. hidden checks =========================================================================
 # -- apply_temperature --------------------------------------------------------------------------
 @check("apply_temperature", 'toy model 1 after "live the": king and queen at T = 1, 0.5 and 2, banana at T = 2',
        points=2)
