@@ -32,7 +32,7 @@ ALPHA = 1e-9            # largest chance that a correct sampler fails one count 
 # for those numbers and still far from what greedy, uniform or shifted draws give.
 DRAWS = 400             # draws per distribution in the count check of sample_next (named in its @check)
 RUNS = 100              # toy-model generations in the count check of generate (named in its @check)
-STEPS = 600             # draws of the one generation stuck at the fork (named in its @check)
+STEPS = 300             # draws of the one generation stuck at the fork (named in its @check)
 LIVE_THE = live_the_logits(ref)
 PROMPT = [VOCAB.index("long"), VOCAB.index("live")]
 GREEDY_IDS = [0, 1, 2, 3, 5, 6]          # long live the king said yes
@@ -354,7 +354,7 @@ def check_generate_prompt(submission):
 
 
 @check("generate", 'T = 1: queen at the fork about half the time (100 seeds from "long live"; '
-                   '600 steps of a model stuck at the fork)', points=1)
+                   '300 steps of a model stuck at the fork)', points=1)
 def check_generate_sampled(generate, submission):
     model = _toy_model(submission)
     counts = np.zeros(len(VOCAB), dtype=int)

@@ -12,7 +12,7 @@ _TOP_P = ('top_p_filter: "the cat" with p = 0.75 and p = 0.4: the token that cro
           "top_p_filter: random shares and p")
 
 _FORK = ('generate: T = 1: queen at the fork about half the time (100 seeds from "long live"; '
-         '600 steps of a model stuck at the fork)')
+         '300 steps of a model stuck at the fork)')
 
 MISTAKES = [
     # The first mistake of each helper of generate is one that generate's checks see
