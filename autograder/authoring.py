@@ -5,6 +5,7 @@ worked figures and its hand-ins against these names only, so the grader's own la
 change without touching any exercise. ``docs/authoring.md`` shows how each is used.
 """
 from autograder.checks.api import Mismatch, check, expect_close, expect_equal, fail, fmt  # noqa: F401
+from autograder.child.probes import PROBES  # noqa: F401  (objects a check builds in the child: models, generators)
 from autograder.child.wire import Opaque  # noqa: F401
 from autograder.course.visible import Visible  # noqa: F401
 from autograder.course.worked import FOUNDATIONS, FROM_SCRATCH, Source, Worked  # noqa: F401
@@ -13,6 +14,6 @@ from autograder.sandbox.limits import StudentCodeError  # noqa: F401
 from autograder.sandbox.tiktoken_cache import CL100K_URL, cache_dir  # noqa: F401  (tokens: the production tokenizer)
 
 __all__ = [
-    "CL100K_URL", "FOUNDATIONS", "FROM_SCRATCH", "Mismatch", "Mistake", "Opaque", "Source", "StudentCodeError",
+    "CL100K_URL", "FOUNDATIONS", "FROM_SCRATCH", "Mismatch", "Mistake", "Opaque", "PROBES", "Source", "StudentCodeError",
     "Visible", "Worked", "cache_dir", "check", "expect_close", "expect_equal", "fail", "fmt",
 ]

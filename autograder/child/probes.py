@@ -180,3 +180,78 @@ def _plain_all_arrays(value):
     if isinstance(value, dict):
         return {k: _plain_all_arrays(v) for k, v in value.items()}
     return value
+
+
+# -- sampling: random generators, and stateless models that generate() loops around ---------
+@probe("generator")
+def generator(seed):
+    """A fresh ``numpy.random.Generator`` (``np.random.default_rng(seed)``), built where the
+    student's code runs, so ``sample_next`` and ``generate`` receive a real generator."""
+    return np.random.default_rng(int(seed))
+
+
+@probe("reseed_global")
+def reseed_global(seed):
+    """Reseed numpy's global random state and Python's ``random`` with ``seed`` (an int).
+
+    Code that draws from the generator it is given does not notice; code that draws from
+    the global state does, which is how a check tells the two apart."""
+    import random
+    np.random.seed(int(seed))
+    random.seed(int(seed))
+    return None
+
+
+class _StatelessModel:
+    """A callable ``ids -> logits``: a list of token ids in, one score per vocabulary word
+    out (float64, shape (V,)); it remembers nothing between calls."""
+
+    def __init__(self, formula, label):
+        self._formula, self._label = formula, label
+
+    def __call__(self, ids):
+        ids = [int(i) for i in np.asarray(ids).reshape(-1)]
+        return np.asarray(self._formula(ids), dtype=float)
+
+    def __repr__(self):
+        return f"<model: {self._label}>"
+
+
+@probe("two_word_model")
+def two_word_model(table, W_hidden, b_hidden, W_out, b_out):
+    """Toy model 1 of the course (the embeddings and sampling exercises): the embedding rows
+    of the last two ids side by side, one ReLU layer, one score per word.
+
+    Args:
+        table: embedding table, shape (V, d); W_hidden: (2 d, h); b_hidden: (h,);
+        W_out: (h, V); b_out: (V,). All float.
+    The model raises ValueError when it is given fewer than two ids (it reads two).
+    """
+    table, W_hidden, b_hidden, W_out, b_out = (np.asarray(a, dtype=float)
+                                               for a in (table, W_hidden, b_hidden, W_out, b_out))
+
+    def scores(ids):
+        if len(ids) < 2:
+            raise ValueError(f"this model reads the last two token ids; it was given {len(ids)}")
+        x = table[ids[-2:]].reshape(-1)
+        return np.maximum(x @ W_hidden + b_hidden, 0.0) @ W_out + b_out
+    return _StatelessModel(scores, "the last two tokens through a ReLU layer")
+
+
+@probe("whole_list_model")
+def whole_list_model(scores):
+    """A model whose scores depend on every id of the list it is given: the row
+    ``(sum(ids) + len(ids)) % V`` of ``scores`` (float, shape (V, V)). Feeding it only the
+    newest token, or a list that is not the whole text so far, changes what it says."""
+    scores = np.asarray(scores, dtype=float)
+    return _StatelessModel(lambda ids: scores[(sum(ids) + len(ids)) % len(scores)],
+                           "a row chosen by the whole list")
+
+
+@probe("fixed_scores_model")
+def fixed_scores_model(scores):
+    """A model that gives the same ``scores`` (float, shape (V,)) whatever ids it is given:
+    a generation with it stands at one fork at every step, so one call of ``generate``
+    yields many draws from one set of shares."""
+    scores = np.asarray(scores, dtype=float)
+    return _StatelessModel(lambda ids: scores.copy(), "the same scores at every step")

@@ -40,6 +40,9 @@ CALL_CPU_MEASURED = {
     "learned_attention": {"positional_encoding": (0.0, 0.0), "model_forward": (1.3, 1.1),
                           "attention_backward": (0.5, 0.2), "train_step": (8.9, 24.9),
                           "multi_head_attention": (0.8, 0.7), "(cells)": (145.3, 673.5)},
+    # 2026-12-02; generate's largest call is one 300-step generation; the cells train toy model 1
+    "sampling": {"apply_temperature": (0.2, None), "sample_next": (0.2, None), "top_p_filter": (0.0, None),
+                 "generate": (22.9, None), "(cells)": (301.4, None)},
 }
 
 

@@ -44,6 +44,12 @@ class RemoteObject:
     def __len__(self):
         return self._submission._request({"op": "len", "handle": self._handle}, f"len({self._label})")
 
+    def __call__(self, *args, **kwargs):
+        """Call the object in the child (a probe that is a function, e.g. the model a
+        ``generate`` check hands in), so the grader can rerun a reference with it."""
+        return self._submission._request({"op": "method", "handle": self._handle, "method": "__call__",
+                                          "args": args, "kwargs": kwargs}, f"{self._label}()")
+
     def __repr__(self):
         return f"<{self._type} in the submission>"
 

@@ -122,3 +122,8 @@ class LocalObject:
 
     def __len__(self):
         return self._submission._run(f"len({self._label})", lambda: len(self._obj))
+
+    def __call__(self, *args, **kwargs):
+        """Call the object (a probe that is a function), as ``RemoteObject.__call__``."""
+        args, kwargs = _args(args), _round_trip(kwargs)
+        return self._submission._run(f"{self._label}()", lambda: self._obj(*args, **kwargs))

@@ -15,10 +15,10 @@ def total(exercise):
     return sum(points_by_function(exercise).values())
 
 
-def test_the_course_has_its_six_exercises_in_course_order():
-    # the six notebooks of the course, in the order its text teaches them
+def test_the_course_has_its_seven_exercises_in_course_order():
+    # the seven notebooks of the course, in the order its text teaches them
     assert list(EXERCISES) == ["tokens", "embeddings", "attention", "next_token", "kv_cache",
-                               "learned_attention"]
+                               "learned_attention", "sampling"]
 
 
 @pytest.mark.parametrize("name", list(EXERCISES))

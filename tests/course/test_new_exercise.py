@@ -70,7 +70,10 @@ def test_one_command_writes_one_folder_and_the_build_its_generated_copies(sevent
     # of the files already there, only the pages generated from every folder changed
     assert changed == {"README.md", "docs/worked-examples.md"}
     exercise = load(copy / "exercises" / NAME)
-    assert exercise.order == 7 and exercise.points == TEMPLATE_POINTS
+    from autograder.exercises import EXERCISES
+    assert exercise.order == max(e.order for e in EXERCISES.values()) + 1 and exercise.points == TEMPLATE_POINTS
+    # README's row shows the new exercise's title until its summary is written (not the template's)
+    assert f"| `{NAME}` | The mean of the token vectors |" in (copy / "README.md").read_text(encoding="utf-8")
 
 
 def test_reference_gets_full_marks_and_stubs_zero(seventh, tmp_path):

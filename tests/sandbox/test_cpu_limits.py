@@ -59,7 +59,7 @@ def test_the_default_limits_leave_a_wide_margin_over_the_measurements():
     assert limits.cell_cpu_seconds * 1000 >= 5 * slowest_cells
     assert limits.call_cpu_seconds <= limits.call_seconds and limits.cell_cpu_seconds <= limits.cell_seconds
     assert set(CALL_CPU_MEASURED) == {"tokens", "embeddings", "attention", "next_token", "kv_cache",
-                                      "learned_attention"}
+                                      "learned_attention", "sampling"}
 
 
 CALLER = CODE + """

@@ -1,0 +1,1 @@
+"""The "sampling" exercise: its notebook source, hidden checks, mistakes and worked values."""

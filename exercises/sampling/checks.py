@@ -1,0 +1,464 @@
+"""Hidden checks of the "sampling" exercise: temperature, one weighted draw, top-p, the loop.
+
+The file has three sections, each mechanically separable:
+
+1. **Wrong implementations**: the named mistakes as small functions; the feedback names a
+   mistake when the student's value is the one its function gives.
+2. **Hidden checks**: the course text's figures (``worked.py``: toy model 1 at the fork after
+   "live the", the "sat"/"the" shares of "the cat") and randomized cases against the reference
+   (``solutions/sampling.py``).
+3. **Visible cases** (``VISIBLE``): values only, pasted into the notebook by the build.
+
+Random draws are judged by counts. Every count check uses fixed seeds (never the student's)
+and, per word, exact binomial bounds whose two tails together hold ``ALPHA / V`` of the
+probability, so a correct sampler fails a check with probability below ``ALPHA`` = 1e-9
+(union bound over the words), whatever the seeds; for the seeds below the reference and the
+honest styles of ``tests/exercises/test_sampling.py`` pass.
+"""
+import math
+
+import numpy as np
+
+from autograder.authoring import StudentCodeError, Visible, check, expect_close, expect_equal, fail, fmt
+from autograder.authoring import PROBES
+from solutions import sampling as ref
+
+from .worked import (BANANA, BANANA_T2, KING, QUEEN, SAT, SAT_THE_T1, SHARES_T05, SHARES_T1, SHARES_T2, THE,
+                     THE_CAT_LOGITS, VOCAB, live_the_logits, toy_weights)
+
+ALPHA = 1e-9            # largest chance that a correct sampler fails one count check
+# Each call into the student's code is a round trip to its process (about 1 ms, more on a
+# busy machine), so the counts are kept to a few hundred calls per check; the bounds are set
+# for those numbers and still far from what greedy, uniform or shifted draws give.
+DRAWS = 400             # draws per distribution in the count check of sample_next (named in its @check)
+RUNS = 100              # toy-model generations in the count check of generate (named in its @check)
+STEPS = 300             # draws of the one generation stuck at the fork (named in its @check)
+LIVE_THE = live_the_logits(ref)
+PROMPT = [VOCAB.index("long"), VOCAB.index("live")]
+GREEDY_IDS = [0, 1, 2, 3, 5, 6]          # long live the king said yes
+
+
+# == 1. wrong implementations (the named mistakes) ===========================================
+MULTIPLIES = "multiply the scores by T instead of dividing them by T"
+AFTER_SOFTMAX = "apply the temperature after the softmax (dividing the shares by T)"
+AFTER_RENORMALISED = ("apply the temperature after the softmax and renormalise, which undoes it: "
+                      "T must divide the scores, before the softmax")
+UNSHIFTED = "exponentiate the divided scores without first subtracting the largest one (overflow)"
+LAST_TIE = "take the last of the tied top scores (np.argmax gives the first)"
+ZERO_DIVIDED = "divide the scores by T = 0 instead of giving the top score share 1 (the shares come out nan)"
+CROSSING_DROPPED = "drop the token whose share makes the total reach p (it must be kept)"
+NOT_RENORMALISED = "keep the right tokens but forget to renormalise their shares to sum to 1"
+ASCENDING = "sort the shares in ascending order, keeping the least likely tokens first"
+REVERSED_TIES = "reverse an ascending sort, which puts tied tokens in reverse id order"
+GLOBAL_STATE = ("draw from numpy's global random state (np.random.choice, np.random.random) or Python's "
+                "random module instead of the generator rng you are given")
+PROMPT_DROPPED = "return only the new ids, without the prompt in front"
+
+
+def _softmax(z):
+    z = np.asarray(z, dtype=float)
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def _temperature_mistakes(logits, T):
+    """The values the known wrong temperatures give for ``logits`` at ``T`` > 0."""
+    z = np.asarray(logits, dtype=float)
+    with np.errstate(all="ignore"):
+        e = np.exp(z / T)
+        unshifted = e / e.sum()
+    return {MULTIPLIES: _softmax(z * T), AFTER_SOFTMAX: _softmax(z) / T, AFTER_RENORMALISED: _softmax(z),
+            UNSHIFTED: unshifted if not np.allclose(unshifted, ref.apply_temperature(z, T)) else None}
+
+
+def _top_p_variant(probs, p, how):
+    """``top_p_filter`` done wrong in one way (``how``), for naming the mistake."""
+    probs = np.asarray(probs, dtype=float)
+    if how == "ascending":
+        order = np.argsort(probs, kind="stable")
+    elif how == "reversed_ties":
+        order = np.argsort(probs, kind="stable")[::-1]
+    else:
+        order = np.argsort(-probs, kind="stable")
+    total = np.cumsum(probs[order])
+    k = min(int(np.sum(total < p)) + 1, len(probs))
+    if how == "crossing_dropped":
+        k = int(np.sum(total < p))
+    kept = np.zeros_like(probs)
+    kept[order[:k]] = probs[order[:k]]
+    if how == "not_renormalised":
+        return kept
+    if kept.sum() == 0:
+        return None
+    return kept / kept.sum()
+
+
+def _top_p_mistakes(probs, p):
+    return {CROSSING_DROPPED: _top_p_variant(probs, p, "crossing_dropped"),
+            NOT_RENORMALISED: _top_p_variant(probs, p, "not_renormalised"),
+            ASCENDING: _top_p_variant(probs, p, "ascending"),
+            REVERSED_TIES: _top_p_variant(probs, p, "reversed_ties")}
+
+
+# == 2. hidden checks =========================================================================
+# -- counting draws: exact binomial bounds --------------------------------------------------------
+def _binomial_bounds(n, p, alpha):
+    """``(lo, hi)``: the counts a Binomial(n, p) variable falls outside with probability at most
+    ``alpha`` (``alpha / 2`` in each tail), from the exact distribution (log-gamma)."""
+    if p <= 0.0:
+        return 0, 0
+    if p >= 1.0:
+        return n, n
+    k = np.arange(n + 1)
+    log_pmf = (math.lgamma(n + 1) - np.array([math.lgamma(i + 1) + math.lgamma(n - i + 1) for i in k])
+               + k * math.log(p) + (n - k) * math.log1p(-p))
+    pmf = np.exp(log_pmf - log_pmf.max())
+    pmf /= pmf.sum()
+    below = np.cumsum(pmf)                 # P(X <= k)
+    above = np.cumsum(pmf[::-1])[::-1]     # P(X >= k)
+    lo = int(np.argmax(below > alpha / 2))                 # P(X < lo) <= alpha / 2
+    hi = int(n - np.argmax(above[::-1] > alpha / 2))       # P(X > hi) <= alpha / 2
+    return lo, hi
+
+
+def _judge_counts(counts, shares, n, what, mistakes=None):
+    """Fail unless every word's count lies in its bounds; name a mistake whose shares fit instead.
+
+    Args:
+        counts: draws per word, shape (V,). shares: the right shares (V,). n: draws in all.
+        what: what was drawn, for the feedback.
+        mistakes: ``{name: shares that mistake draws with}``.
+    """
+    V = len(shares)
+    bounds = [_binomial_bounds(n, float(s), ALPHA / V) for s in shares]
+    off = [i for i, (c, (lo, hi)) in enumerate(zip(counts, bounds)) if not lo <= c <= hi]
+    if not off:
+        return
+    named = []
+    for name, wrong in (mistakes or {}).items():
+        wrong_bounds = [_binomial_bounds(n, float(s), ALPHA / V) for s in wrong]
+        if all(lo <= c <= hi for c, (lo, hi) in zip(counts, wrong_bounds)):
+            named.append(name)
+    lines = [f"token {i}: drawn {int(counts[i])} times in {n}, a correct sampler gives "
+             f"{bounds[i][0]} to {bounds[i][1]} (share {float(shares[i]):.4f})" for i in off[:3]]
+    message = f"{what}: the draws do not follow the shares; " + "; ".join(lines)
+    if named:
+        message += f". That is what you get when you {' (or when you '.join(named)}"
+    fail(message + f" (a correct sampler fails this check with probability below {ALPHA:g})")
+
+
+def _as_id(value, V, what):
+    if isinstance(value, bool) or not isinstance(value, int):
+        fail(f"{what} returned {fmt(value)}; it should return one token id, an int")
+    if not 0 <= value < V:
+        fail(f"{what} returned {value}; ids run from 0 to {V - 1}")
+    return value
+
+
+# -- apply_temperature --------------------------------------------------------------------------
+@check("apply_temperature", 'toy model 1 after "live the": king and queen at T = 1, 0.5 and 2, banana at T = 2',
+       points=2)
+def check_temperature_toy(apply_temperature):
+    for T, (king, queen) in ((1, SHARES_T1), (0.5, SHARES_T05), (2, SHARES_T2)):
+        got = apply_temperature(LIVE_THE, T)
+        what = f'shares after "live the" at T = {T}'
+        expect_close(got, ref.apply_temperature(LIVE_THE, T), atol=1e-9, what=what,
+                     mistakes=_temperature_mistakes(LIVE_THE, T))
+        expect_close(np.asarray(got)[[KING, QUEEN]], [king, queen], atol=5e-4,
+                     what=f"king and queen at T = {T} (the course's figures)")
+    expect_close(np.asarray(apply_temperature(LIVE_THE, 2))[BANANA], BANANA_T2, atol=5e-5,
+                 what='banana after "live the" at T = 2 (about half a percent)')
+
+
+@check("apply_temperature", '"sat" against "the" in "the cat" as T grows (0.5791 and 0.2130 at T = 1)', points=1)
+def check_temperature_the_cat(apply_temperature):
+    for T in (1, 2, 5, 25, 0.5):
+        got = apply_temperature(THE_CAT_LOGITS, T)
+        expect_close(got, ref.apply_temperature(THE_CAT_LOGITS, T), atol=1e-9,
+                     what=f'shares of "the cat" (the, cat, sat, ran, mat) at T = {T}',
+                     mistakes=_temperature_mistakes(THE_CAT_LOGITS, T))
+        if T == 1:
+            expect_close(np.asarray(got)[[SAT, THE]], SAT_THE_T1, atol=5e-5, what='"sat" and "the" at T = 1')
+
+
+@check("apply_temperature", "T = 0 is greedy: share 1 on the top score, the first of tied ones", points=1)
+def check_temperature_zero(apply_temperature):
+    greedy = np.zeros(len(LIVE_THE))
+    greedy[KING] = 1.0
+    expect_close(apply_temperature(LIVE_THE, 0), greedy, atol=0.0, what='shares after "live the" at T = 0',
+                 mistakes={ZERO_DIVIDED: np.full(len(LIVE_THE), np.nan)})
+    tied = np.array([1.0, 3.0, -2.0, 3.0, 0.5])
+    expect_close(apply_temperature(tied, 0), [0, 1, 0, 0, 0], atol=0.0,
+                 what=f"shares of {tied.tolist()} at T = 0 (ids 1 and 3 tie)",
+                 mistakes={LAST_TIE: [0, 0, 0, 1, 0], "split the share between the tied scores": [0, .5, 0, .5, 0],
+                           ZERO_DIVIDED: np.full(len(tied), np.nan)})
+
+
+@check("apply_temperature", "a negative temperature raises ValueError", points=1)
+def check_temperature_negative(apply_temperature):
+    for T in (-1.0, -0.5):
+        call = f"apply_temperature({np.round(LIVE_THE, 3).tolist()}, {T})"
+        try:
+            got = apply_temperature(LIVE_THE, T)
+        except StudentCodeError as exc:
+            if exc.kind != "raised":
+                raise
+            if exc.detail.split(":")[0] != "ValueError":
+                fail(f"{call} raised {exc.detail}; a negative temperature should raise ValueError")
+            continue
+        fail(f"{call} returned {fmt(got)}; a negative temperature turns the ranking upside down "
+             "and means nothing, so it should raise ValueError")
+
+
+@check("apply_temperature", "random scores and temperatures, large scores at small T", points=1)
+def check_temperature_random(apply_temperature, rng):
+    for case in range(5):
+        V = int(rng.integers(2, 40))
+        z = rng.normal(scale=3.0, size=V)
+        T = float(rng.uniform(0.2, 5.0))
+        if case == 4:
+            z, T = z * 20.0, 0.02            # scores / T in the thousands: exp overflows unless shifted
+        if case == 3:
+            z = z.astype(np.float32)         # float32 scores (shares to float32 precision are fine)
+        expect_close(apply_temperature(z, T), ref.apply_temperature(z, T), atol=1e-6 if case == 3 else 1e-9,
+                     what=f"shares of {V} random {z.dtype} scores at T = {T:.4f}",
+                     mistakes=_temperature_mistakes(z, T))
+
+
+# -- sample_next ----------------------------------------------------------------------------------
+def _count_draws(sample_next, submission, shares, seed, n):
+    rng = submission.probe("generator", seed)
+    counts = np.zeros(len(shares), dtype=int)
+    for _ in range(n):
+        counts[_as_id(sample_next(shares, rng), len(shares), "sample_next")] += 1
+    return counts
+
+
+@check("sample_next", '400 draws follow the shares after "live the" at T = 1 and T = 2', points=2)
+def check_sample_counts(sample_next, submission):
+    for T, seed in ((1, 20261), (2, 20262)):
+        shares = ref.apply_temperature(LIVE_THE, T)
+        counts = _count_draws(sample_next, submission, shares, seed, DRAWS)
+        greedy = np.eye(len(shares))[int(np.argmax(shares))]
+        _judge_counts(counts, shares, DRAWS, f'{DRAWS} draws after "live the" at T = {T}',
+                      mistakes={"always return the most likely token (that is greedy, not sampling)": greedy,
+                                "draw every token with the same chance, ignoring the shares":
+                                np.full(len(shares), 1 / len(shares))})
+
+
+@check("sample_next", "a share of 1 is always drawn, a share of 0 never", points=1)
+def check_sample_certain(sample_next, submission):
+    rng = submission.probe("generator", 5)
+    for shares in ([0.0, 0.0, 1.0, 0.0], [0.5, 0.0, 0.5], [0.0, 1.0]):
+        for _ in range(20):
+            got = _as_id(sample_next(np.array(shares), rng), len(shares), "sample_next")
+            if shares[got] == 0.0:
+                fail(f"sample_next({shares}, rng) drew {got}, a token whose share is 0")
+
+
+@check("sample_next", "uses the generator it is given: same seed, same draws; the global state plays no part",
+       points=1)
+def check_sample_generator(sample_next, submission):
+    shares = ref.apply_temperature(LIVE_THE, 2)
+
+    def run(seed, global_seed):
+        submission.probe("reseed_global", global_seed)
+        rng = submission.probe("generator", seed)
+        return [_as_id(sample_next(shares, rng), len(shares), "sample_next") for _ in range(20)]
+    first, again, reseeded = run(11, 0), run(11, 1), run(11, 0)
+    if not first == again == reseeded:
+        fail("two generators made with the same seed gave different draws (20 draws after "
+             f"\"live the\" at T = 2, np.random reseeded in between). That is what you get when you {GLOBAL_STATE}")
+    if first == run(12, 0) == run(13, 0):
+        fail("three generators with different seeds gave the same 20 draws; each draw must come "
+             "from the generator rng you are given")
+
+
+# -- top_p_filter -----------------------------------------------------------------------------------
+@check("top_p_filter", '"the cat" with p = 0.75 and p = 0.4: the token that crosses p is kept', points=1)
+def check_top_p_the_cat(top_p_filter):
+    probs = ref.apply_temperature(THE_CAT_LOGITS, 1)
+    for p in (0.75, 0.4):
+        expect_close(top_p_filter(probs, p), ref.top_p_filter(probs, p), atol=1e-9,
+                     what=f'top-p {p} of the shares of "the cat" (the, cat, sat, ran, mat)',
+                     mistakes=_top_p_mistakes(probs, p))
+
+
+@check("top_p_filter", 'toy model 1 after "live the" with p = 0.9 and p = 0.5, at T = 1 and 2', points=1)
+def check_top_p_toy(top_p_filter):
+    for T in (1, 2):
+        probs = ref.apply_temperature(LIVE_THE, T)
+        for p in (0.9, 0.5):
+            expect_close(top_p_filter(probs, p), ref.top_p_filter(probs, p), atol=1e-9,
+                         what=f'top-p {p} of the shares after "live the" at T = {T}',
+                         mistakes=_top_p_mistakes(probs, p))
+
+
+@check("top_p_filter", "ties at the cut go to the lower id; p = 1 keeps every token", points=1)
+def check_top_p_ties(top_p_filter):
+    for probs, p in (([0.1, 0.3, 0.3, 0.3], 0.5), ([0.25, 0.25, 0.25, 0.25], 0.4), ([0.2, 0.5, 0.3], 1.0),
+                     ([0.1] * 10, 1.0)):
+        probs = np.array(probs)
+        expect_close(top_p_filter(probs, p), ref.top_p_filter(probs, p), atol=1e-9,
+                     what=f"top_p_filter({probs.tolist()}, {p})", mistakes=_top_p_mistakes(probs, p))
+
+
+def _random_cut(rng, probs):
+    """A p in (0, 1) at least 1e-6 away from every running total of the sorted shares."""
+    totals = np.cumsum(np.sort(np.asarray(probs, dtype=float))[::-1])
+    while True:
+        p = float(rng.uniform(0.05, 0.99))
+        if np.min(np.abs(totals - p)) > 1e-6:
+            return p
+
+
+@check("top_p_filter", "random shares and p", points=1)
+def check_top_p_random(top_p_filter, rng):
+    for case in range(5):
+        V = int(rng.integers(3, 40))
+        probs = ref.apply_temperature(rng.normal(scale=2.0, size=V), 1)
+        if case == 4:
+            probs = probs.astype(np.float32)   # float32 shares (results to float32 precision are fine)
+        p = _random_cut(rng, probs)
+        expect_close(top_p_filter(probs, p), ref.top_p_filter(probs, p), atol=1e-6 if case == 4 else 1e-9,
+                     what=f"top-p {p:.4f} of {V} random {probs.dtype} shares", mistakes=_top_p_mistakes(probs, p))
+
+
+# -- generate ---------------------------------------------------------------------------------------------
+def _toy_model(submission):
+    w = toy_weights(ref)
+    return submission.probe("two_word_model", w["table"], w["W_hidden"], w["b_hidden"], w["W_out"], w["b_out"])
+
+
+def _ids(value, what):
+    if not isinstance(value, (list, tuple)) or not all(isinstance(i, int) and not isinstance(i, bool)
+                                                       for i in value):
+        fail(f"{what} returned {fmt(value)}; it should return a list of int token ids")
+    return list(value)
+
+
+@check("generate", 'greedy (T = 0) from "long live", 4 steps: long live the king said yes', points=1)
+def check_generate_greedy(generate, submission):
+    got = _ids(generate(_toy_model(submission), list(PROMPT), 4, 0, None), "generate")
+    words = " ".join(VOCAB[i] if 0 <= i < len(VOCAB) else "?" for i in got)
+    expect_equal(got, GREEDY_IDS, what=f'greedy decoding from "long live" (it said "{words}")',
+                 mistakes={PROMPT_DROPPED: GREEDY_IDS[2:]})
+
+
+@check("generate", "leaves the caller's prompt list unchanged", points=1)
+def check_generate_prompt(submission):
+    model = _toy_model(submission)
+    _, args_after = submission.call_keeping_args("generate", model, list(PROMPT), 2, 0, None)
+    expect_equal(list(args_after[1]), PROMPT, what="the prompt list you were given, after the call",
+                 mistakes={"append to the caller's prompt list instead of a copy of it": GREEDY_IDS[:4]})
+
+
+@check("generate", 'T = 1: queen at the fork about half the time (100 seeds from "long live"; '
+                   '300 steps of a model stuck at the fork)', points=1)
+def check_generate_sampled(generate, submission):
+    model = _toy_model(submission)
+    counts = np.zeros(len(VOCAB), dtype=int)
+    for seed in range(RUNS):
+        got = _ids(generate(model, list(PROMPT), 2, 1, submission.probe("generator", 7000 + seed)), "generate")
+        if len(got) != len(PROMPT) + 2:
+            fail(f"generate(model, {PROMPT}, 2, 1, rng) returned {len(got)} ids; it should return "
+                 "the 2 ids of the prompt and 2 new ones")
+        if not 0 <= got[3] < len(VOCAB):
+            fail(f"generate returned the id {got[3]}; ids run from 0 to {len(VOCAB) - 1}")
+        counts[got[3]] += 1
+    shares = ref.apply_temperature(ref.toy_scores(toy_weights(ref), GREEDY_IDS[1:3]), 1)
+    greedy = {"decode greedily whatever T is": np.eye(len(VOCAB))[KING]}
+    # The same fork, STEPS times in one call: a model that always gives the "live the" scores.
+    stuck = _ids(generate(submission.probe("fixed_scores_model", LIVE_THE), [1, 2], STEPS, 1,
+                          submission.probe("generator", 8000)), "generate")
+    if len(stuck) != 2 + STEPS or not all(0 <= i < len(VOCAB) for i in stuck):
+        fail(f"generate(model, [1, 2], {STEPS}, 1, rng) returned {len(stuck)} ids; it should return "
+             f"the 2 ids of the prompt and {STEPS} new ones, each from 0 to {len(VOCAB) - 1}")
+    _judge_counts(counts, shares, RUNS, f'the word after "long live the" in {RUNS} runs at T = 1', mistakes=greedy)
+    _judge_counts(np.bincount(stuck[2:], minlength=len(VOCAB)), shares, STEPS,
+                  f'{STEPS} steps at T = 1 of a model that always gives the "live the" scores', mistakes=greedy)
+
+
+@check("generate", "a model that reads the whole list: n steps, greedy and sampled, against the reference", points=1)
+def check_generate_whole_list(generate, submission, rng):
+    V = int(rng.integers(5, 12))
+    scores = rng.normal(scale=3.0, size=(V, V))
+    model = submission.probe("whole_list_model", scores)
+    local = PROBES["whole_list_model"](scores)
+    for n in (0, 1, 7):
+        prompt = [int(i) for i in rng.integers(0, V, size=int(rng.integers(1, 4)))]
+        want = ref.generate(local, prompt, n, 0, None)
+        got = _ids(generate(model, list(prompt), n, 0, None), "generate")
+        only_new = ref.generate(lambda ids: local(ids[-1:]), prompt, n, 0, None)
+        expect_equal(got, want, what=f"greedy generate from {prompt}, n = {n}, {V} words",
+                     mistakes={PROMPT_DROPPED: want[len(prompt):],
+                               "give the model only the newest id instead of the whole list so far": only_new})
+    prompt = [int(rng.integers(0, V))]
+    got = _ids(generate(model, list(prompt), 6, 1.5, submission.probe("generator", 99)), "generate")
+    if len(got) != 7 or got[:1] != prompt or not all(0 <= i < V for i in got):
+        fail(f"generate(model, {prompt}, 6, 1.5, rng) returned {got}; it should return the prompt "
+             f"followed by 6 ids from 0 to {V - 1}")
+
+
+# == 3. visible cases: written into the notebook by the build, as values (see visible.py) ========
+_LIVE_THE_3 = np.round(LIVE_THE, 6)
+_THE_CAT_P = np.round(_softmax(THE_CAT_LOGITS), 6)
+_SAME_SEED = """probs = {probs}
+runs = []
+for global_seed in (0, 1):
+    np.random.seed(global_seed)            # must not matter: the draws come from rng
+    rng = np.random.default_rng(5)
+    runs.append([sample_next(probs, rng) for _ in range(40)])
+return runs[0] == runs[1]"""
+_SHARE = """probs = {probs}
+rng = np.random.default_rng(2026)
+draws = [sample_next(probs, rng) for _ in range(4000)]
+return draws.count(4) / len(draws)     # how often queen (id 4) came up"""
+_W = toy_weights(ref)
+_GREEDY = """weights = {{"table": {table}, "W_hidden": {W_hidden}, "b_hidden": {b_hidden},
+           "W_out": {W_out}, "b_out": {b_out}}}
+
+def model(ids):   # toy model 1: the last two ids, side by side, through a ReLU layer
+    x = weights["table"][list(ids)[-2:]].reshape(-1)
+    return np.maximum(x @ weights["W_hidden"] + weights["b_hidden"], 0) @ weights["W_out"] + weights["b_out"]
+
+return generate(model, [0, 1], 4, 0, None)"""
+_QUEENS = _GREEDY.replace("return generate(model, [0, 1], 4, 0, None)", """queens = 0
+for seed in range(1000):
+    queens += generate(model, [0, 1], 2, 1, np.random.default_rng(seed))[3] == 4
+return queens / 1000      # queen's share at the fork""")
+
+VISIBLE = [
+    Visible("apply_temperature", 'toy model 1 after "live the" at T = 0.5 (king 0.545, queen 0.455)',
+            "apply_temperature({logits}, 0.5)", inputs={"logits": _LIVE_THE_3},
+            expected=ref.apply_temperature(_LIVE_THE_3, 0.5), atol=5e-4,
+            mistakes=_temperature_mistakes(_LIVE_THE_3, 0.5)),
+    Visible("apply_temperature", 'toy model 1 after "live the" at T = 2 (king 0.502, queen 0.479, banana 0.0054)',
+            "apply_temperature({logits}, 2)", inputs={"logits": _LIVE_THE_3},
+            expected=ref.apply_temperature(_LIVE_THE_3, 2), atol=5e-5,
+            mistakes=_temperature_mistakes(_LIVE_THE_3, 2)),
+    Visible("apply_temperature", "T = 0 is greedy: share 1 on the first of the top scores",
+            "apply_temperature({logits}, 0)", inputs={"logits": np.array([1.0, 3.0, -2.0, 3.0, 0.5])},
+            expected=[0.0, 1.0, 0.0, 0.0, 0.0], mistakes={LAST_TIE: [0.0, 0.0, 0.0, 1.0, 0.0]}),
+    Visible("apply_temperature", "a negative temperature raises ValueError", "apply_temperature({logits}, -1)",
+            inputs={"logits": THE_CAT_LOGITS}, compare="raises", expected="ValueError"),
+    Visible("sample_next", 'queen\'s share in 4,000 draws after "live the" at T = 1 (0.477)', _SHARE,
+            inputs={"probs": ref.apply_temperature(_LIVE_THE_3, 1)}, expected=SHARES_T1[1], atol=0.04),
+    Visible("sample_next", "the same seed gives the same draws, whatever np.random's global state",
+            _SAME_SEED, inputs={"probs": ref.apply_temperature(_LIVE_THE_3, 2)}, compare="equal", expected=True,
+            mistakes={GLOBAL_STATE: False}),
+    Visible("top_p_filter", '"the cat" with p = 0.75: sat and the are kept, renormalised',
+            "top_p_filter({probs}, 0.75)", inputs={"probs": _THE_CAT_P}, expected=ref.top_p_filter(_THE_CAT_P, 0.75),
+            mistakes={CROSSING_DROPPED: _top_p_variant(_THE_CAT_P, 0.75, "crossing_dropped"),
+                      NOT_RENORMALISED: _top_p_variant(_THE_CAT_P, 0.75, "not_renormalised")}),
+    Visible("top_p_filter", '"the cat" with p = 0.4: sat alone reaches it', "top_p_filter({probs}, 0.4)",
+            inputs={"probs": _THE_CAT_P}, expected=ref.top_p_filter(_THE_CAT_P, 0.4),
+            mistakes={ASCENDING: _top_p_variant(_THE_CAT_P, 0.4, "ascending")}),
+    Visible("top_p_filter", "ties at the cut go to the lower id", "top_p_filter({probs}, 0.5)",
+            inputs={"probs": np.array([0.1, 0.3, 0.3, 0.3])}, expected=[0.0, 0.5, 0.5, 0.0],
+            mistakes={REVERSED_TIES: _top_p_variant([0.1, 0.3, 0.3, 0.3], 0.5, "reversed_ties")}),
+    Visible("generate", 'greedy from "long live": long live the king said yes', _GREEDY,
+            inputs=dict(_W), compare="equal", expected=GREEDY_IDS, mistakes={PROMPT_DROPPED: GREEDY_IDS[2:]}),
+    Visible("generate", "T = 1: queen at the fork in about 47.7% of 1,000 seeds", _QUEENS, inputs=dict(_W),
+            expected=SHARES_T1[1], atol=0.08, mistakes={"decode greedily whatever T is": 0.0}),
+]
