@@ -183,7 +183,7 @@ def test_results_equal_local_grading(kind, container, tmp_path):
         assert results["score"] == 0
         assert all("not implemented" in t["output"] for t in results["tests"])
     else:
-        assert failed == {name for m in WRONG for name in m.failing}
+        assert failed == {name for m in WRONG for name in m.failing_checks}
         outputs = " ".join(t["output"] for t in results["tests"])
         assert all(m.feedback in outputs for m in WRONG)
         # The randomized cases are this student's: another id gets other numbers.
@@ -206,14 +206,14 @@ def test_results_follow_gradescope_specification(container):
         assert t["status"] == ("passed" if t["score"] == t["max_score"] else "failed")
         assert t["output_format"] == "text" and t["name_format"] == "text"
     assert results["stdout_visibility"] == "hidden"
-    lost = sum(m.points for m in check_metas(ATTENTION) if m.name in WRONG[0].failing)
+    lost = sum(m.points for m in check_metas(ATTENTION) if m.name in WRONG[0].failing_checks)
     assert lost == 4  # weights and context of "the cat" (1 + 1), the random rows (2)
     assert results["score"] == sum(t["score"] for t in results["tests"]) == ATTENTION_POINTS - lost
     assert isinstance(results["execution_time"], float) and results["execution_time"] > 0
     assert isinstance(results["output"], str)
     # what the class report reads (class_report.py), kept out of students' sight in extra_data
     assert all(t["extra_data"]["function"] == t["name"].split(":")[0] for t in results["tests"])
-    named = [m for t in results["tests"] if t["name"] in WRONG[0].failing for m in t["extra_data"]["mistakes"]]
+    named = [m for t in results["tests"] if t["name"] in WRONG[0].failing_checks for m in t["extra_data"]["mistakes"]]
     assert any(WRONG[0].feedback in m for m in named), named
     assert results["extra_data"]["problems"] == [] and results["extra_data"]["assignment"] == "attention"
 
