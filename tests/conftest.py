@@ -156,15 +156,31 @@ def _snapshot_release(dest, attempts=60):
         target.write_bytes(data)
 
 
+# Sandbox uids (as root): this test run leases them from a range of its own, picked from its
+# process id, so the check that no sandbox process is left behind (tests/test_confinement.py)
+# counts only the sandboxes this run started, never those of another clone grading on the same
+# machine at the same time. 64 uids, as confinement.DEFAULT_SANDBOX_UIDS.
+RUN_UIDS = 64
+
+
+def private_sandbox_uids(pid):
+    """``"FIRST-LAST"``: the sandbox uid range of the test run of process ``pid``, in
+    1,600,000,000-1,606,399,999 (above the grader's default range, below 2**32 - 1)."""
+    first = 1_600_000_000 + (pid % 100_000) * RUN_UIDS
+    return f"{first}-{first + RUN_UIDS - 1}"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def hermetic_course(tmp_path_factory):
-    """Point the grader at a snapshot of the release and at a test course secret."""
+    """Point the grader at a snapshot of the release and at a test course secret; give this
+    run's sandboxes a uid range of their own (unless the environment names one)."""
     from autograder.exercises import RELEASE_DIR_VARIABLE
-    saved = {k: os.environ.get(k) for k in (RELEASE_DIR_VARIABLE, "COURSE_SECRET")}
+    saved = {k: os.environ.get(k) for k in (RELEASE_DIR_VARIABLE, "COURSE_SECRET", "AUTOGRADER_SANDBOX_UIDS")}
     release = tmp_path_factory.mktemp("release")
     _snapshot_release(release)
     os.environ[RELEASE_DIR_VARIABLE] = str(release)
     os.environ.setdefault("COURSE_SECRET", SECRET.decode())
+    os.environ.setdefault("AUTOGRADER_SANDBOX_UIDS", private_sandbox_uids(os.getpid()))
     yield release
     for k, v in saved.items():
         if v is None:

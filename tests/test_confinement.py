@@ -14,7 +14,6 @@ missing they FAIL, they do not skip.
 """
 import errno
 import os
-from pathlib import Path
 import resource
 import socket
 import stat
@@ -142,22 +141,22 @@ def _grader_state():
 
 
 def _sandbox_processes():
-    """Pids of processes running as a sandbox uid for this checkout (only meaningful when
-    grading as root). Sandboxes of another checkout grading on the same machine at the same
-    time are not this test's: they are told apart by the grader's path in their command line."""
+    """Pids of processes running as a sandbox uid of this test run (only meaningful when
+    grading as root). The run leases its sandbox uids from a range of its own
+    (``$AUTOGRADER_SANDBOX_UIDS``, set by ``conftest.hermetic_course``), so another clone grading
+    on the same machine at the same time is never counted, and every process of this run's
+    range is, whatever its command line (a daemon a submission left behind names no grader)."""
     first, last = confinement.sandbox_uids()
-    mine = os.fsencode(str(Path(confinement.__file__).resolve().parent))  # .../autograder
+    assert (first, last) != confinement.DEFAULT_SANDBOX_UIDS, "this run must use a uid range of its own"
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/status") as f:
                     uid = next(int(line.split()[1]) for line in f if line.startswith("Uid:"))
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    cmdline = f.read()
             except (OSError, StopIteration):
                 continue
-            if first <= uid <= last and (mine in cmdline or not cmdline):
+            if first <= uid <= last:
                 found.append(int(entry))
     return found
 
