@@ -1,8 +1,8 @@
 """Visible checks: the self-checks a student runs in the notebook, written by the build.
 
-Each check file (``exercises/<name>/checks.py``) lists its visible cases in
-``VISIBLE``: a call on the course's public worked-example inputs, the expected value, and
-the values its known mistakes give there, computed by the same wrong variants the hidden
+Each exercise's ``exercises/<name>/visible.py`` lists its visible cases in ``VISIBLE``: a
+call on the course's public worked-example inputs, the expected value, and the values its
+known mistakes give there, computed by the same wrong variants (``wrong.py``) the hidden
 checks use. ``python -m autograder.build`` renders them as VALUES ONLY into the notebook:
 
 * a locked ``checker`` cell: the comparison helper, the text of ``visible_helper.py``;
