@@ -2,7 +2,7 @@
 
 Worked values are the course text's (``worked.py`` lists where each comes from): "the cat"
 (one attention row) and "river bank loan" (the full QK^T grid). Randomized cases are compared with the reference solution
-(solutions/attention.py). Each known mistake is computed by a small wrong variant below,
+(solutions/attention.py). Each known mistake is computed by a small wrong variant of ``wrong.py``,
 so the feedback can name it when a student's value matches.
 """
 
@@ -10,7 +10,7 @@ import numpy as np
 from autograder.authoring import check, expect_close, expect_equal, fail
 from solutions import attention as ref
 
-from .worked import (CAT_CONTEXT, CAT_SCALED, CAT_SCORES, CAT_WEIGHTS, CAT_WEIGHTS_UNSCALED, K_RBL,
+from .worked import (CAT_CONTEXT, CAT_SCALED, CAT_SCORES, CAT_WEIGHTS, CAT_WEIGHTS_UNSCALED, K_RBL, ONE_APART,
     K_THE_CAT, Q_RBL, Q_THE_CAT, RBL_CAUSAL_WEIGHTS, RBL_OUTPUT, RBL_SCORES, RBL_WEIGHTS, V_RBL, V_THE_CAT,
     W_K, W_Q, W_V, X_THE_CAT)
 from .wrong import _global_max_softmax, _naive_softmax, _random_qkv, _weight_mistakes
@@ -19,7 +19,7 @@ from .wrong import _global_max_softmax, _naive_softmax, _random_qkv, _weight_mis
 # -- softmax -----------------------------------------------------------------------
 @check("softmax", "[1000, 1001] without overflow", points=1)
 def check_softmax_large(softmax):
-    expect_close(softmax(np.array([1000.0, 1001.0])), [0.268941, 0.731059], what="softmax([1000, 1001])",
+    expect_close(softmax(np.array([1000.0, 1001.0])), ONE_APART, what="softmax([1000, 1001])",
                  mistakes={"exponentiate without first subtracting the largest score (overflow)":
                            _naive_softmax([1000.0, 1001.0])})
 

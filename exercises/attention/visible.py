@@ -7,7 +7,7 @@ import numpy as np
 from autograder.authoring import Visible
 from solutions import attention as ref
 
-from .worked import (CAT_CONTEXT, CAT_SCALED, CAT_SCORES, CAT_WEIGHTS, CAT_WEIGHTS_UNSCALED, K_RBL,
+from .worked import (CAT_CONTEXT, CAT_SCALED, CAT_SCORES, CAT_WEIGHTS, CAT_WEIGHTS_UNSCALED, K_RBL, ONE_APART,
     K_THE_CAT, Q_RBL, Q_THE_CAT, RBL_CAUSAL_WEIGHTS, RBL_OUTPUT, RBL_SCORES, RBL_WEIGHTS, V_RBL, V_THE_CAT,
     W_K, W_Q, W_V, X_THE_CAT)
 from .wrong import _global_max_softmax, _naive_softmax, _weight_mistakes
@@ -24,7 +24,7 @@ _CAUSAL_MISTAKES = _weight_mistakes(Q_RBL, K_RBL, causal=True)
 
 VISIBLE = [
     Visible("softmax", "[1000, 1001] without overflow", "softmax({z})", inputs={"z": np.array([1000.0, 1001.0])},
-            expected=[0.268941, 0.731059],
+            expected=ONE_APART,
             mistakes={"exponentiate without first subtracting the largest score (overflow)":
                       _naive_softmax([1000.0, 1001.0])}),
     Visible("softmax", 'each row of the scaled "river bank loan" scores sums to 1',
@@ -35,7 +35,7 @@ VISIBLE = [
                       "normalize over the whole grid instead of each row":
                       np.exp(_RBL_SCALED) / np.exp(_RBL_SCALED).sum()}),
     Visible("softmax", "rows far apart, [[1, 2], [1001, 1002]]: each row shifted by its own largest",
-            "softmax({z})", inputs={"z": _FAR_ROWS}, expected=[[0.268941, 0.731059], [0.268941, 0.731059]],
+            "softmax({z})", inputs={"z": _FAR_ROWS}, expected=[ONE_APART, ONE_APART],
             mistakes={"subtract the largest score of the whole array instead of each row's own largest":
                       _global_max_softmax(_FAR_ROWS),
                       "exponentiate without first subtracting the largest score (overflow)": _naive_softmax(_FAR_ROWS)}),

@@ -53,7 +53,9 @@ V_THE_CAT = np.array([[0.0, 1.0], [1.0, 1.0]])
 CAT_SCORES = [2.0, 3.0]
 CAT_SCALED = [1.414214, 2.121320]
 CAT_WEIGHTS = [0.330238, 0.669762]
-CAT_WEIGHTS_UNSCALED = [0.268941, 0.731059]
+# softmax of two scores one apart, e.g. [2, 3] unscaled or [1000, 1001]: 1 / (1 + e) and e / (1 + e)
+ONE_APART = [0.268941, 0.731059]
+CAT_WEIGHTS_UNSCALED = ONE_APART
 CAT_CONTEXT = [0.669762, 1.0]
 RBL_SCORES = [[1, 0, 1], [1, 1, 2], [1, 1, 2]]
 RBL_WEIGHTS = [[0.401112, 0.197776, 0.401112],

@@ -3,7 +3,7 @@
 The one value the course text commits to here (``worked.py``): cos((1,2,2), (2,4,4)) = 1.0. The other fixed cases are small enough to work by hand (their
 cosines are simple fractions, written out beside them). Randomized cases are compared with
 the reference solution (solutions/embeddings.py). Each known mistake is computed by a small
-wrong variant below, so the feedback can name it when a student's value matches.
+wrong variant of ``wrong.py``, so the feedback can name it when a student's value matches.
 
 Ties in ``semantic_search``: copies of one document can score a rounding error apart when the
 scores come out of a matrix product (BLAS sums a row differently depending on where it sits).

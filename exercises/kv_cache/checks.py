@@ -4,7 +4,7 @@ Worked values are the course text's (``worked.py`` and the attention exercise's 
 they come from): "the cat" (inputs, weights, keys, values, the context of "cat") and the
 section on generating text (decoding through the cache; the cache's size for 12 layers of
 width 768). Randomized cases are compared with the reference solution
-(solutions/kv_cache.py). Each known mistake is a small wrong variant below, so the feedback
+(solutions/kv_cache.py). Each known mistake is a small wrong variant of ``wrong.py``, so the feedback
 can name it when a student's value matches.
 
 Efficiency is checked by count, not by clock, in the same calls whose outputs are checked:

@@ -9,7 +9,7 @@ reference's own runs (each step from the reference's weights; those runs reprodu
 long-run figures, tests/test_learned_attention.py, and are computed once per grading
 process); the notebook keeps the full runs as instructor demos. Gradients are checked against central
 differences computed here, in the grader, and against the reference. Randomized cases are
-seeded per student. Known mistakes are small wrong variants below, so feedback can name them.
+seeded per student. Known mistakes are small wrong variants of ``wrong.py``, so feedback can name them.
 """
 
 import numpy as np

@@ -4,7 +4,7 @@ training step.
 Worked values are the course text's (``worked.py`` lists where each comes from): the context
 vector of "cat" through the feed-forward layer, the logits, the loss for target "sat", its
 gradients and one step on W_U[sat, 0]. Randomized cases are compared with the reference
-solution (solutions/next_token.py). Each known mistake is a small wrong variant below, so the
+solution (solutions/next_token.py). Each known mistake is a small wrong variant of ``wrong.py``, so the
 feedback can name it when a student's value matches.
 """
 

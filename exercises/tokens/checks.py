@@ -3,7 +3,7 @@
 Worked values are the course text's (``worked.py`` lists where each comes from): BPE on
 "low lower newest widest" with ``</w>``, and on "hug pug hugs" without it, and tiktoken's
 ``cl100k_base`` splits. Randomized cases are compared with the reference solution
-(solutions/tokens.py). Each known mistake is computed by a small wrong variant below, so
+(solutions/tokens.py). Each known mistake is computed by a small wrong variant of ``wrong.py``, so
 the feedback can name it when a student's value matches.
 
 Types accepted: a list is accepted wherever a tuple is asked (the symbols ``merge_pair``
