@@ -20,8 +20,8 @@ from autograder.authoring import Opaque
 from solutions import embeddings as ref
 
 from .worked import (A_122, BIG_K_COS, BIG_K_DOCS, BIG_K_Q, B_244, COS_122_244, GRID_A, GRID_B, GRID_COS,
-    SEARCH_COS, SEARCH_DOCS, SEARCH_Q, TIE, TIE_COS, TIE_DOCS, TIE_Q)
-from .wrong import (DOT_RANKING, NAN_FOR_ZERO, TIES_HIGH, _cos_mistakes, _cos_variant, _grid_mistakes,
+    SEARCH_COS, SEARCH_DOCS, SEARCH_Q, TIE_COS, TIE_DOCS, TIE_Q)
+from .wrong import (DOT_RANKING, NAN_FOR_ZERO, TIE, TIES_HIGH, _cos_mistakes, _cos_variant, _grid_mistakes,
     _order_mistakes, _random_pair, _rank)
 
 

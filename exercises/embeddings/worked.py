@@ -39,8 +39,6 @@ WORKED = [
 
 
 # -- figures the hidden checks and the visible cases compare with (checks.py, visible.py) --
-TIE = 1e-9
-
 # The course text's example: one vector is twice the other.
 A_122 = np.array([1.0, 2.0, 2.0])
 B_244 = np.array([2.0, 4.0, 4.0])
