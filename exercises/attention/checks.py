@@ -5,14 +5,33 @@ Worked values are the course text's (``worked.py`` lists where each comes from):
 (solutions/attention.py). Each known mistake is computed by a small wrong variant of ``wrong.py``,
 so the feedback can name it when a student's value matches.
 """
-
 import numpy as np
+
 from autograder.authoring import check, expect_close, expect_equal, fail
 from solutions import attention as ref
 
-from .worked import (CAT_CONTEXT, CAT_SCALED, CAT_SCORES, CAT_WEIGHTS, CAT_WEIGHTS_UNSCALED, K_RBL, ONE_APART,
-    K_THE_CAT, Q_RBL, Q_THE_CAT, RBL_CAUSAL_WEIGHTS, RBL_OUTPUT, RBL_SCORES, RBL_WEIGHTS, V_RBL, V_THE_CAT,
-    W_K, W_Q, W_V, X_THE_CAT)
+from .worked import (
+    CAT_CONTEXT,
+    CAT_SCALED,
+    CAT_SCORES,
+    CAT_WEIGHTS,
+    CAT_WEIGHTS_UNSCALED,
+    K_RBL,
+    K_THE_CAT,
+    ONE_APART,
+    Q_RBL,
+    Q_THE_CAT,
+    RBL_CAUSAL_WEIGHTS,
+    RBL_OUTPUT,
+    RBL_SCORES,
+    RBL_WEIGHTS,
+    V_RBL,
+    V_THE_CAT,
+    W_K,
+    W_Q,
+    W_V,
+    X_THE_CAT,
+)
 from .wrong import _global_max_softmax, _naive_softmax, _random_qkv, _weight_mistakes
 
 

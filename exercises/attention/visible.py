@@ -4,14 +4,33 @@
 ``autograder/visible.py``); the figures come from ``worked.py``, the mistakes' values from ``wrong.py``.
 """
 import numpy as np
+
 from autograder.authoring import Visible
 from solutions import attention as ref
 
-from .worked import (CAT_CONTEXT, CAT_SCALED, CAT_SCORES, CAT_WEIGHTS, CAT_WEIGHTS_UNSCALED, K_RBL, ONE_APART,
-    K_THE_CAT, Q_RBL, Q_THE_CAT, RBL_CAUSAL_WEIGHTS, RBL_OUTPUT, RBL_SCORES, RBL_WEIGHTS, V_RBL, V_THE_CAT,
-    W_K, W_Q, W_V, X_THE_CAT)
+from .worked import (
+    CAT_CONTEXT,
+    CAT_SCALED,
+    CAT_SCORES,
+    CAT_WEIGHTS,
+    CAT_WEIGHTS_UNSCALED,
+    K_RBL,
+    K_THE_CAT,
+    ONE_APART,
+    Q_RBL,
+    Q_THE_CAT,
+    RBL_CAUSAL_WEIGHTS,
+    RBL_OUTPUT,
+    RBL_SCORES,
+    RBL_WEIGHTS,
+    V_RBL,
+    V_THE_CAT,
+    W_K,
+    W_Q,
+    W_V,
+    X_THE_CAT,
+)
 from .wrong import _global_max_softmax, _naive_softmax, _weight_mistakes
-
 
 # -- visible checks: written into the notebook by the build, as values (see visible.py) --------
 _THE_CAT = {"q": Q_THE_CAT[1], "K": K_THE_CAT, "V": V_THE_CAT}

@@ -12,17 +12,40 @@ first, unless the student's own scores put the higher one strictly ahead. The ha
 case uses vectors whose lengths are powers of two, so every way of computing it is exact and
 its ties are real ties.
 """
-
 import numpy as np
-from autograder.authoring import check, expect_close, expect_equal, fail, fmt
-from autograder.authoring import StudentCodeError
-from autograder.authoring import Opaque
+
+from autograder.authoring import Opaque, StudentCodeError, check, expect_close, expect_equal, fail, fmt
 from solutions import embeddings as ref
 
-from .worked import (A_122, BIG_K_COS, BIG_K_DOCS, BIG_K_Q, B_244, COS_122_244, GRID_A, GRID_B, GRID_COS,
-    SEARCH_COS, SEARCH_DOCS, SEARCH_Q, TIE_COS, TIE_DOCS, TIE_Q)
-from .wrong import (DOT_RANKING, NAN_FOR_ZERO, TIE, TIES_HIGH, _cos_mistakes, _cos_variant, _grid_mistakes,
-    _order_mistakes, _random_pair, _rank)
+from .worked import (
+    A_122,
+    B_244,
+    BIG_K_COS,
+    BIG_K_DOCS,
+    BIG_K_Q,
+    COS_122_244,
+    GRID_A,
+    GRID_B,
+    GRID_COS,
+    SEARCH_COS,
+    SEARCH_DOCS,
+    SEARCH_Q,
+    TIE_COS,
+    TIE_DOCS,
+    TIE_Q,
+)
+from .wrong import (
+    DOT_RANKING,
+    NAN_FOR_ZERO,
+    TIE,
+    TIES_HIGH,
+    _cos_mistakes,
+    _cos_variant,
+    _grid_mistakes,
+    _order_mistakes,
+    _random_pair,
+    _rank,
+)
 
 
 # -- cosine_similarity ------------------------------------------------------------------

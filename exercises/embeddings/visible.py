@@ -4,10 +4,29 @@
 ``autograder/visible.py``); the figures come from ``worked.py``, the mistakes' values from ``wrong.py``.
 """
 import numpy as np
+
 from autograder.authoring import Visible
 
-from .worked import (A_122, BIG_K_COS, BIG_K_DOCS, BIG_K_ORDER, BIG_K_Q, B_244, COS_122_244, GRID_A, GRID_B,
-    GRID_COS, SEARCH_COS, SEARCH_DOCS, SEARCH_Q, SEARCH_TOP2, TIE_COS, TIE_DOCS, TIE_ORDER, TIE_Q)
+from .worked import (
+    A_122,
+    B_244,
+    BIG_K_COS,
+    BIG_K_DOCS,
+    BIG_K_ORDER,
+    BIG_K_Q,
+    COS_122_244,
+    GRID_A,
+    GRID_B,
+    GRID_COS,
+    SEARCH_COS,
+    SEARCH_DOCS,
+    SEARCH_Q,
+    SEARCH_TOP2,
+    TIE_COS,
+    TIE_DOCS,
+    TIE_ORDER,
+    TIE_Q,
+)
 from .wrong import DOT_RANKING, NAN_FOR_ZERO, TIES_HIGH, _cos_mistakes, _cos_variant, _grid_mistakes, _rank
 
 

@@ -13,13 +13,26 @@ the grader (``autograder/counted.py``; reading the values out costs nothing), an
 step the grader puts into the cache rows that are not the earlier tokens' projections, so only
 a step that reads the cache gives the right context.
 """
-
 import numpy as np
+
 from autograder.authoring import check, expect_close, expect_equal, fail
 from solutions import kv_cache as ref
 
-from .worked import (BYTES_100K, CONTEXT_CAT, CONTEXT_THE, K_CAT, K_THE, NUMBERS_100K, NUMBERS_PER_TOKEN,
-    V_CAT, V_THE, W_K, W_Q, W_V, X_THE_CAT)
+from .worked import (
+    BYTES_100K,
+    CONTEXT_CAT,
+    CONTEXT_THE,
+    K_CAT,
+    K_THE,
+    NUMBERS_100K,
+    NUMBERS_PER_TOKEN,
+    V_CAT,
+    V_THE,
+    W_K,
+    W_Q,
+    W_V,
+    X_THE_CAT,
+)
 from .wrong import _attend, _attention_mistakes, _decode_mistakes, _size_mistakes
 
 

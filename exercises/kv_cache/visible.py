@@ -4,12 +4,25 @@
 ``autograder/visible.py``); the figures come from ``worked.py``, the mistakes' values from ``wrong.py``.
 """
 import numpy as np
+
 from autograder.authoring import Visible
 
-from .worked import (BYTES_100K, CONTEXT_CAT, CONTEXT_THE, K_CAT, K_THE, NUMBERS_100K, NUMBERS_PER_TOKEN,
-    V_CAT, V_THE, W_K, W_Q, W_V, X_THE_CAT)
+from .worked import (
+    BYTES_100K,
+    CONTEXT_CAT,
+    CONTEXT_THE,
+    K_CAT,
+    K_THE,
+    NUMBERS_100K,
+    NUMBERS_PER_TOKEN,
+    V_CAT,
+    V_THE,
+    W_K,
+    W_Q,
+    W_V,
+    X_THE_CAT,
+)
 from .wrong import _attend, _attention_mistakes, _decode_mistakes, _size_mistakes
-
 
 # -- visible checks: written into the notebook by the build, as values (see visible.py) --------
 _WEIGHTS = {"W_Q": W_Q, "W_K": W_K, "W_V": W_V}

@@ -5,6 +5,7 @@ Each computes what a known mistake gives, so a check (``checks.py``) or a visibl
 independently of the reference solution.
 """
 import numpy as np
+
 from solutions import kv_cache as ref
 
 

@@ -11,17 +11,42 @@ process); the notebook keeps the full runs as instructor demos. Gradients are ch
 differences computed here, in the grader, and against the reference. Randomized cases are
 seeded per student. Known mistakes are small wrong variants of ``wrong.py``, so feedback can name them.
 """
-
 import numpy as np
-from autograder.authoring import check, expect_close, expect_equal, fail, fmt
-from autograder.authoring import StudentCodeError
+
+from autograder.authoring import StudentCodeError, check, expect_close, expect_equal, fail, fmt
 from solutions import learned_attention as ref
 
-from .worked import (GRAD_KEYS, LOSS_STEP_0, LOSS_STEP_25, LR, PARAM_KEYS, P_IT_BEFORE, RECORD_KEYS,
-    TEXT_RUN_STEPS, TIGHT, WEIGHTS_BEFORE)
-from .wrong import (HEAD_SCALE, MERGE_ORDER, NO_W_O, PLAIN_SPLIT, SENTENCE, _backward_mistakes, _central,
-    _dict, _expect_params, _forward_mistakes, _random_read, _read_loss, _reference_run, _run, _step, _table,
-    _table_mistakes, _unbuffered_step, _writable)
+from .worked import (
+    GRAD_KEYS,
+    LOSS_STEP_0,
+    LOSS_STEP_25,
+    LR,
+    P_IT_BEFORE,
+    PARAM_KEYS,
+    RECORD_KEYS,
+    TEXT_RUN_STEPS,
+    TIGHT,
+    WEIGHTS_BEFORE,
+)
+from .wrong import (
+    SENTENCE,
+    _backward_mistakes,
+    _central,
+    _dict,
+    _expect_params,
+    _forward_mistakes,
+    _head_mistakes,
+    _heads,
+    _random_read,
+    _read_loss,
+    _reference_run,
+    _run,
+    _step,
+    _table,
+    _table_mistakes,
+    _unbuffered_step,
+    _writable,
+)
 
 
 # -- positional_encoding ------------------------------------------------------------------------
@@ -221,43 +246,6 @@ def check_train_no_mutation(submission, rng):
 
 
 # -- multi_head_attention ------------------------------------------------------------------------------
-def _heads(X, W_Q, W_K, W_V, W_O, n_heads, causal, *, scale=None, plain_split=False, merge="right",
-           project=True):
-    """Multi-head attention one head at a time (slices), plus the known wrong variants."""
-    T, d_model = X.shape
-    d_head = d_model // n_heads
-    Q, K, V = (X @ W for W in (W_Q, W_K, W_V))
-    if plain_split:
-        parts = [M.reshape(n_heads, T, d_head) for M in (Q, K, V)]
-    else:
-        parts = [np.stack([M[:, h * d_head:(h + 1) * d_head] for h in range(n_heads)]) for M in (Q, K, V)]
-    weights, outputs = [], []
-    for h in range(n_heads):
-        s = parts[0][h] @ parts[1][h].T / np.sqrt(scale or d_head)
-        if causal:
-            s = np.where(np.tril(np.ones((T, T), dtype=bool)), s, -np.inf)
-        w = ref.softmax(s, axis=-1)
-        weights.append(w)
-        outputs.append(w @ parts[2][h])
-    stack = np.stack(outputs)
-    if merge == "plain":
-        joined = stack.reshape(T, d_model)
-    elif merge == "reversed":
-        joined = np.hstack(outputs[::-1])
-    else:
-        joined = np.hstack(outputs)
-    return (joined @ W_O if project else joined), np.stack(weights)
-
-
-def _head_mistakes(args, index):
-    X, n_heads = args[0], args[5]
-    found = {HEAD_SCALE: _heads(*args, scale=X.shape[1])[index],
-             PLAIN_SPLIT: _heads(*args, plain_split=True)[index]}
-    if index == 0:
-        found.update({MERGE_ORDER: _heads(*args, merge="plain")[0],
-                      MERGE_ORDER + " ": _heads(*args, merge="reversed")[0] if n_heads > 1 else None,
-                      NO_W_O: _heads(*args, project=False)[0]})
-    return found
 
 
 def _pair(result):

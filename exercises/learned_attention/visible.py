@@ -4,20 +4,28 @@
 ``autograder/visible.py``); the figures come from ``worked.py``, the mistakes' values from ``wrong.py``.
 """
 import numpy as np
+
 from autograder.authoring import Visible
 from solutions import learned_attention as ref
 
 from .worked import LOSS_STEP_0, LOSS_STEP_25, LR, WEIGHTS_BEFORE
-from .wrong import (SENTENCE, UNBUFFERED, _backward_mistakes, _forward_mistakes, _table, _table_mistakes,
-    _unbuffered_step)
-from .checks import _head_mistakes, _heads
-
+from .wrong import (
+    SENTENCE,
+    UNBUFFERED,
+    _backward_mistakes,
+    _forward_mistakes,
+    _head_mistakes,
+    _heads,
+    _table,
+    _table_mistakes,
+    _unbuffered_step,
+)
 
 # -- visible checks: written into the notebook by the build, as values (see visible.py) --------
 # Public inputs only: the text's seed-5 model on "the dog saw the cat and it" (section 8), a
 # small hand-made read and a small multi-head case whose entries are multiples of 0.5 (so the
 # literals stay short). Expected values are section 8's numbers or the reference on these
-# inputs; mistakes are the wrong variants above.
+# inputs; mistakes are the wrong variants of wrong.py.
 _START = ref.init_params(5)
 _IDS = ref.encode(SENTENCE)
 _FORWARD = "model_forward(init_params(5), encode({sentence}){switches})[{key!r}]"

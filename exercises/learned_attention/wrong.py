@@ -5,7 +5,9 @@ Each computes what a known mistake gives, so a check (``checks.py``) or a visibl
 independently of the reference solution.
 """
 import functools
+
 import numpy as np
+
 from autograder.authoring import Mismatch, expect_close, fail, fmt
 from solutions import learned_attention as ref
 
@@ -224,3 +226,42 @@ def _run(train_step, at, switches, seed=5):
                        lambda: _unbuffered_step(before, ref.DATA, LR, **switches))
         losses[step] = float(loss)
     return losses
+
+
+def _heads(X, W_Q, W_K, W_V, W_O, n_heads, causal, *, scale=None, plain_split=False, merge="right",
+           project=True):
+    """Multi-head attention one head at a time (slices), plus the known wrong variants."""
+    T, d_model = X.shape
+    d_head = d_model // n_heads
+    Q, K, V = (X @ W for W in (W_Q, W_K, W_V))
+    if plain_split:
+        parts = [M.reshape(n_heads, T, d_head) for M in (Q, K, V)]
+    else:
+        parts = [np.stack([M[:, h * d_head:(h + 1) * d_head] for h in range(n_heads)]) for M in (Q, K, V)]
+    weights, outputs = [], []
+    for h in range(n_heads):
+        s = parts[0][h] @ parts[1][h].T / np.sqrt(scale or d_head)
+        if causal:
+            s = np.where(np.tril(np.ones((T, T), dtype=bool)), s, -np.inf)
+        w = ref.softmax(s, axis=-1)
+        weights.append(w)
+        outputs.append(w @ parts[2][h])
+    stack = np.stack(outputs)
+    if merge == "plain":
+        joined = stack.reshape(T, d_model)
+    elif merge == "reversed":
+        joined = np.hstack(outputs[::-1])
+    else:
+        joined = np.hstack(outputs)
+    return (joined @ W_O if project else joined), np.stack(weights)
+
+
+def _head_mistakes(args, index):
+    X, n_heads = args[0], args[5]
+    found = {HEAD_SCALE: _heads(*args, scale=X.shape[1])[index],
+             PLAIN_SPLIT: _heads(*args, plain_split=True)[index]}
+    if index == 0:
+        found.update({MERGE_ORDER: _heads(*args, merge="plain")[0],
+                      MERGE_ORDER + " ": _heads(*args, merge="reversed")[0] if n_heads > 1 else None,
+                      NO_W_O: _heads(*args, project=False)[0]})
+    return found

@@ -7,15 +7,37 @@ gradients and one step on W_U[sat, 0]. Randomized cases are compared with the re
 solution (solutions/next_token.py). Each known mistake is a small wrong variant of ``wrong.py``, so the
 feedback can name it when a student's value matches.
 """
-
 import numpy as np
+
 from autograder.authoring import check, expect_close
 from solutions import next_token as ref
 
-from .worked import (B1, CONTEXT, DW_SAT_0, GRAD_LOGITS, H, LOGITS, LOGIT_SAT_AFTER, LOSS, LOSS_AFTER, PROBS,
-    P_SAT_AFTER, SAT, W1, W_SAT_0_AFTER, W_SAT_0_SIGN_FLIPPED, W_U)
-from .wrong import (_grad_logits_mistakes, _grad_unembedding_mistakes, _loss_mistakes, _numerical_mistakes,
-    _pair, _unembedding_loss)
+from .worked import (
+    B1,
+    CONTEXT,
+    DW_SAT_0,
+    GRAD_LOGITS,
+    LOGIT_SAT_AFTER,
+    LOGITS,
+    LOSS,
+    LOSS_AFTER,
+    P_SAT_AFTER,
+    PROBS,
+    SAT,
+    W1,
+    W_SAT_0_AFTER,
+    W_SAT_0_SIGN_FLIPPED,
+    W_U,
+    H,
+)
+from .wrong import (
+    _grad_logits_mistakes,
+    _grad_unembedding_mistakes,
+    _loss_mistakes,
+    _numerical_mistakes,
+    _pair,
+    _unembedding_loss,
+)
 
 
 # -- forward -------------------------------------------------------------------------------

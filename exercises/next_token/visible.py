@@ -4,11 +4,11 @@
 ``autograder/visible.py``); the figures come from ``worked.py``, the mistakes' values from ``wrong.py``.
 """
 import numpy as np
+
 from autograder.authoring import Visible
 
-from .worked import B1, CONTEXT, DW_SAT_0, GRAD_LOGITS, H, LOGITS, LOSS, PROBS, SAT, W1, W_SAT_0_AFTER, W_U
+from .worked import B1, CONTEXT, DW_SAT_0, GRAD_LOGITS, LOGITS, LOSS, PROBS, SAT, W1, W_SAT_0_AFTER, W_U, H
 from .wrong import _grad_unembedding_mistakes, _loss_mistakes, _numerical_mistakes, _unembedding_loss
-
 
 # -- visible checks: written into the notebook by the build, as values (see visible.py) --------
 _FORWARD = {"context": CONTEXT, "W1": W1, "b1": B1, "W_U": W_U}

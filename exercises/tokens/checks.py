@@ -13,19 +13,39 @@ symbols come out, and both print the same to a reader. A string is never taken f
 pair (``'es'`` is not ``('e', 's')``), and ``get_pair_counts`` must return a dict whose
 keys are tuples (any dict subclass, e.g. a ``Counter``, is fine).
 """
-
 import hashlib
 import os
-import tiktoken
-from autograder.authoring import check, expect_equal, fail
-from autograder.authoring import StudentCodeError
-from autograder.authoring import CL100K_URL, cache_dir
+
+from autograder.authoring import CL100K_URL, StudentCodeError, cache_dir, check, expect_equal, fail
 from solutions import tokens as ref
 
-from .worked import (HUG_CORPUS, HUG_MERGES, HUG_ROUND1, HUG_VOCAB, LOWEST_TOKENS, LOW_CORPUS, LOW_MERGES,
-    LOW_ROUND1, PUGS_TOKENS, TIKTOKEN_WORKED, XYZZY_TOKENS)
-from .wrong import (EOW, LOW_VOCAB, NON_OVERLAPPING_COUNT, STOP_HINT, TIK_CHARS, TIK_IGNORE, TIK_WHOLE,
-    UNWEIGHTED, _encode_mistakes, _learn_mistakes, _merge_mistakes, _named, _order_mistakes, _pair_counts)
+from .worked import (
+    HUG_CORPUS,
+    HUG_MERGES,
+    HUG_ROUND1,
+    HUG_VOCAB,
+    LOW_CORPUS,
+    LOW_MERGES,
+    LOW_ROUND1,
+    LOWEST_TOKENS,
+    PUGS_TOKENS,
+    TIKTOKEN_WORKED,
+    XYZZY_TOKENS,
+)
+from .wrong import (
+    EOW,
+    LOW_VOCAB,
+    NON_OVERLAPPING_COUNT,
+    STOP_HINT,
+    UNWEIGHTED,
+    _encode_mistakes,
+    _learn_mistakes,
+    _merge_mistakes,
+    _named,
+    _order_mistakes,
+    _pair_counts,
+    _tiktoken_mistakes,
+)
 
 # The reference runs tiktoken in the grader's process too: let it use the project's
 # prefilled cache (python -m autograder.tiktoken_cache) unless a cache is already chosen.
@@ -318,13 +338,6 @@ def check_encode_random(bpe_encode, rng):
 
 
 # -- tiktoken_pieces --------------------------------------------------------------------------------
-def _tiktoken_mistakes(text):
-    encoding = tiktoken.get_encoding("cl100k_base")
-    ids = encoding.encode(text)
-    return _named({TIK_WHOLE: [encoding.decode(ids)],
-                   TIK_IGNORE: [encoding.decode_single_token_bytes(t).decode("utf-8", errors="ignore")
-                                for t in ids],
-                   TIK_CHARS: list(text)})
 
 
 def _pieces(tiktoken_pieces, text):

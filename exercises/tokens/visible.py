@@ -6,11 +6,20 @@
 from autograder.authoring import Visible
 from solutions import tokens as ref
 
-from .worked import HUG_CORPUS, HUG_MERGES, LOWEST_TOKENS, LOW_CORPUS, LOW_MERGES, LOW_ROUND1, TIKTOKEN_WORKED
-from .wrong import (LOW_VOCAB, NON_OVERLAPPING_COUNT, STOP_HINT, UNWEIGHTED, _encode_mistakes,
-    _learn_mistakes, _merge_mistakes, _named, _order_mistakes, _pair_counts)
-from .checks import _tiktoken_mistakes
-
+from .worked import HUG_CORPUS, HUG_MERGES, LOW_CORPUS, LOW_MERGES, LOW_ROUND1, LOWEST_TOKENS, TIKTOKEN_WORKED
+from .wrong import (
+    LOW_VOCAB,
+    NON_OVERLAPPING_COUNT,
+    STOP_HINT,
+    UNWEIGHTED,
+    _encode_mistakes,
+    _learn_mistakes,
+    _merge_mistakes,
+    _named,
+    _order_mistakes,
+    _pair_counts,
+    _tiktoken_mistakes,
+)
 
 # -- visible checks: written into the notebook by the build, as values (see visible.py) --------
 _RUN = {("a", "a", "a", "a"): 1}

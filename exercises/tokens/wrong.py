@@ -4,6 +4,7 @@ Each computes what a known mistake gives, so a check (``checks.py``) or a visibl
 (``visible.py``) can name the mistake when a student's value matches it. Written
 independently of the reference solution.
 """
+import tiktoken
 
 from .worked import LOW_CORPUS
 
@@ -198,3 +199,12 @@ def _merge_mistakes(symbols, pair):
 def _order_mistakes(counts):
     return _named({ORDER_BY_COUNT: dict(sorted(counts.items(), key=lambda kv: -kv[1])),
                    ORDER_ALPHA: dict(sorted(counts.items()))})
+
+
+def _tiktoken_mistakes(text):
+    encoding = tiktoken.get_encoding("cl100k_base")
+    ids = encoding.encode(text)
+    return _named({TIK_WHOLE: [encoding.decode(ids)],
+                   TIK_IGNORE: [encoding.decode_single_token_bytes(t).decode("utf-8", errors="ignore")
+                                for t in ids],
+                   TIK_CHARS: list(text)})
