@@ -27,7 +27,8 @@ def run(durations: int = 40, extra: tuple = ()) -> dict:
         extra: more pytest arguments (e.g. ``("tests/test_build.py",)``).
     Returns:
         ``{"seconds": float wall time, "returncode": int, "summary": pytest's last line (str),
-        "slowest": [str lines of --durations], "load_before": (1, 5, 15 min), "load_after": ...}``.
+        "slowest": [str lines of --durations], "failed": [pytest's FAILED/ERROR lines],
+        "load_before": (1, 5, 15 min), "load_after": ...}``.
     """
     load_before = os.getloadavg()
     start = time.perf_counter()
@@ -41,7 +42,9 @@ def run(durations: int = 40, extra: tuple = ()) -> dict:
     except StopIteration:
         first = len(lines)
     slowest = [line for line in lines[first:] if line.strip() and line[0].isdigit()]
+    failed = [line for line in lines if line.startswith(("FAILED ", "ERROR "))]
     return {"seconds": seconds, "returncode": proc.returncode, "summary": summary, "slowest": slowest,
+            "failed": failed,
             "load_before": load_before, "load_after": os.getloadavg()}
 
 
@@ -51,6 +54,8 @@ def main(argv=None) -> int:
     args, extra = parser.parse_known_args(argv)
     result = run(args.durations, tuple(extra))
     print("\n".join(result["slowest"]))
+    if result["failed"]:
+        print("\n" + "\n".join(result["failed"]))
     print(f"\nquick tier: {result['seconds']:.0f} s ({result['seconds'] / 60:.1f} min); {result['summary']}")
     print("load average (1, 5, 15 min) before: {:.2f} {:.2f} {:.2f}; after: {:.2f} {:.2f} {:.2f}".format(
         *result["load_before"], *result["load_after"]))

@@ -25,7 +25,26 @@ def pytest_addoption(parser):
                      help="run the slow tier too (tests marked slow); plain pytest runs only the quick tier")
 
 
+# Test files in the order they run, fastest first, so a broken quick loop fails in seconds: a
+# file not listed runs first (pure functions, no sandbox), then these, from the measured slowest
+# tests of the quick tier (`python benchmarks/quick_tier.py`, docs/benchmarks.md). Within a file
+# pytest's own order holds.
+FILE_ORDER = [
+    "test_embeddings.py", "test_execution.py", "test_warm.py", "test_html_report.py", "test_module_shape.py",
+    "test_worked.py", "test_incell.py", "test_check_session.py", "test_class_run.py", "test_class_report.py",
+    "test_charged_once.py", "test_build.py", "test_exercises.py", "test_cpu_limits.py", "test_cli.py",
+    "test_gradescope.py", "test_case_seeds.py", "test_confinement.py",
+]
+
+
+def file_weight(item):
+    """Where ``item``'s file runs: 0 for a file not in ``FILE_ORDER``, else its place there + 1."""
+    name = os.path.basename(str(getattr(item, "path", "") or getattr(item, "fspath", "")))
+    return FILE_ORDER.index(name) + 1 if name in FILE_ORDER else 0
+
+
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=file_weight)  # stable: the order within a file is kept
     if config.getoption("--slow") or config.getoption("markexpr") or any("::" in a for a in config.args):
         return
     slow = [item for item in items if item.get_closest_marker("slow")]

@@ -49,6 +49,7 @@ def graded_tree(tmp_path_factory):
     return _grade([_submitted_tree(tmp / "submitted"), "--out", out, "--jobs", "2"]), out
 
 
+@pytest.mark.slow
 def test_whole_tree_is_graded_and_every_student_gets_results(graded_tree):
     proc, out = graded_tree
     assert proc.returncode == 0, proc.stderr
@@ -75,6 +76,7 @@ def test_whole_tree_is_graded_and_every_student_gets_results(graded_tree):
     assert "href='attention/cat/report.html'" in page and "invalid notebook" in page
 
 
+@pytest.mark.slow
 def test_results_json_has_the_gradescope_fields(graded_tree):
     _, out = graded_tree
     data = json.loads((out / "attention" / "ann" / "results.json").read_text())

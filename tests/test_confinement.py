@@ -413,6 +413,7 @@ def test_metadata_of_files_outside_scratch_cannot_change(tmp_path, level):
     assert (course / ".course_secret").read_text() == "copy-of-a-course-secret\n"
 
 
+@pytest.mark.slow
 def test_writing_outside_scratch_fails(tmp_path, level):
     site = next(p for p in sys.path if p.endswith("site-packages"))
     attacks = [f"open({os.path.join(site, 'evil.pth')!r}, 'w').write('import os')",
@@ -477,6 +478,7 @@ def test_grader_files_inside_a_shown_folder_are_covered(tmp_path, monkeypatch):
 
 
 # -- reading the grader's secrets --------------------------------------------------------------
+@pytest.mark.slow
 def test_the_graders_environment_shadow_and_devices_are_unreadable(tmp_path, monkeypatch, level):
     monkeypatch.setenv("GRADER_TOKEN", "s3cret-token-of-the-instructor")
     grader = os.getpid()

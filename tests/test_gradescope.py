@@ -427,6 +427,7 @@ def test_results_written_even_if_python_cannot_start(container, tmp_path):
     assert results["stdout_visibility"] == "hidden"
 
 
+@pytest.mark.slow
 def test_setup_rebuilds_a_venv_made_by_another_python(container, tmp_path):
     """A .venv left by another interpreter (here one that claims to be 2.7.18) is made again
     with a Python of 3.10 or newer; with installs switched off, setup then stops at the

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import nbformat
+import pytest
 
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
@@ -15,6 +16,7 @@ from autograder.problems import Problem
 ATTENTION = EXERCISES["attention"]
 
 
+@pytest.mark.slow
 def test_identical_code_and_hard_links_are_flagged_not_graded_down(tmp_path):
     root = tmp_path / "submitted"
     for s in ("ann", "dan", "eve", "fay", "gus", "hal"):

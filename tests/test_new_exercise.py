@@ -59,6 +59,7 @@ def seventh(copy):
     return copy, (set(after) - set(before), {f for f in before if f in after and after[f] != before[f]})
 
 
+@pytest.mark.slow
 def test_one_command_writes_one_folder_and_the_build_its_generated_copies(seventh):
     copy, (new_files, changed) = seventh
     generated = {f"source/{NAME}/{NAME}.ipynb", f"solutions/{NAME}.py", f"assignments/{NAME}/{NAME}.ipynb"}
@@ -74,6 +75,7 @@ def test_one_command_writes_one_folder_and_the_build_its_generated_copies(sevent
     assert exercise.order == 7 and exercise.points == TEMPLATE_POINTS
 
 
+@pytest.mark.slow
 def test_reference_gets_full_marks_and_stubs_zero(seventh, tmp_path):
     copy, _ = seventh
     script = (
@@ -96,6 +98,7 @@ def test_reference_gets_full_marks_and_stubs_zero(seventh, tmp_path):
     assert results["stub"]["score"] == 0 and results["stub"]["max_score"] == TEMPLATE_POINTS
 
 
+@pytest.mark.slow
 def test_the_exercise_tests_pass_for_it(seventh):
     copy, _ = seventh
     out = _run(["-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-k", NAME, "tests/test_exercises.py",
