@@ -254,7 +254,7 @@ def test_updating_a_copy_in_place_keeps_full_marks(hand_in):
 
 
 def test_changing_the_callers_params_is_named_in_the_kernel_too(ref):
-    from exercises.learned_attention.mistakes import MISTAKES
+    from exercises.learned_attention.hand_ins import MISTAKES
     mistake = next(m for m in MISTAKES if m.label == "params_changed_in_place")
     namespace = dict(vars(ref))
     exec(mistake.code, namespace)
