@@ -16,7 +16,7 @@ import pytest
 from autograder.demo.environ import patched_environ
 from autograder.demo.fill import filled_notebook
 from autograder.grading.notebook import grade_notebook
-from autograder.submission import Limits
+from autograder.sandbox.limits import Limits
 
 SECRET = b"test-secret"  # fixed, so the randomized cases are the same on every run
 
@@ -26,7 +26,26 @@ def pytest_addoption(parser):
                      help="run the slow tier too (tests marked slow); plain pytest runs only the quick tier")
 
 
+# Test files in the order they run, fastest first, so a broken quick loop fails in seconds: a
+# file not listed runs first (pure functions, no sandbox), then these, from the measured slowest
+# tests of the quick tier (`python benchmarks/quick_tier.py`, docs/benchmarks.md). Within a file
+# pytest's own order holds.
+FILE_ORDER = [
+    "test_embeddings.py", "test_execution.py", "test_warm.py", "test_html_report.py", "test_module_shape.py",
+    "test_worked.py", "test_incell.py", "test_check_session.py", "test_class_run.py", "test_class_report.py",
+    "test_charged_once.py", "test_build.py", "test_exercises.py", "test_cpu_limits.py", "test_cli.py",
+    "test_gradescope.py", "test_case_seeds.py", "test_confinement.py",
+]
+
+
+def file_weight(item):
+    """Where ``item``'s file runs: 0 for a file not in ``FILE_ORDER``, else its place there + 1."""
+    name = os.path.basename(str(getattr(item, "path", "") or getattr(item, "fspath", "")))
+    return FILE_ORDER.index(name) + 1 if name in FILE_ORDER else 0
+
+
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=file_weight)  # stable: the order within a file is kept
     if config.getoption("--slow") or config.getoption("markexpr") or any("::" in a for a in config.args):
         return
     slow = [item for item in items if item.get_closest_marker("slow")]
@@ -149,15 +168,31 @@ def _snapshot_release(dest, attempts=60):
         target.write_bytes(data)
 
 
+# Sandbox uids (as root): this test run leases them from a range of its own, picked from its
+# process id, so the check that no sandbox process is left behind (tests/sandbox/test_confinement.py)
+# counts only the sandboxes this run started, never those of another clone grading on the same
+# machine at the same time. 64 uids, as confinement.DEFAULT_SANDBOX_UIDS.
+RUN_UIDS = 64
+
+
+def private_sandbox_uids(pid):
+    """``"FIRST-LAST"``: the sandbox uid range of the test run of process ``pid``, in
+    1,600,000,000-1,606,399,999 (above the grader's default range, below 2**32 - 1)."""
+    first = 1_600_000_000 + (pid % 100_000) * RUN_UIDS
+    return f"{first}-{first + RUN_UIDS - 1}"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def hermetic_course(tmp_path_factory):
-    """Point the grader at a snapshot of the release and at a test course secret."""
+    """Point the grader at a snapshot of the release and at a test course secret; give this
+    run's sandboxes a uid range of their own (unless the environment names one)."""
     from autograder.course.registry import RELEASE_DIR_VARIABLE
-    saved = {k: os.environ.get(k) for k in (RELEASE_DIR_VARIABLE, "COURSE_SECRET")}
+    saved = {k: os.environ.get(k) for k in (RELEASE_DIR_VARIABLE, "COURSE_SECRET", "AUTOGRADER_SANDBOX_UIDS")}
     release = tmp_path_factory.mktemp("release")
     _snapshot_release(release)
     os.environ[RELEASE_DIR_VARIABLE] = str(release)
     os.environ.setdefault("COURSE_SECRET", SECRET.decode())
+    os.environ.setdefault("AUTOGRADER_SANDBOX_UIDS", private_sandbox_uids(os.getpid()))
     yield release
     for k, v in saved.items():
         if v is None:

@@ -22,6 +22,17 @@ def check_metas(exercise) -> list:
     Raises:
         ValueError: a ``@check`` whose arguments are not literals.
     """
+    return [meta for _, meta in check_functions(exercise)]
+
+
+def check_functions(exercise):
+    """``[(function name, CheckMeta)]`` of every check of ``exercise``, in file order, e.g.
+    ``("check_row_weights", CheckMeta("attention_row", 'weights for "the cat"', 1.0))``: how
+    hand-ins (``exercises/<name>/hand_ins.py``) name the checks they must fail.
+
+    Raises:
+        ValueError: as ``check_metas``.
+    """
     tree = ast.parse(exercise.checks_file.read_text(encoding="utf-8"))
     metas = []
     for node in tree.body:
@@ -37,7 +48,7 @@ def check_metas(exercise) -> list:
                                      "must use literal arguments") from None
                 fn, desc = args[:2]
                 points = args[2] if len(args) > 2 else kwargs.get("points", 1.0)
-                metas.append(CheckMeta(fn, desc, float(points)))
+                metas.append((node.name, CheckMeta(fn, desc, float(points))))
     return metas
 
 

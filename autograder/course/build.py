@@ -19,7 +19,7 @@ The text form is jupytext's percent format. Cell headers say what a cell is:
 * ``# %% checker=true``: where the visible-check helper goes (a locked cell; the build
   writes its body, the text of ``autograder/course/visible_cell.py``).
 * ``# %% visible="attention_row"``: that function's visible checks (a locked cell; the
-  build writes its body from ``VISIBLE`` in the check file: values only, see ``visible.py``).
+  build writes its body from ``VISIBLE`` in the exercise's ``visible.py``: values only, see ``visible.py``).
 * ``# %% summary=true``: the last code cell: which visible checks pass, and how many hidden
   checks and points grade the notebook after submission (a locked cell written by the build).
 * ``# %%``: any other code: demonstrations, plots.

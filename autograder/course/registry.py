@@ -10,11 +10,16 @@ nbgrader assignment holding one notebook, and its folder holds everything about 
 * ``notebook.py``: the one source of the notebook (jupytext percent format);
   ``python -m autograder build`` generates ``source/<name>/<name>.ipynb``,
   ``solutions/<name>.py`` and ``assignments/<name>/<name>.ipynb`` from it.
-* ``checks.py``: the hidden checks (pytest), with points, named mistakes and ``VISIBLE``.
-* ``mistakes.py``: realistic wrong implementations (``MISTAKES``), the ones the course
-  text names (``NAMED``) and who hands which in in the demo class (``DEMO``).
-* ``worked.py``: the course text's worked values (``WORKED``), each with its section and the
-  reference computation that reproduces it (``docs/worked-examples.md`` is generated from them).
+* ``checks.py``: the hidden checks only (pytest ``check_*`` functions, with points).
+* ``wrong.py``: the small wrong implementations whose values name a mistake in feedback
+  (imported by ``checks.py`` and ``visible.py``).
+* ``visible.py``: the visible cases students see under each function (``VISIBLE``).
+* ``hand_ins.py``: realistic wrong hand-ins (``MISTAKES``, each naming the checks it must
+  fail by their function names, e.g. ``check_row_weights``), the ones the course text names
+  (``NAMED``) and who hands which in in the demo class (``DEMO``).
+* ``worked.py``: every figure of the course text, typed once (``WORKED``: each with its
+  section and the reference computation that reproduces it; ``docs/worked-examples.md`` is
+  generated from them); the other files import the figures from here.
 
 ``python -m autograder new <name>`` writes a new folder from a template (``autograder.course.scaffold``).
 """
@@ -42,8 +47,10 @@ FILES = {
     "__init__.py": "makes the folder the package exercises.<name>",
     "notebook.py": "the notebook's source (jupytext percent format)",
     "checks.py": "the hidden checks",
-    "mistakes.py": "realistic mistakes, the named ones, the demo class's hand-ins",
-    "worked.py": "the course text's worked values",
+    "wrong.py": "the small wrong implementations that name mistakes in feedback",
+    "visible.py": "the visible cases students see (VISIBLE)",
+    "hand_ins.py": "realistic wrong hand-ins, the named ones, the demo class's hand-ins",
+    "worked.py": "the course text's figures, typed once",
 }
 # Keys of exercise.toml: {key: (type, required)}.
 FIELDS = {
@@ -80,7 +87,7 @@ class Exercise:
             notebook prints them), a tuple of str.
         parity: the exercise's parity corpus entries, a tuple of dicts with ``styles``
             (tuple of style names of ``autograder.demo.corpus.STYLES``), ``layout`` and
-            optional ``mistake`` (a label of ``mistakes.py``).
+            optional ``mistake`` (a label of ``hand_ins.py``).
         folder: the exercise's folder (``Path``).
     """
     name: str
@@ -126,8 +133,18 @@ class Exercise:
 
     @property
     def mistakes_module(self):
-        """The mistakes' module name, e.g. "exercises.attention.mistakes"."""
-        return f"exercises.{self.name}.mistakes"
+        """The hand-ins' module name, e.g. "exercises.attention.hand_ins"."""
+        return f"exercises.{self.name}.hand_ins"
+
+    @property
+    def visible_module(self):
+        """The visible cases' module name, e.g. "exercises.attention.visible"."""
+        return f"exercises.{self.name}.visible"
+
+    @property
+    def wrong_module(self):
+        """The wrong implementations' module name, e.g. "exercises.attention.wrong"."""
+        return f"exercises.{self.name}.wrong"
 
     @property
     def worked_module(self):

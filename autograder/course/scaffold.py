@@ -1,7 +1,7 @@
 """``python -m autograder new NAME [--title T] [--summary S] [--no-build]``: start an exercise from a template.
 
 Writes ``exercises/NAME/`` (``exercise.toml``, ``__init__.py``, ``notebook.py``, ``checks.py``,
-``mistakes.py``, ``worked.py``: see ``autograder.course.registry``) holding a tiny working exercise:
+``wrong.py``, ``visible.py``, ``hand_ins.py``, ``worked.py``: see ``autograder.course.registry``) holding a tiny working exercise:
 one function, ``mean_vector(X)``, the average of a text's token vectors, with two hidden
 checks (2 points), one visible check, one named mistake (averaging each token's entries
 instead of each column) and one parity corpus entry. It is registered by being there: the
@@ -37,7 +37,7 @@ functions = ["mean_vector"]
 # attention_row = ["softmax"]
 
 # Hand-ins of the parity corpus (autograder/demo/corpus.py): notebook styles, file layout
-# and, for some, a mistake of mistakes.py; graded by nbgrader and by the autograder alike.
+# and, for some, a mistake of hand_ins.py; graded by nbgrader and by the autograder alike.
 [[parity]]
 styles = ["magics", "docstring_questions"]
 layout = "plain"
@@ -48,7 +48,8 @@ layout = "copy"
 mistake = "wrong_axis"
 '''
 
-INIT = '''"""The "{name}" exercise: its notebook source, hidden checks, mistakes and worked values."""
+INIT = '''"""The "{name}" exercise: its notebook source, hidden checks, wrong implementations, visible
+cases, hand-ins and worked figures."""
 '''
 
 NOTEBOOK = '''\
@@ -105,23 +106,15 @@ CHECKS = '''\
 """Hidden checks of the "{name}" exercise (see ``autograder.checks.api``).
 
 The worked case is the course's "the cat" inputs (``worked.py``); randomized cases are
-compared with the reference solution (``solutions/{name}.py``). The known mistake is computed
-by a small wrong variant below, so the feedback can name it when a student's value matches.
+compared with the reference solution (``solutions/{name}.py``). The known mistake's value comes
+from its small wrong implementation (``wrong.py``), so the feedback can name it when a
+student's value matches.
 """
-import numpy as np
-
-from autograder.checks.api import check, expect_close
-from autograder.course.visible import Visible
+from autograder.authoring import check, expect_close
 from solutions import {name} as ref
 
-from autograder.course.worked import X_THE_CAT
-
-MEAN_THE_CAT = [1.0, 0.5]
-WRONG_AXIS = "average each token's entries instead of each column"
-
-
-def _wrong_axis(X):
-    return np.asarray(X, dtype=float).mean(axis=1)
+from .worked import MEAN_THE_CAT, X_THE_CAT
+from .wrong import WRONG_AXIS, _wrong_axis
 
 
 @check("mean_vector", 'the mean of "the cat"', points=1)
@@ -135,7 +128,33 @@ def check_random(mean_vector, rng):
     X = rng.normal(size=(5, 3))
     expect_close(mean_vector(X), ref.mean_vector(X), what="mean vector",
                  mistakes={{WRONG_AXIS: _wrong_axis(X)}})
+'''
 
+WRONG = '''\
+"""Small wrong implementations of the "{name}" exercise, and the sentences that name them.
+
+Each computes what a known mistake gives, so a check (``checks.py``) or a visible case
+(``visible.py``) can name the mistake when a student's value matches it.
+"""
+import numpy as np
+
+WRONG_AXIS = "average each token's entries instead of each column"
+
+
+def _wrong_axis(X):
+    return np.asarray(X, dtype=float).mean(axis=1)
+'''
+
+VISIBLE = '''\
+"""Visible cases of the "{name}" exercise: what students see under each function.
+
+``python -m autograder build`` writes ``VISIBLE`` into the notebook as values only (see
+``autograder/course/visible.py``).
+"""
+from autograder.authoring import Visible
+
+from .worked import MEAN_THE_CAT, X_THE_CAT
+from .wrong import WRONG_AXIS, _wrong_axis
 
 VISIBLE = [
     Visible("mean_vector", 'the mean of "the cat"', "mean_vector({{X}})", inputs={{"X": X_THE_CAT}},
@@ -143,9 +162,12 @@ VISIBLE = [
 ]
 '''
 
-MISTAKES = '''\
-"""Realistic mistakes in the {name} exercise: the ones the course text names."""
-from autograder.demo.mistakes import Mistake
+HAND_INS = '''\
+"""Realistic wrong hand-ins of the {name} exercise: the mistakes the course text names.
+
+Each names the checks it must fail by their function names in ``checks.py``.
+"""
+from autograder.authoring import Mistake
 
 E = "{name}"
 
@@ -153,7 +175,7 @@ MISTAKES = [
     Mistake(E, "mean_vector", "wrong_axis", \'\'\'
 def mean_vector(X):
     return np.asarray(X, dtype=float).mean(axis=1)    # each token's mean, not each column's
-\'\'\', failing=('mean_vector: the mean of "the cat"', "mean_vector: random cases"),
+\'\'\', failing=("check_the_cat", "check_random"),
         feedback="average each token's entries instead of each column"),
 ]
 
@@ -175,12 +197,14 @@ solution (``solutions/{name}.py``) reproduces it; ``docs/worked-examples.md`` sh
 """
 import numpy as np
 
-from autograder.course.worked import FOUNDATIONS, Source, Worked
+from autograder.authoring import FOUNDATIONS, Source, Worked
 
 INPUTS = Source(FOUNDATIONS, "Part IV: Anatomy of an LLM Request / Tokenize, Embed, and Add Position")
 
 # "the cat": each token's embedding plus its position stamp, one row per token.
 X_THE_CAT = np.array([[1.0, 0.0], [1.0, 1.0]])
+# Their mean, the figure the checks and the visible case compare with.
+MEAN_THE_CAT = [1.0, 0.5]
 
 WORKED = [
     Worked('input vector of "cat" (its embedding plus its position stamp)', INPUTS, [1, 1],
@@ -189,7 +213,7 @@ WORKED = [
 '''
 
 TEMPLATE = {"exercise.toml": TOML, "__init__.py": INIT, "notebook.py": NOTEBOOK, "checks.py": CHECKS,
-            "mistakes.py": MISTAKES, "worked.py": WORKED}
+            "wrong.py": WRONG, "visible.py": VISIBLE, "hand_ins.py": HAND_INS, "worked.py": WORKED}
 
 
 def _toml_string(text):

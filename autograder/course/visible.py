@@ -1,8 +1,8 @@
 """Visible checks: the self-checks a student runs in the notebook, written by the build.
 
-Each check file (``exercises/<name>/checks.py``) lists its visible cases in
-``VISIBLE``: a call on the course's public worked-example inputs, the expected value, and
-the values its known mistakes give there, computed by the same wrong variants the hidden
+Each exercise's ``exercises/<name>/visible.py`` lists its visible cases in ``VISIBLE``: a
+call on the course's public worked-example inputs, the expected value, and the values its
+known mistakes give there, computed by the same wrong variants (``wrong.py``) the hidden
 checks use. ``python -m autograder build`` renders them as VALUES ONLY into the notebook:
 
 * a locked ``checker`` cell: the comparison helper, the text of ``course/visible_cell.py``;
@@ -127,7 +127,7 @@ def _solutions_from(exercise, solution_text):
     """Import the check file against ``solution_text`` (the reference just generated), not
     against whatever ``solutions/<name>.py`` holds on disk."""
     package = importlib.import_module("solutions")
-    names = [f"solutions.{exercise.name}", exercise.checks_module]
+    names = [f"solutions.{exercise.name}", exercise.checks_module, exercise.wrong_module, exercise.visible_module]
     saved = {n: sys.modules.pop(n, None) for n in names}
     saved_attribute = getattr(package, exercise.name, None)
     module = types.ModuleType(names[0])
@@ -161,12 +161,12 @@ def visible_cases(exercise, solution_text=None):
     if solution_text is None:
         solution_text = exercise.solution_module.read_text(encoding="utf-8")
     with _solutions_from(exercise, solution_text):
-        module = importlib.import_module(exercise.checks_module)
+        module = importlib.import_module(exercise.visible_module)
         cases = list(getattr(module, "VISIBLE", []))
     seen = set()
     for case in cases:
         if case.function not in exercise.functions or case.compare not in COMPARES or case.name in seen:
-            raise ValueError(f"{exercise.checks_file.name}: bad or duplicate visible case {case.name!r}")
+            raise ValueError(f"{exercise.name}/visible.py: bad or duplicate visible case {case.name!r}")
         seen.add(case.name)
     return cases
 

@@ -3,7 +3,7 @@
 ``ada`` hands in the reference solutions, ``bo`` the untouched stubs, and the others
 realistic mistakes: each name maps to mistake ids (``<exercise>-<label>``), at most one per
 function; every other function is the reference. Who hands in which mistake is declared by
-each exercise (``DEMO`` in ``exercises/<name>/mistakes.py``).
+each exercise (``DEMO`` in ``exercises/<name>/hand_ins.py``).
 ``eve`` also breaks things a grader must survive: an endless loop and an attempt to
 import the grader's reference solutions.
 """

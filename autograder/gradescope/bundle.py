@@ -45,10 +45,13 @@ def release_grade_ids(exercise):
 
 
 def _solution_modules(exercise):
-    """Modules of ``solutions`` that the check file imports (its reference solutions)."""
+    """Modules of ``solutions`` that the bundled course files import (the reference solutions
+    of the checks and of the wrong implementations they use)."""
     import ast
     names = set()
-    for node in ast.walk(ast.parse(exercise.checks_file.read_text(encoding="utf-8"))):
+    trees = [ast.parse((exercise.folder / f).read_text(encoding="utf-8"))
+             for f in BUNDLED_COURSE_FILES if f.endswith(".py") and (exercise.folder / f).is_file()]
+    for node in (n for tree in trees for n in ast.walk(tree)):
         if isinstance(node, ast.ImportFrom) and node.module == "solutions":
             names |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("solutions."):
@@ -59,8 +62,8 @@ def _solution_modules(exercise):
 
 
 # What grading reads of an exercise's folder: the registry's declaration, the hidden checks and
-# the worked values they may import.
-BUNDLED_COURSE_FILES = ("__init__.py", "exercise.toml", "checks.py", "worked.py")
+# what they import: the wrong implementations that name mistakes and the worked figures.
+BUNDLED_COURSE_FILES = ("__init__.py", "exercise.toml", "checks.py", "wrong.py", "worked.py")
 
 
 def bundle_files(exercise):
@@ -220,7 +223,7 @@ def build_command(args, parser):
         parser.error(str(exc))
     print(f"wrote {path} ({path.stat().st_size / 1024 ** 2:.1f} MB): upload it as the assignment's "
           "autograder on Gradescope (Configure Autograder > Zip file upload)")
-    from autograder.submission import Limits
+    from autograder.sandbox.limits import Limits
     own = Limits().startup_seconds + Limits().notebook_seconds
     if args.time_budget < own + 30:
         print(f"warning: a budget under {own + 30:g} s can stop a slow but correct notebook before the "

@@ -2,106 +2,43 @@
 
 Worked values are the course text's (``worked.py`` lists where each comes from): "the cat"
 (one attention row) and "river bank loan" (the full QK^T grid). Randomized cases are compared with the reference solution
-(solutions/attention.py). Each known mistake is computed by a small wrong variant below,
+(solutions/attention.py). Each known mistake is computed by a small wrong variant of ``wrong.py``,
 so the feedback can name it when a student's value matches.
 """
 import numpy as np
 
 from autograder.authoring import check, expect_close, expect_equal, fail
-from autograder.authoring import Visible
 from solutions import attention as ref
 
-# The request "the cat" (one attention row).
-X_THE_CAT = np.array([[1.0, 0.0], [1.0, 1.0]])
-W_Q = np.array([[0.0, 1.0], [1.0, 0.0]])
-W_K = np.array([[1.0, 1.0], [0.0, 1.0]])
-W_V = np.array([[0.0, 1.0], [1.0, 0.0]])
-Q_THE_CAT = np.array([[0.0, 1.0], [1.0, 1.0]])
-K_THE_CAT = np.array([[1.0, 1.0], [1.0, 2.0]])
-V_THE_CAT = np.array([[0.0, 1.0], [1.0, 1.0]])
-CAT_SCORES = [2.0, 3.0]
-CAT_SCALED = [1.414214, 2.121320]
-CAT_WEIGHTS = [0.330238, 0.669762]
-CAT_WEIGHTS_UNSCALED = [0.268941, 0.731059]
-CAT_CONTEXT = [0.669762, 1.0]
-
-# "river bank loan" (the full QK^T grid).
-Q_RBL = np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 1.0]])
-K_RBL = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-V_RBL = np.array([[1.0, 1.0], [2.0, 0.0], [0.0, 2.0]])
-RBL_SCORES = [[1, 0, 1], [1, 1, 2], [1, 1, 2]]
-RBL_WEIGHTS = [[0.401112, 0.197776, 0.401112],
-               [0.248255, 0.248255, 0.503490],
-               [0.248255, 0.248255, 0.503490]]
-RBL_OUTPUT = [[0.796664, 1.203336], [0.744765, 1.255235], [0.744765, 1.255235]]
-RBL_CAUSAL_WEIGHTS = [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], RBL_WEIGHTS[2]]
-
-
-# -- known mistakes, as small wrong implementations -------------------------------
-def _naive_softmax(z, axis=-1):
-    with np.errstate(all="ignore"):
-        e = np.exp(np.asarray(z, dtype=float))
-        return e / e.sum(axis=axis, keepdims=True)
-
-
-def _global_max_softmax(z, axis=-1):
-    """Shifts by the largest entry of the whole array, not of each row: rows far below it underflow."""
-    z = np.asarray(z, dtype=float)
-    with np.errstate(all="ignore"):
-        e = np.exp(z - z.max())
-        return e / e.sum(axis=axis, keepdims=True)
-
-
-def _grid_weights(Q, K, scale, axis=-1, causal=False, mask_after=False, strict=False):
-    """Attention weights computed with one deliberate deviation from the right recipe."""
-    scores = np.asarray(Q, float) @ np.asarray(K, float).T / scale
-    T = len(scores)
-    allowed = np.tril(np.ones((T, T), bool), k=-1 if strict else 0)
-    if causal and not mask_after:
-        scores = np.where(allowed, scores, -np.inf)
-    with np.errstate(all="ignore"):
-        weights = ref.softmax(scores, axis=axis)
-    if causal and mask_after:
-        weights = np.where(allowed, weights, 0.0)
-    return weights
-
-
-def _weight_mistakes(Q, K, causal=False, d_v=None):
-    d_k = np.shape(Q)[-1]
-    mistakes = {
-        "forget to divide the scores by sqrt(d_k)": _grid_weights(Q, K, 1.0, causal=causal),
-        "divide the scores by d_k instead of sqrt(d_k)": _grid_weights(Q, K, d_k, causal=causal),
-        "take the softmax over the wrong axis (each column sums to 1 instead of each row)":
-            _grid_weights(Q, K, np.sqrt(d_k), axis=0, causal=causal),
-    }
-    if d_v is not None and d_v != d_k:
-        mistakes["divide the scores by sqrt(d_v), the width of the values, instead of sqrt(d_k)"] = \
-            _grid_weights(Q, K, np.sqrt(d_v), causal=causal)
-    if causal:
-        mistakes["zero the masked weights after the softmax without renormalizing the rows"] = \
-            _grid_weights(Q, K, np.sqrt(d_k), causal=True, mask_after=True)
-        mistakes["mask the diagonal too (a token must be allowed to read itself)"] = \
-            _grid_weights(Q, K, np.sqrt(d_k), causal=True, strict=True)
-    return mistakes
-
-
-def _random_qkv(rng, large=False):
-    """Random Q, K, V with T up to 12 and d_k, d_v up to 16 (independently).
-
-    With ``large=True`` every query is aligned with its own key so that its scaled score
-    is 1000 or more: a softmax that does not subtract the maximum overflows to nan.
-    """
-    T, d_k, d_v = int(rng.integers(2, 13)), int(rng.integers(1, 17)), int(rng.integers(1, 17))
-    Q, K, V = rng.normal(size=(T, d_k)), rng.normal(size=(T, d_k)), rng.normal(size=(T, d_v))
-    if large:  # row i's own score is 1000 (i + 1): far apart, so each row needs its own shift
-        Q = 1000.0 * np.sqrt(d_k) * np.arange(1, T + 1)[:, None] * K / np.sum(K * K, axis=1, keepdims=True)
-    return Q, K, V
+from .worked import (
+    CAT_CONTEXT,
+    CAT_SCALED,
+    CAT_SCORES,
+    CAT_WEIGHTS,
+    CAT_WEIGHTS_UNSCALED,
+    K_RBL,
+    K_THE_CAT,
+    ONE_APART,
+    Q_RBL,
+    Q_THE_CAT,
+    RBL_CAUSAL_WEIGHTS,
+    RBL_OUTPUT,
+    RBL_SCORES,
+    RBL_WEIGHTS,
+    V_RBL,
+    V_THE_CAT,
+    W_K,
+    W_Q,
+    W_V,
+    X_THE_CAT,
+)
+from .wrong import _global_max_softmax, _naive_softmax, _random_qkv, _weight_mistakes
 
 
 # -- softmax -----------------------------------------------------------------------
 @check("softmax", "[1000, 1001] without overflow", points=1)
 def check_softmax_large(softmax):
-    expect_close(softmax(np.array([1000.0, 1001.0])), [0.268941, 0.731059], what="softmax([1000, 1001])",
+    expect_close(softmax(np.array([1000.0, 1001.0])), ONE_APART, what="softmax([1000, 1001])",
                  mistakes={"exponentiate without first subtracting the largest score (overflow)":
                            _naive_softmax([1000.0, 1001.0])})
 
@@ -307,67 +244,3 @@ def check_grid_rows_match(attention_matrix, rng):
                      what=f"row {i} of the weights vs. one attention row for token {i}")
         expect_close(np.asarray(output, float)[i], c, atol=1e-8, rtol=1e-6,
                      what=f"row {i} of the output vs. the context vector of token {i}")
-
-
-# -- visible checks: written into the notebook by the build, as values (see visible.py) --------
-_THE_CAT = {"q": Q_THE_CAT[1], "K": K_THE_CAT, "V": V_THE_CAT}
-_RBL = {"Q": Q_RBL, "K": K_RBL, "V": V_RBL}
-_RBL_SCALED = np.array(RBL_SCORES, dtype=float) / np.sqrt(2)
-_FAR_ROWS = np.array([[1.0, 2.0], [1001.0, 1002.0]])
-_COLUMNS = "use the column convention (W @ x, or X @ W.T) instead of X @ W"
-_ROW_MISTAKES = _weight_mistakes(Q_RBL, K_RBL)
-_CAUSAL_MISTAKES = _weight_mistakes(Q_RBL, K_RBL, causal=True)
-
-VISIBLE = [
-    Visible("softmax", "[1000, 1001] without overflow", "softmax({z})", inputs={"z": np.array([1000.0, 1001.0])},
-            expected=[0.268941, 0.731059],
-            mistakes={"exponentiate without first subtracting the largest score (overflow)":
-                      _naive_softmax([1000.0, 1001.0])}),
-    Visible("softmax", 'each row of the scaled "river bank loan" scores sums to 1',
-            "softmax({scores} / np.sqrt(2))", inputs={"scores": np.array(RBL_SCORES, dtype=float)},
-            expected=RBL_WEIGHTS,
-            mistakes={"take the softmax over the wrong axis (each column sums to 1 instead of each row)":
-                      ref.softmax(_RBL_SCALED, axis=0),
-                      "normalize over the whole grid instead of each row":
-                      np.exp(_RBL_SCALED) / np.exp(_RBL_SCALED).sum()}),
-    Visible("softmax", "rows far apart, [[1, 2], [1001, 1002]]: each row shifted by its own largest",
-            "softmax({z})", inputs={"z": _FAR_ROWS}, expected=[[0.268941, 0.731059], [0.268941, 0.731059]],
-            mistakes={"subtract the largest score of the whole array instead of each row's own largest":
-                      _global_max_softmax(_FAR_ROWS),
-                      "exponentiate without first subtracting the largest score (overflow)": _naive_softmax(_FAR_ROWS)}),
-    Visible("project_qkv", 'Q, K, V of "the cat"', "project_qkv({X}, {W_Q}, {W_K}, {W_V})",
-            inputs={"X": X_THE_CAT, "W_Q": W_Q, "W_K": W_K, "W_V": W_V},
-            expected=[Q_THE_CAT, K_THE_CAT, V_THE_CAT],
-            mistakes={_COLUMNS: [X_THE_CAT @ W.T for W in (W_Q, W_K, W_V)]}),
-    Visible("attention_row", 'raw scores for "the cat"', "attention_row({q}, {K}, {V})", inputs=_THE_CAT,
-            part=0, parts=3, expected=CAT_SCORES,
-            mistakes={"return the scaled scores where the raw dot products K @ q are asked": CAT_SCALED}),
-    Visible("attention_row", 'weights for "the cat"', "attention_row({q}, {K}, {V})", inputs=_THE_CAT,
-            part=1, parts=3, expected=CAT_WEIGHTS,
-            mistakes={"forget to divide the scores by sqrt(d_k)": CAT_WEIGHTS_UNSCALED,
-                      "divide the scores by d_k instead of sqrt(d_k)": ref.softmax(np.array(CAT_SCORES) / 2)}),
-    Visible("attention_row", 'context vector for "the cat"', "attention_row({q}, {K}, {V})", inputs=_THE_CAT,
-            part=2, parts=3, expected=CAT_CONTEXT,
-            mistakes={"forget to divide the scores by sqrt(d_k)": np.array(CAT_WEIGHTS_UNSCALED) @ V_THE_CAT,
-                      "divide the scores by d_k instead of sqrt(d_k)":
-                      ref.softmax(np.array(CAT_SCORES) / 2) @ V_THE_CAT,
-                      "multiply the weights by the keys instead of the values": np.array(CAT_WEIGHTS) @ K_THE_CAT}),
-    Visible("causal_mask", "3 tokens", "causal_mask(3)", compare="equal",
-            expected=np.tril(np.ones((3, 3), bool)),
-            mistakes={"hide the diagonal too (a token must be allowed to read itself)":
-                      np.tril(np.ones((3, 3), bool), k=-1),
-                      "allow reading ahead instead of behind (the mask is transposed)":
-                      np.tril(np.ones((3, 3), bool)).T}),
-    Visible("attention_matrix", 'raw scores for "river bank loan"', "attention_matrix({Q}, {K}, {V})",
-            inputs=_RBL, part=0, parts=3, expected=RBL_SCORES,
-            mistakes={"return the scaled scores where the raw Q @ K.T is asked": _RBL_SCALED,
-                      "compute K @ Q.T (the transpose) instead of Q @ K.T": np.array(RBL_SCORES).T}),
-    Visible("attention_matrix", 'weights for "river bank loan"', "attention_matrix({Q}, {K}, {V})",
-            inputs=_RBL, part=1, parts=3, expected=RBL_WEIGHTS, mistakes=_ROW_MISTAKES),
-    Visible("attention_matrix", 'outputs for "river bank loan"', "attention_matrix({Q}, {K}, {V})",
-            inputs=_RBL, part=2, parts=3, expected=RBL_OUTPUT,
-            mistakes={name: w @ V_RBL for name, w in _ROW_MISTAKES.items()}),
-    Visible("attention_matrix", 'causal weights for "river bank loan"',
-            "attention_matrix({Q}, {K}, {V}, causal=True)", inputs=_RBL, part=1, parts=3,
-            expected=RBL_CAUSAL_WEIGHTS, mistakes=_CAUSAL_MISTAKES),
-]

@@ -44,3 +44,22 @@ WORKED = [
     Worked('output of the "river" row', GRID, [0.80, 1.20], lambda ref: _grid(ref)[2][0], tol=0.005),
     Worked('output of the "bank" row', GRID, [0.74, 1.26], lambda ref: _grid(ref)[2][1], tol=0.005),
 ]
+
+
+# -- figures the hidden checks and the visible cases compare with (checks.py, visible.py) --
+Q_THE_CAT = np.array([[0.0, 1.0], [1.0, 1.0]])
+K_THE_CAT = np.array([[1.0, 1.0], [1.0, 2.0]])
+V_THE_CAT = np.array([[0.0, 1.0], [1.0, 1.0]])
+CAT_SCORES = [2.0, 3.0]
+CAT_SCALED = [1.414214, 2.121320]
+CAT_WEIGHTS = [0.330238, 0.669762]
+# softmax of two scores one apart, e.g. [2, 3] unscaled or [1000, 1001]: 1 / (1 + e) and e / (1 + e)
+ONE_APART = [0.268941, 0.731059]
+CAT_WEIGHTS_UNSCALED = ONE_APART
+CAT_CONTEXT = [0.669762, 1.0]
+RBL_SCORES = [[1, 0, 1], [1, 1, 2], [1, 1, 2]]
+RBL_WEIGHTS = [[0.401112, 0.197776, 0.401112],
+               [0.248255, 0.248255, 0.503490],
+               [0.248255, 0.248255, 0.503490]]
+RBL_OUTPUT = [[0.796664, 1.203336], [0.744765, 1.255235], [0.744765, 1.255235]]
+RBL_CAUSAL_WEIGHTS = [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], RBL_WEIGHTS[2]]

@@ -3,7 +3,7 @@
 The one value the course text commits to here (``worked.py``): cos((1,2,2), (2,4,4)) = 1.0. The other fixed cases are small enough to work by hand (their
 cosines are simple fractions, written out beside them). Randomized cases are compared with
 the reference solution (solutions/embeddings.py). Each known mistake is computed by a small
-wrong variant below, so the feedback can name it when a student's value matches.
+wrong variant of ``wrong.py``, so the feedback can name it when a student's value matches.
 
 Ties in ``semantic_search``: copies of one document can score a rounding error apart when the
 scores come out of a matrix product (BLAS sums a row differently depending on where it sits).
@@ -14,133 +14,38 @@ its ties are real ties.
 """
 import numpy as np
 
-from autograder.authoring import check, expect_close, expect_equal, fail, fmt
-from autograder.authoring import StudentCodeError
-from autograder.authoring import Opaque
-from autograder.authoring import Visible
+from autograder.authoring import Opaque, StudentCodeError, check, expect_close, expect_equal, fail, fmt
 from solutions import embeddings as ref
 
-TIE = 1e-9
-
-# The course text's example: one vector is twice the other.
-A_122 = np.array([1.0, 2.0, 2.0])
-B_244 = np.array([2.0, 4.0, 4.0])
-COS_122_244 = 1.0
-
-# Worked by hand: rows (1,2,2), (0,0,1) against (2,4,4), (3,0,0), (0,-2,0).
-# |(1,2,2)| = 3, |(2,4,4)| = 6, so the cosines are 18/18, 3/9, -4/6 and 4/6, 0, 0.
-GRID_A = np.array([[1.0, 2.0, 2.0], [0.0, 0.0, 1.0]])
-GRID_B = np.array([[2.0, 4.0, 4.0], [3.0, 0.0, 0.0], [0.0, -2.0, 0.0]])
-GRID_COS = [[1.0, 0.333333, -0.666667], [0.666667, 0.0, 0.0]]
-
-# Worked by hand: query (1,2,2) against four documents. The long document (3,0,0) beats
-# (0,1,0) on the dot product (3 > 2) but not on the cosine (1/3 < 2/3).
-SEARCH_Q = A_122
-SEARCH_DOCS = np.array([[0.0, 1.0, 0.0], [2.0, 4.0, 4.0], [-1.0, -2.0, -2.0], [3.0, 0.0, 0.0]])
-SEARCH_COS = [0.666667, 1.0, -1.0, 0.333333]
-SEARCH_TOP2 = [1, 0]
-
-# Worked by hand, exact in floating point (every length is 2, 4, 3 or 10): query (1,1,1,1).
-# Documents 1, 3, 5 point exactly along the query (cos 1), documents 2 and 4 score 3/6 = 0.5,
-# documents 0 and 6 are perpendicular to it (cos 0).
-TIE_Q = np.array([1.0, 1.0, 1.0, 1.0])
-TIE_DOCS = np.array([[1.0, 1.0, -1.0, -1.0], [2.0, 2.0, 2.0, 2.0], [0.0, 0.0, 0.0, 3.0],
-                     [1.0, 1.0, 1.0, 1.0], [3.0, 0.0, 0.0, 0.0], [5.0, 5.0, 5.0, 5.0],
-                     [0.0, 2.0, -2.0, 0.0]])
-TIE_COS = [0.0, 1.0, 0.5, 1.0, 0.5, 1.0, 0.0]
-TIE_ORDER = [1, 3, 5, 2, 4, 0, 6]
-
-# Worked by hand: k larger than the number of documents. Query (1,0).
-# (1,1): 1/sqrt 2; (0,2): 0; (3,0): 1; (-2,1): -2/sqrt 5.
-BIG_K_Q = np.array([1.0, 0.0])
-BIG_K_DOCS = np.array([[1.0, 1.0], [0.0, 2.0], [3.0, 0.0], [-2.0, 1.0]])
-BIG_K_COS = [0.707107, 0.0, 1.0, -0.894427]
-BIG_K_ORDER = [2, 0, 1, 3]
-
-NAN_FOR_ZERO = ("divide by the length of a zero vector: 0/0 is nan, but a zero vector has no "
-                "direction and its cosine should be 0.0")
-DOT_ONLY = "return the dot product without dividing by the norms"
-ONE_NORM = "divide by only one of the two norms"
-SQUARED = "divide by the squared lengths (you forgot the square roots in the norms)"
-PRECEDENCE = ("write a @ b / |a| * |b| without parentheses: Python divides by |a| and then "
-              "multiplies by |b|; divide by the product (|a| * |b|)")
-
-
-# -- known mistakes, as small wrong implementations -------------------------------
-def _cos_variant(a, b, how):
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    with np.errstate(all="ignore"):
-        if how == "dot":
-            return float(a @ b)
-        if how == "norm a":
-            return float(a @ b / np.linalg.norm(a))
-        if how == "norm b":
-            return float(a @ b / np.linalg.norm(b))
-        if how == "squared":
-            return float(a @ b / ((a @ a) * (b @ b)))
-        if how == "precedence":
-            return float(a @ b / np.linalg.norm(a) * np.linalg.norm(b))
-        if how == "nan":
-            return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
-    raise ValueError(how)
-
-
-def _cos_mistakes(a, b):
-    """Named wrong values for two nonzero vectors (for a zero vector, only nan is worth naming)."""
-    return {DOT_ONLY: _cos_variant(a, b, "dot"), ONE_NORM: _cos_variant(a, b, "norm a"),
-            f"{ONE_NORM} (the second one)": _cos_variant(a, b, "norm b"),
-            SQUARED: _cos_variant(a, b, "squared"), PRECEDENCE: _cos_variant(a, b, "precedence")}
-
-
-def _grid_mistakes(A, B, zero_rows=False):
-    A, B = np.asarray(A, float), np.asarray(B, float)
-    dots = A @ B.T
-    na, nb = np.linalg.norm(A, axis=1), np.linalg.norm(B, axis=1)
-    with np.errstate(all="ignore"):
-        mistakes = {DOT_ONLY: dots,
-                    f"{ONE_NORM} (the rows of A only)": dots / na[:, None],
-                    f"{ONE_NORM} (the rows of B only)": dots / nb[None, :],
-                    SQUARED: dots / np.outer(na ** 2, nb ** 2)}
-        if zero_rows:
-            mistakes[NAN_FOR_ZERO] = dots / np.outer(na, nb)
-    return mistakes
-
-
-def _rank(scores, k):
-    """Indices of the ``k`` best scores, highest first; ties (within TIE) lowest index first."""
-    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
-    groups = []
-    for i in order:
-        if groups and scores[groups[-1][-1]] - scores[i] <= TIE:
-            groups[-1].append(i)
-        else:
-            groups.append([i])
-    return [i for group in groups for i in sorted(group)][:k]
-
-
-TIES_HIGH = ("break ties towards the higher index (reversing an ascending sort also reverses "
-             "the order of ties; equal scores must keep the lower index first)")
-DOT_RANKING = "rank by the dot product instead of the cosine (a long vector then wins whatever its direction)"
-
-
-def _order_mistakes(scores, k, dots):
-    """Index lists that the usual ranking mistakes produce, by name."""
-    n = len(scores)
-    return {
-        "sort the scores lowest first (np.argsort sorts in ascending order)": _rank([-s for s in scores], n)[:k],
-        "return the best k but lowest first": _rank(scores, k)[::-1],
-        DOT_RANKING: _rank(list(dots), k),
-    }
-
-
-def _random_pair(rng, how):
-    d = int(rng.integers(1, 17))
-    a = rng.normal(size=d)
-    if how == "scaled":
-        return a, float(rng.uniform(0.1, 10.0)) * a
-    if how == "opposite":
-        return a, -float(rng.uniform(0.1, 10.0)) * a
-    return a, rng.normal(size=d) * float(rng.choice([0.01, 1.0, 100.0]))
+from .worked import (
+    A_122,
+    B_244,
+    BIG_K_COS,
+    BIG_K_DOCS,
+    BIG_K_Q,
+    COS_122_244,
+    GRID_A,
+    GRID_B,
+    GRID_COS,
+    SEARCH_COS,
+    SEARCH_DOCS,
+    SEARCH_Q,
+    TIE_COS,
+    TIE_DOCS,
+    TIE_Q,
+)
+from .wrong import (
+    DOT_RANKING,
+    NAN_FOR_ZERO,
+    TIE,
+    TIES_HIGH,
+    _cos_mistakes,
+    _cos_variant,
+    _grid_mistakes,
+    _order_mistakes,
+    _random_pair,
+    _rank,
+)
 
 
 # -- cosine_similarity ------------------------------------------------------------------
@@ -326,51 +231,3 @@ def check_search_random(semantic_search, rng):
         _expect_search(semantic_search(query, documents, k), query, documents, k, scores,
                        f"random search: {len(documents)} documents of width {documents.shape[1]}, k = {k}",
                        atol=1e-8)
-
-
-# -- visible checks: written into the notebook by the build, as values (see visible.py) --------
-def _ranked(indices, scores):
-    return [[int(i), float(scores[i])] for i in indices]
-
-
-def _search_mistakes(query, documents, k, cosines):
-    dots = np.asarray(documents, float) @ np.asarray(query, float)
-    n = len(cosines)
-    by_index_desc = sorted(range(n), key=lambda i: (-cosines[i], -i))[:k]
-    return {"sort the scores lowest first (np.argsort sorts in ascending order)":
-                _ranked(_rank([-s for s in cosines], n)[:k], cosines),
-            DOT_RANKING: _ranked(_rank(list(dots), k), dots),
-            TIES_HIGH: _ranked(by_index_desc, cosines),
-            "return (score, index) pairs; each result should be (index, score), in that order":
-                [pair[::-1] for pair in _ranked(_rank(cosines, k), cosines)]}
-
-
-_GRID_ZERO_A = np.array([[1.0, 2.0, 2.0], [0.0, 0.0, 0.0]])
-
-
-VISIBLE = [
-    Visible("cosine_similarity", "(1, 2, 2) and (2, 4, 4) point the same way", "cosine_similarity({a}, {b})",
-            inputs={"a": A_122, "b": B_244}, expected=COS_122_244, mistakes=_cos_mistakes(A_122, B_244)),
-    Visible("cosine_similarity", "a zero vector gives 0.0, not nan", "cosine_similarity({a}, {b})",
-            inputs={"a": np.zeros(3), "b": A_122}, expected=0.0,
-            mistakes={NAN_FOR_ZERO: _cos_variant(np.zeros(3), A_122, "nan")}),
-    Visible("cosine_similarity", "vectors of different sizes raise ValueError", "cosine_similarity({a}, {b})",
-            inputs={"a": np.array([3.0]), "b": A_122}, compare="raises", expected="ValueError"),
-    Visible("cosine_similarity_matrix", "rows (1,2,2), (0,0,1) against three rows, by hand",
-            "cosine_similarity_matrix({A}, {B})", inputs={"A": GRID_A, "B": GRID_B}, expected=GRID_COS,
-            mistakes=_grid_mistakes(GRID_A, GRID_B)),
-    Visible("cosine_similarity_matrix", "a row of zeros gives 0.0, not nan", "cosine_similarity_matrix({A}, {B})",
-            inputs={"A": _GRID_ZERO_A, "B": GRID_B}, expected=[GRID_COS[0], [0.0, 0.0, 0.0]],
-            mistakes=_grid_mistakes(_GRID_ZERO_A, GRID_B, zero_rows=True)),
-    Visible("semantic_search", "query (1,2,2), k = 2: length must not count", "semantic_search({q}, {docs}, 2)",
-            inputs={"q": SEARCH_Q, "docs": SEARCH_DOCS}, expected=_ranked(SEARCH_TOP2, SEARCH_COS),
-            mistakes=_search_mistakes(SEARCH_Q, SEARCH_DOCS, 2, SEARCH_COS)),
-    Visible("semantic_search", "equal scores keep the lower index first", "semantic_search({q}, {docs}, 7)",
-            inputs={"q": TIE_Q, "docs": TIE_DOCS}, expected=_ranked(TIE_ORDER, TIE_COS),
-            mistakes=_search_mistakes(TIE_Q, TIE_DOCS, 7, TIE_COS)),
-    Visible("semantic_search", "k larger than the number of documents returns them all",
-            "semantic_search({q}, {docs}, 10)", inputs={"q": BIG_K_Q, "docs": BIG_K_DOCS},
-            expected=_ranked(BIG_K_ORDER, BIG_K_COS), mistakes=_search_mistakes(BIG_K_Q, BIG_K_DOCS, 10, BIG_K_COS),
-            hints={"IndexError": "When k is larger than the number of documents, return all of them "
-                                 "(a slice such as order[:k] never runs past the end)."}),
-]

@@ -4,7 +4,7 @@ Worked values are the course text's (``worked.py`` and the attention exercise's 
 they come from): "the cat" (inputs, weights, keys, values, the context of "cat") and the
 section on generating text (decoding through the cache; the cache's size for 12 layers of
 width 768). Randomized cases are compared with the reference solution
-(solutions/kv_cache.py). Each known mistake is a small wrong variant below, so the feedback
+(solutions/kv_cache.py). Each known mistake is a small wrong variant of ``wrong.py``, so the feedback
 can name it when a student's value matches.
 
 Efficiency is checked by count, not by clock, in the same calls whose outputs are checked:
@@ -16,82 +16,24 @@ a step that reads the cache gives the right context.
 import numpy as np
 
 from autograder.authoring import check, expect_close, expect_equal, fail
-from autograder.authoring import Visible
 from solutions import kv_cache as ref
 
-# Section 4: the request "the cat".
-X_THE_CAT = np.array([[1.0, 0.0], [1.0, 1.0]])
-W_Q = np.array([[0.0, 1.0], [1.0, 0.0]])
-W_K = np.array([[1.0, 1.0], [0.0, 1.0]])
-W_V = np.array([[0.0, 1.0], [1.0, 0.0]])
-K_THE, K_CAT = [1.0, 1.0], [1.0, 2.0]
-V_THE, V_CAT = [0.0, 1.0], [1.0, 1.0]
-# Section 7 (with section 4's weights): the contexts decoded through the cache.
-CONTEXT_THE = [0.0, 1.0]
-CONTEXT_CAT = [0.669762, 1.0]
-# Section 7: the cache of 12 layers of width 768, at 2 bytes per number.
-NUMBERS_PER_TOKEN = 18_432
-NUMBERS_100K = 1_843_200_000
-BYTES_100K = 3_686_400_000
-
-
-# -- known mistakes, as small wrong implementations -------------------------------------------
-def _attend(q, K, V, scale=True):
-    """One attention row over the rows of K and V (None when there are no rows)."""
-    K, V = np.asarray(K, dtype=float).reshape(-1, len(q)), np.asarray(V, dtype=float)
-    if len(K) == 0:
-        return None
-    scores = K @ q / (np.sqrt(len(q)) if scale else 1.0)
-    return ref.softmax(scores) @ V
-
-
-def _decode_mistakes(x_new, K_cached, V_cached, Ws):
-    """Wrong contexts for a token decoded after the rows ``K_cached``, ``V_cached``."""
-    x_new = np.asarray(x_new, dtype=float)
-    q, k, v = (x_new @ W for W in Ws)
-    K_all = np.vstack([np.reshape(K_cached, (-1, len(k))), k])
-    V_all = np.vstack([np.reshape(V_cached, (-1, len(v))), v])
-    return {"attend before appending the new token's own key and value (a token must read itself "
-            "too: append first, then attend)": _attend(q, K_cached, V_cached),
-            "ignore the rows already in the cache (recomputing keys and values only from inputs "
-            "your own code has seen)": _attend(q, [k], [v]),
-            "forget to divide the scores by sqrt(d_k)": _attend(q, K_all, V_all, scale=False)}
-
-
-def _no_mask(X, Ws):
-    Q, K, V = (X @ W for W in Ws)
-    return ref.softmax(Q @ K.T / np.sqrt(Q.shape[1])) @ V
-
-
-def _strict_mask(X, Ws):
-    Q, K, V = (X @ W for W in Ws)
-    T = len(X)
-    with np.errstate(all="ignore"):
-        scores = np.where(np.tril(np.ones((T, T), bool), k=-1), Q @ K.T / np.sqrt(Q.shape[1]), -np.inf)
-        return ref.softmax(scores) @ V
-
-
-def _unscaled(X, Ws):
-    Q, K, V = (X @ W for W in Ws)
-    T = len(X)
-    return ref.softmax(np.where(np.tril(np.ones((T, T), bool)), Q @ K.T, -np.inf)) @ V
-
-
-def _attention_mistakes(X, Ws):
-    return {"leave out the causal mask (every token reads the tokens after it too)": _no_mask(X, Ws),
-            "mask the diagonal too (a token must be allowed to read itself)": _strict_mask(X, Ws),
-            "forget to divide the scores by sqrt(d_k)": _unscaled(X, Ws)}
-
-
-def _size_mistakes(n_layers, d_model, n_tokens, bytes_per_number):
-    def pair(numbers):
-        return [numbers, numbers * bytes_per_number]
-    return {"leave out the factor 2: every token stores a key row AND a value row":
-                pair(n_layers * d_model * n_tokens),
-            "leave out the layers: every layer keeps its own keys and values":
-                pair(2 * d_model * n_tokens),
-            "ignore bytes_per_number": [2 * n_layers * d_model * n_tokens, 2 * n_layers * d_model * n_tokens * 2]
-                if bytes_per_number != 2 else None}
+from .worked import (
+    BYTES_100K,
+    CONTEXT_CAT,
+    CONTEXT_THE,
+    K_CAT,
+    K_THE,
+    NUMBERS_100K,
+    NUMBERS_PER_TOKEN,
+    V_CAT,
+    V_THE,
+    W_K,
+    W_Q,
+    W_V,
+    X_THE_CAT,
+)
+from .wrong import _attend, _attention_mistakes, _decode_mistakes, _size_mistakes
 
 
 # -- helpers ----------------------------------------------------------------------------------------
@@ -301,70 +243,3 @@ def check_size_random(kv_cache_size, rng):
         expect_close(_size(kv_cache_size, n_layers, d_model, n_tokens, bytes_per_number), want, atol=0.5,
                      what=f"kv_cache_size({n_layers}, {d_model}, {n_tokens}, bytes_per_number={bytes_per_number})",
                      mistakes=_size_mistakes(n_layers, d_model, n_tokens, bytes_per_number))
-
-
-# -- visible checks: written into the notebook by the build, as values (see visible.py) --------
-_WEIGHTS = {"W_Q": W_Q, "W_K": W_K, "W_V": W_V}
-_ALIAS = ("keep a reference to the caller's array instead of a copy (list.append(k) and np.asarray(k) "
-          "do not copy; np.array(k, dtype=float) does)")
-_REUSED_BUFFERS = """cache = KVCache()
-k, v = np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0])
-cache.append(k, v)
-k[:] = -1.0   # the caller writes the next token's rows into the same arrays
-v[:] = -2.0
-cache.append(k, v)
-return [len(cache), cache.keys, cache.values]"""
-
-# Rows in the cache that are no token's projection: a step that reads the cache attends over them.
-K_MADE_UP, V_MADE_UP = [2.0, -1.0], [3.0, 0.5]
-CONTEXT_CAT_MADE_UP = _attend(X_THE_CAT[1] @ W_Q, [K_MADE_UP, K_CAT], [V_MADE_UP, V_CAT])
-_COUNTED_STEPS = """rows = []
-class Counted(np.ndarray):  # the weights, counting the token rows multiplied by them (x @ W)
-    def __array_ufunc__(self, ufunc, method, *args, **kwargs):
-        if ufunc is np.matmul and args[-1] is self:
-            rows.append(np.asarray(args[0]).size // self.shape[0])
-        return getattr(ufunc, method)(*[np.asarray(a) for a in args], **kwargs)
-W_Q, W_K, W_V = (np.array(W, dtype=float).view(Counted) for W in ({W_Q}, {W_K}, {W_V}))
-cache = KVCache()
-for x in {X}:
-    decode_step(x, cache, W_Q, W_K, W_V)
-if sum(rows) > 3 * len({X}):
-    return str(sum(rows)) + " token rows multiplied by W_Q, W_K and W_V"
-return "at most one row per matrix and step"
-"""
-_ONE_ROW = "at most one row per matrix and step"
-
-VISIBLE = [
-    Visible("causal_self_attention", 'the contexts of "the cat"', "causal_self_attention({X}, {W_Q}, {W_K}, {W_V})",
-            inputs={"X": X_THE_CAT, **_WEIGHTS}, expected=[CONTEXT_THE, CONTEXT_CAT],
-            mistakes=_attention_mistakes(X_THE_CAT, (W_Q, W_K, W_V))),
-    Visible("KVCache", "two appends: len 2, one key row and one value row each",
-            "cache = KVCache()\ncache.append({k1}, {v1})\ncache.append({k2}, {v2})\n"
-            "return [len(cache), cache.keys.tolist(), cache.values.tolist()]",
-            inputs={"k1": np.array(K_THE), "v1": np.array(V_THE), "k2": np.array(K_CAT), "v2": np.array(V_CAT)},
-            compare="equal", expected=[2, [K_THE, K_CAT], [V_THE, V_CAT]]),
-    Visible("KVCache", "stored rows stay put when the caller reuses its arrays", _REUSED_BUFFERS, compare="equal",
-            expected=[2, [[1.0, 2.0, 3.0], [-1.0, -1.0, -1.0]], [[4.0, 5.0], [-2.0, -2.0]]],
-            mistakes={_ALIAS: [2, [[-1.0, -1.0, -1.0]] * 2, [[-2.0, -2.0]] * 2]}),
-    Visible("decode_step", '"the" on an empty cache', "decode_step({x}, KVCache(), {W_Q}, {W_K}, {W_V})",
-            inputs={"x": X_THE_CAT[0], **_WEIGHTS}, expected=CONTEXT_THE),
-    Visible("decode_step", '"cat" with "the" already in the cache',
-            "cache = KVCache()\ncache.append({k_the}, {v_the})\nreturn decode_step({x}, cache, {W_Q}, {W_K}, {W_V})",
-            inputs={"k_the": np.array(K_THE), "v_the": np.array(V_THE), "x": X_THE_CAT[1], **_WEIGHTS},
-            expected=CONTEXT_CAT, mistakes=_decode_mistakes(X_THE_CAT[1], [K_THE], [V_THE], (W_Q, W_K, W_V))),
-    Visible("decode_step", "attends over the keys and values the cache holds (rows no token projects to)",
-            "cache = KVCache()\ncache.append({k}, {v})\nreturn decode_step({x}, cache, {W_Q}, {W_K}, {W_V})",
-            inputs={"k": np.array(K_MADE_UP), "v": np.array(V_MADE_UP), "x": X_THE_CAT[1], **_WEIGHTS},
-            expected=CONTEXT_CAT_MADE_UP,
-            mistakes={"recompute the earlier keys and values instead of reading them from the cache": CONTEXT_CAT,
-                      **_decode_mistakes(X_THE_CAT[1], [K_MADE_UP], [V_MADE_UP], (W_Q, W_K, W_V))}),
-    Visible("decode_step", 'decoding "the" then "cat" projects only the new token (x @ W rows counted)',
-            _COUNTED_STEPS, inputs={"X": X_THE_CAT, **_WEIGHTS}, compare="equal", expected=_ONE_ROW,
-            mistakes={"recompute the keys and values of the prefix at every step":
-                      "8 token rows multiplied by W_Q, W_K and W_V"}),
-    Visible("kv_cache_size", "12 layers of width 768: 18,432 numbers per token", "kv_cache_size(12, 768, 1)",
-            expected=[NUMBERS_PER_TOKEN, 2 * NUMBERS_PER_TOKEN], atol=0.5, mistakes=_size_mistakes(12, 768, 1, 2)),
-    Visible("kv_cache_size", "100,000 tokens: 1,843,200,000 numbers, 3,686,400,000 bytes",
-            "kv_cache_size(12, 768, 100_000)", expected=[NUMBERS_100K, BYTES_100K], atol=0.5,
-            mistakes=_size_mistakes(12, 768, 100_000, 2)),
-]

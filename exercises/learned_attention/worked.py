@@ -49,3 +49,17 @@ WORKED = [
     Worked("without position stamps: loss at steps 500 and 1000", EXPERIMENTS, [0.467, 0.463],
            lambda ref: [_train(ref, positions=False)[1][s] for s in (500, 1000)], tol=5e-4),
 ]
+
+
+# -- figures the hidden checks and the visible cases compare with (checks.py, visible.py) --
+TIGHT = {"atol": 1e-9, "rtol": 1e-9}
+# Section 8, before training (seed 5): the shares of "it" and its top prediction ("it", 65.0%).
+WEIGHTS_BEFORE = [0.140, 0.153, 0.062, 0.130, 0.243, 0.197, 0.074]
+P_IT_BEFORE = 0.650
+# Section 8: losses to 6 decimals at steps 0 and 25 (lr 0.3, all 18 sentences).
+LOSS_STEP_0, LOSS_STEP_25 = 3.927973, 0.417768
+LR = 0.3
+TEXT_RUN_STEPS = (0, 1, 2, 5, 10, 25)  # steps of the seed-5 run checked (each from the reference's weights)
+RECORD_KEYS = ("x", "q", "K", "V", "scores", "weights", "out", "h", "z1", "a1", "logits", "probs")
+GRAD_KEYS = ("weights", "scores", "q", "K", "V", "W_Q", "W_K", "W_V", "x")
+PARAM_KEYS = ("E", "W_Q", "W_K", "W_V", "W1", "b1", "W2", "b2")

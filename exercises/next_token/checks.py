@@ -4,107 +4,40 @@ training step.
 Worked values are the course text's (``worked.py`` lists where each comes from): the context
 vector of "cat" through the feed-forward layer, the logits, the loss for target "sat", its
 gradients and one step on W_U[sat, 0]. Randomized cases are compared with the reference
-solution (solutions/next_token.py). Each known mistake is a small wrong variant below, so the
+solution (solutions/next_token.py). Each known mistake is a small wrong variant of ``wrong.py``, so the
 feedback can name it when a student's value matches.
 """
 import numpy as np
 
-from autograder.authoring import check, expect_close, fail
-from autograder.authoring import Visible
+from autograder.authoring import check, expect_close
 from solutions import next_token as ref
 
-# Section 4: the context vector of "cat" that enters the feed-forward layer.
-CONTEXT = np.array([0.669762, 1.0])
-# Section 6: the feed-forward layer, the unembedding and everything computed from them.
-W1 = np.array([[1.0, 0.0], [1.0, 1.0]])
-B1 = np.array([0.0, 0.0])
-W_U = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, 1.0], [1.0, -1.0]])  # the cat sat ran mat
-SAT = 2
-H = [1.669762, 1.0]
-LOGITS = [1.669762, 1.0, 2.669762, -0.669762, 0.669762]
-PROBS = [0.213021, 0.109031, 0.579052, 0.020530, 0.078366]
-LOSS = 0.546363
-GRAD_LOGITS = [0.213021, 0.109031, -0.420948, 0.020530, 0.078366]  # p - y for target "sat"
-DW_SAT_0 = -0.702883        # dL/dW_U[sat, 0]
-W_SAT_0_AFTER = 1.351441    # after one step with lr 0.5 on that weight alone
-W_SAT_0_SIGN_FLIPPED = 0.648559
-LOGIT_SAT_AFTER, P_SAT_AFTER, LOSS_AFTER = 3.256585, 0.712121, 0.339508  # after that step
-
-
-# -- known mistakes, as small wrong implementations -------------------------------------
-def _one_hot(V, target):
-    y = np.zeros(V)
-    y[target] = 1.0
-    return y
-
-
-def _log_of_softmax_loss(logits, target):
-    """-log(softmax(z)[t]) taken literally: the probability underflows to 0 and the loss to inf."""
-    with np.errstate(all="ignore"):
-        return float(-np.log(ref.softmax(logits)[target]))
-
-
-def _unshifted_loss(logits, target):
-    """The loss with a softmax that exponentiates the raw logits (overflow: inf / inf = nan)."""
-    with np.errstate(all="ignore"):
-        e = np.exp(np.asarray(logits, dtype=float))
-        return float(-np.log(e[target] / e.sum()))
-
-
-def _loss_mistakes(logits, target):
-    return {"take np.log of softmax(logits)[target], which underflows to log(0) = -inf; "
-            "use log-sum-exp minus the target's logit instead": _log_of_softmax_loss(logits, target),
-            "exponentiate the logits without first subtracting the largest one (overflow)":
-                _unshifted_loss(logits, target),
-            "forget the minus sign (log p instead of -log p)": -ref.cross_entropy(logits, target)}
-
-
-def _grad_logits_mistakes(logits, target):
-    g = ref.grad_logits(logits, target)
-    return {"compute y - p instead of p - y": -g,
-            "forget to subtract the one-hot target (that is just the softmax)": ref.softmax(logits)}
-
-
-def _grad_unembedding_mistakes(h, logits, target):
-    h = np.asarray(h, dtype=float)
-    g = ref.grad_logits(logits, target)
-    only_target_row = np.zeros((len(g), len(h)))
-    only_target_row[target] = g[target] * h
-    return {"compute y - p instead of p - y": -np.outer(g, h),
-            "drop the h factor of the chain rule (the gradient of W_U[i, j] is (p_i - y_i) * h_j)":
-                np.outer(g, np.ones_like(h)),
-            "drop the h factor of the chain rule (returning p - y where (p_i - y_i) * h_j is asked)": g,
-            "fill only the target word's row: every row of W_U gets a gradient, (p_i - y_i) * h":
-                only_target_row,
-            "return one entry of dL/dW_U where the whole (V, d) matrix is asked": g[target] * h[0],
-            "take the outer product the wrong way round (h times p - y, shape (d, V))": np.outer(h, g)}
-
-
-def _numerical_mistakes(loss, W, index, eps):
-    """What common wrong finite differences return for ``loss`` at ``W``, entry ``index``."""
-    W = np.asarray(W, dtype=float)
-    e = np.zeros_like(W)
-    e[index] = eps
-    central = (loss(W + e) - loss(W - e)) / (2 * eps)
-    return {"perturb the whole matrix (W + eps, every entry) where only the entry W[index] "
-            "should move": (loss(W + eps) - loss(W - eps)) / (2 * eps),
-            "divide by eps instead of 2 * eps": 2 * central,
-            "use a one-sided difference (L(W + eps e) - L(W)) / eps instead of the central one":
-                (loss(W + e) - loss(W)) / eps,
-            "ignore the eps argument (always nudging by 1e-5)":
-                ref.numerical_gradient(loss, W, index) if eps != 1e-5 else None}
-
-
-def _unembedding_loss(h, target):
-    """Local twin of the child's "unembedding_loss" probe, for computing expected values."""
-    h = np.asarray(h, dtype=float)
-    return lambda W: ref.cross_entropy(np.asarray(W, dtype=float) @ h, target)
-
-
-def _pair(result, what):
-    if not isinstance(result, (tuple, list)) or len(result) != 2:
-        fail(f"{what} should return a tuple (h, logits); got {type(result).__name__}")
-    return result
+from .worked import (
+    B1,
+    CONTEXT,
+    DW_SAT_0,
+    GRAD_LOGITS,
+    LOGIT_SAT_AFTER,
+    LOGITS,
+    LOSS,
+    LOSS_AFTER,
+    P_SAT_AFTER,
+    PROBS,
+    SAT,
+    W1,
+    W_SAT_0_AFTER,
+    W_SAT_0_SIGN_FLIPPED,
+    W_U,
+    H,
+)
+from .wrong import (
+    _grad_logits_mistakes,
+    _grad_unembedding_mistakes,
+    _loss_mistakes,
+    _numerical_mistakes,
+    _pair,
+    _unembedding_loss,
+)
 
 
 # -- forward -------------------------------------------------------------------------------
@@ -316,82 +249,3 @@ def check_numerical_no_mutation(submission, rng):
                "(or nudge a copy)"] = left
     expect_close(args_after[1], W, atol=1e-13, what="the W you passed to numerical_gradient, after the call",
                  mistakes=nudged)
-
-
-# -- visible checks: written into the notebook by the build, as values (see visible.py) --------
-_FORWARD = {"context": CONTEXT, "W1": W1, "b1": B1, "W_U": W_U}
-_COLUMNS = "use the column convention (W1 @ context) instead of context @ W1"
-_STEP = np.zeros_like(W_U)
-_STEP[SAT, 0] = DW_SAT_0
-_AFTER = W_U.copy()
-_AFTER[SAT, 0] = W_SAT_0_AFTER
-_SIGN = "add the gradient instead of subtracting it (W + lr * grad): the step goes uphill"
-_NEGATIVE = np.array([1.0, -0.5])  # context @ W1 = (0.5, -0.5): the second unit is negative
-_CUBE = np.array([[1.0, 2.0]])
-_CUBIC = """def loss(W):  # the sum of the cubes of the entries
-    return float(np.sum(W ** 3))
-
-return numerical_gradient(loss, {W}, (0, 1), eps=0.1)"""
-_RESTORES = """h = {h}
-
-def loss(W):
-    z = W @ h
-    return float(np.max(z) + np.log(np.sum(np.exp(z - np.max(z)))) - z[{target}])
-
-W = {W_U}
-numerical_gradient(loss, W, ({target}, 0))
-return W"""
-_LOSS_OF_W_U = """h = {h}
-
-def loss(W):  # the cross-entropy of the logits W @ h for the target "sat"
-    z = W @ h
-    return float(np.max(z) + np.log(np.sum(np.exp(z - np.max(z)))) - z[{target}])
-
-return numerical_gradient(loss, {W_U}, ({target}, 0))"""
-
-VISIBLE = [
-    Visible("forward", 'h for the context vector of "cat"', "forward({context}, {W1}, {b1}, {W_U})",
-            inputs=_FORWARD, part=0, parts=2, expected=H,
-            mistakes={_COLUMNS: np.maximum(W1 @ CONTEXT + B1, 0)}),
-    Visible("forward", 'the five logits for "the cat"', "forward({context}, {W1}, {b1}, {W_U})",
-            inputs=_FORWARD, part=1, parts=2, expected=LOGITS,
-            mistakes={_COLUMNS: W_U @ np.maximum(W1 @ CONTEXT + B1, 0),
-                      "apply the ReLU to the logits too (only h goes through the ReLU)": np.maximum(LOGITS, 0)}),
-    Visible("forward", "a negative pre-activation becomes 0 in h", "forward({context}, {W1}, {b1}, {W_U})",
-            inputs=dict(_FORWARD, context=_NEGATIVE), part=0, parts=2, expected=[0.5, 0.0],
-            mistakes={"forget the ReLU (negative entries of context @ W1 + b1 must become 0)": _NEGATIVE @ W1 + B1}),
-    Visible("cross_entropy", 'loss for the target "sat"', "cross_entropy({logits}, {target})",
-            inputs={"logits": np.array(LOGITS), "target": SAT}, expected=LOSS,
-            mistakes=dict(_loss_mistakes(LOGITS, SAT),
-                          **{"return the probability of the target instead of -log of it": PROBS[SAT]})),
-    Visible("cross_entropy", "logits (1000, 0) with target 1 give 1000, not inf", "cross_entropy({logits}, 1)",
-            inputs={"logits": np.array([1000.0, 0.0])}, expected=1000.0,
-            mistakes=_loss_mistakes([1000.0, 0.0], 1)),
-    Visible("grad_logits", 'p - y for the target "sat"', "grad_logits({logits}, {target})",
-            inputs={"logits": np.array(LOGITS), "target": SAT}, expected=GRAD_LOGITS,
-            mistakes={"compute y - p instead of p - y": -np.array(GRAD_LOGITS),
-                      "forget to subtract the one-hot target (that is just the softmax)": PROBS}),
-    Visible("grad_unembedding", 'the whole (5, 2) gradient for "the cat", target "sat"',
-            "grad_unembedding({h}, {logits}, {target})",
-            inputs={"h": np.array(H), "logits": np.array(LOGITS), "target": SAT},
-            expected=np.outer(GRAD_LOGITS, H), mistakes=_grad_unembedding_mistakes(H, LOGITS, SAT)),
-    Visible("sgd_update", "one step on W_U[sat, 0] alone with lr 0.5 (it becomes 1.351441)",
-            "sgd_update({W}, {grad}, 0.5)", inputs={"W": W_U, "grad": _STEP}, expected=_AFTER,
-            mistakes={_SIGN: W_U + 0.5 * _STEP, "forget the learning rate (W - grad)": W_U - _STEP}),
-    Visible("sgd_update", "leaves the W it is given unchanged",
-            "W = {W}\nsgd_update(W, {grad}, 0.5)\nreturn W", inputs={"W": W_U, "grad": _STEP}, expected=W_U,
-            mistakes={"update W in place (W -= lr * grad): the caller's matrix changes; return a new "
-                      "array instead": W_U - 0.5 * _STEP,
-                      "update W in place with the sign flipped": W_U + 0.5 * _STEP}),
-    Visible("numerical_gradient", 'dL/dW_U[sat, 0] of "the cat" measured: -0.702883', _LOSS_OF_W_U,
-            inputs={"h": np.array(H), "W_U": W_U, "target": SAT}, expected=DW_SAT_0,
-            mistakes=_numerical_mistakes(_unembedding_loss(H, SAT), W_U, (SAT, 0), 1e-5)),
-    Visible("numerical_gradient", "sum(W ** 3) in entry (0, 1) with eps=0.1: exactly 3 * 2**2 + 0.1**2 = 12.01",
-            _CUBIC, inputs={"W": _CUBE}, atol=1e-9, expected=12.01,
-            mistakes=_numerical_mistakes(lambda W: float(np.sum(np.asarray(W) ** 3)), _CUBE, (0, 1), 0.1)),
-    Visible("numerical_gradient", "leaves W as it was", _RESTORES, inputs={"h": np.array(H), "W_U": W_U, "target": SAT},
-            atol=1e-12, expected=W_U,
-            mistakes={f"leave W[index] nudged {name} by eps: put the entry back after measuring (or nudge a copy)":
-                      W_U + sign * 1e-5 * (np.arange(W_U.size).reshape(W_U.shape) == SAT * 2)
-                      for sign, name in ((-1, "down"), (1, "up"))}),
-]

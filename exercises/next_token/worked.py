@@ -54,3 +54,17 @@ WORKED = [
     Worked("cross-entropy after the step (nats)", STEP, 0.3395,
            lambda ref: ref.cross_entropy(_forward(ref, _stepped(ref))[1], SAT), tol=5e-5),
 ]
+
+
+# -- figures the hidden checks and the visible cases compare with (checks.py, visible.py) --
+B1 = np.array([0.0, 0.0])
+SAT = 2
+H = [1.669762, 1.0]
+LOGITS = [1.669762, 1.0, 2.669762, -0.669762, 0.669762]
+PROBS = [0.213021, 0.109031, 0.579052, 0.020530, 0.078366]
+LOSS = 0.546363
+GRAD_LOGITS = [0.213021, 0.109031, -0.420948, 0.020530, 0.078366]  # p - y for target "sat"
+DW_SAT_0 = -0.702883        # dL/dW_U[sat, 0]
+W_SAT_0_AFTER = 1.351441    # after one step with lr 0.5 on that weight alone
+W_SAT_0_SIGN_FLIPPED = 0.648559
+LOGIT_SAT_AFTER, P_SAT_AFTER, LOSS_AFTER = 3.256585, 0.712121, 0.339508  # after that step

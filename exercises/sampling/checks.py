@@ -1,13 +1,8 @@
 """Hidden checks of the "sampling" exercise: temperature, one weighted draw, top-p, the loop.
 
-The file has three sections, each mechanically separable:
-
-1. **Wrong implementations**: the named mistakes as small functions; the feedback names a
-   mistake when the student's value is the one its function gives.
-2. **Hidden checks**: the course text's figures (``worked.py``: toy model 1 at the fork after
-   "live the", the "sat"/"the" shares of "the cat") and randomized cases against the reference
-   (``solutions/sampling.py``).
-3. **Visible cases** (``VISIBLE``): values only, pasted into the notebook by the build.
+The course text's figures (``worked.py``: toy model 1 at the fork after "live the", the
+"sat"/"the" shares of "the cat") and randomized cases against the reference
+(``solutions/sampling.py``); the named mistakes' values come from ``wrong.py``.
 
 Random draws are judged by counts. Every count check uses fixed seeds (never the student's)
 and, per word, exact binomial bounds whose two tails together hold ``ALPHA / V`` of the
@@ -16,15 +11,17 @@ probability, so a correct sampler fails a check with probability below ``ALPHA``
 honest styles of ``tests/exercises/test_sampling.py`` pass.
 """
 import math
+import math
 
 import numpy as np
 
-from autograder.authoring import StudentCodeError, Visible, check, expect_close, expect_equal, fail, fmt
-from autograder.authoring import PROBES
+from autograder.authoring import PROBES, StudentCodeError, check, expect_close, expect_equal, fail, fmt
 from solutions import sampling as ref
 
 from .worked import (BANANA, BANANA_T2, KING, QUEEN, SAT, SAT_THE_T1, SHARES_T05, SHARES_T1, SHARES_T2, THE,
-                     THE_CAT_LOGITS, VOCAB, live_the_logits, toy_weights)
+                     THE_CAT_LOGITS, VOCAB)
+from .wrong import (GLOBAL_STATE, GREEDY_IDS, LAST_TIE, LIVE_THE, PROMPT, PROMPT_DROPPED, ZERO_DIVIDED,
+                    _temperature_mistakes, _top_p_mistakes)
 
 ALPHA = 1e-9            # largest chance that a correct sampler fails one count check
 # Each call into the student's code is a round trip to its process (about 1 ms, more on a
@@ -33,74 +30,8 @@ ALPHA = 1e-9            # largest chance that a correct sampler fails one count 
 DRAWS = 400             # draws per distribution in the count check of sample_next (named in its @check)
 RUNS = 100              # toy-model generations in the count check of generate (named in its @check)
 STEPS = 300             # draws of the one generation stuck at the fork (named in its @check)
-LIVE_THE = live_the_logits(ref)
-PROMPT = [VOCAB.index("long"), VOCAB.index("live")]
-GREEDY_IDS = [0, 1, 2, 3, 5, 6]          # long live the king said yes
 
 
-# == 1. wrong implementations (the named mistakes) ===========================================
-MULTIPLIES = "multiply the scores by T instead of dividing them by T"
-AFTER_SOFTMAX = "apply the temperature after the softmax (dividing the shares by T)"
-AFTER_RENORMALISED = ("apply the temperature after the softmax and renormalise, which undoes it: "
-                      "T must divide the scores, before the softmax")
-UNSHIFTED = "exponentiate the divided scores without first subtracting the largest one (overflow)"
-LAST_TIE = "take the last of the tied top scores (np.argmax gives the first)"
-ZERO_DIVIDED = "divide the scores by T = 0 instead of giving the top score share 1 (the shares come out nan)"
-CROSSING_DROPPED = "drop the token whose share makes the total reach p (it must be kept)"
-NOT_RENORMALISED = "keep the right tokens but forget to renormalise their shares to sum to 1"
-ASCENDING = "sort the shares in ascending order, keeping the least likely tokens first"
-REVERSED_TIES = "reverse an ascending sort, which puts tied tokens in reverse id order"
-GLOBAL_STATE = ("draw from numpy's global random state (np.random.choice, np.random.random) or Python's "
-                "random module instead of the generator rng you are given")
-PROMPT_DROPPED = "return only the new ids, without the prompt in front"
-
-
-def _softmax(z):
-    z = np.asarray(z, dtype=float)
-    e = np.exp(z - z.max())
-    return e / e.sum()
-
-
-def _temperature_mistakes(logits, T):
-    """The values the known wrong temperatures give for ``logits`` at ``T`` > 0."""
-    z = np.asarray(logits, dtype=float)
-    with np.errstate(all="ignore"):
-        e = np.exp(z / T)
-        unshifted = e / e.sum()
-    return {MULTIPLIES: _softmax(z * T), AFTER_SOFTMAX: _softmax(z) / T, AFTER_RENORMALISED: _softmax(z),
-            UNSHIFTED: unshifted if not np.allclose(unshifted, ref.apply_temperature(z, T)) else None}
-
-
-def _top_p_variant(probs, p, how):
-    """``top_p_filter`` done wrong in one way (``how``), for naming the mistake."""
-    probs = np.asarray(probs, dtype=float)
-    if how == "ascending":
-        order = np.argsort(probs, kind="stable")
-    elif how == "reversed_ties":
-        order = np.argsort(probs, kind="stable")[::-1]
-    else:
-        order = np.argsort(-probs, kind="stable")
-    total = np.cumsum(probs[order])
-    k = min(int(np.sum(total < p)) + 1, len(probs))
-    if how == "crossing_dropped":
-        k = int(np.sum(total < p))
-    kept = np.zeros_like(probs)
-    kept[order[:k]] = probs[order[:k]]
-    if how == "not_renormalised":
-        return kept
-    if kept.sum() == 0:
-        return None
-    return kept / kept.sum()
-
-
-def _top_p_mistakes(probs, p):
-    return {CROSSING_DROPPED: _top_p_variant(probs, p, "crossing_dropped"),
-            NOT_RENORMALISED: _top_p_variant(probs, p, "not_renormalised"),
-            ASCENDING: _top_p_variant(probs, p, "ascending"),
-            REVERSED_TIES: _top_p_variant(probs, p, "reversed_ties")}
-
-
-# == 2. hidden checks =========================================================================
 # -- counting draws: exact binomial bounds --------------------------------------------------------
 def _binomial_bounds(n, p, alpha):
     """``(lo, hi)``: the counts a Binomial(n, p) variable falls outside with probability at most
@@ -399,66 +330,3 @@ def check_generate_whole_list(generate, submission, rng):
         fail(f"generate(model, {prompt}, 6, 1.5, rng) returned {got}; it should return the prompt "
              f"followed by 6 ids from 0 to {V - 1}")
 
-
-# == 3. visible cases: written into the notebook by the build, as values (see visible.py) ========
-_LIVE_THE_3 = np.round(LIVE_THE, 6)
-_THE_CAT_P = np.round(_softmax(THE_CAT_LOGITS), 6)
-_SAME_SEED = """probs = {probs}
-runs = []
-for global_seed in (0, 1):
-    np.random.seed(global_seed)            # must not matter: the draws come from rng
-    rng = np.random.default_rng(5)
-    runs.append([sample_next(probs, rng) for _ in range(40)])
-return runs[0] == runs[1]"""
-_SHARE = """probs = {probs}
-rng = np.random.default_rng(2026)
-draws = [sample_next(probs, rng) for _ in range(4000)]
-return draws.count(4) / len(draws)     # how often queen (id 4) came up"""
-_W = toy_weights(ref)
-_GREEDY = """weights = {{"table": {table}, "W_hidden": {W_hidden}, "b_hidden": {b_hidden},
-           "W_out": {W_out}, "b_out": {b_out}}}
-
-def model(ids):   # toy model 1: the last two ids, side by side, through a ReLU layer
-    x = weights["table"][list(ids)[-2:]].reshape(-1)
-    return np.maximum(x @ weights["W_hidden"] + weights["b_hidden"], 0) @ weights["W_out"] + weights["b_out"]
-
-return generate(model, [0, 1], 4, 0, None)"""
-_QUEENS = _GREEDY.replace("return generate(model, [0, 1], 4, 0, None)", """queens = 0
-for seed in range(1000):
-    queens += generate(model, [0, 1], 2, 1, np.random.default_rng(seed))[3] == 4
-return queens / 1000      # queen's share at the fork""")
-
-VISIBLE = [
-    Visible("apply_temperature", 'toy model 1 after "live the" at T = 0.5 (king 0.545, queen 0.455)',
-            "apply_temperature({logits}, 0.5)", inputs={"logits": _LIVE_THE_3},
-            expected=ref.apply_temperature(_LIVE_THE_3, 0.5), atol=5e-4,
-            mistakes=_temperature_mistakes(_LIVE_THE_3, 0.5)),
-    Visible("apply_temperature", 'toy model 1 after "live the" at T = 2 (king 0.502, queen 0.479, banana 0.0054)',
-            "apply_temperature({logits}, 2)", inputs={"logits": _LIVE_THE_3},
-            expected=ref.apply_temperature(_LIVE_THE_3, 2), atol=5e-5,
-            mistakes=_temperature_mistakes(_LIVE_THE_3, 2)),
-    Visible("apply_temperature", "T = 0 is greedy: share 1 on the first of the top scores",
-            "apply_temperature({logits}, 0)", inputs={"logits": np.array([1.0, 3.0, -2.0, 3.0, 0.5])},
-            expected=[0.0, 1.0, 0.0, 0.0, 0.0], mistakes={LAST_TIE: [0.0, 0.0, 0.0, 1.0, 0.0]}),
-    Visible("apply_temperature", "a negative temperature raises ValueError", "apply_temperature({logits}, -1)",
-            inputs={"logits": THE_CAT_LOGITS}, compare="raises", expected="ValueError"),
-    Visible("sample_next", 'queen\'s share in 4,000 draws after "live the" at T = 1 (0.477)', _SHARE,
-            inputs={"probs": ref.apply_temperature(_LIVE_THE_3, 1)}, expected=SHARES_T1[1], atol=0.04),
-    Visible("sample_next", "the same seed gives the same draws, whatever np.random's global state",
-            _SAME_SEED, inputs={"probs": ref.apply_temperature(_LIVE_THE_3, 2)}, compare="equal", expected=True,
-            mistakes={GLOBAL_STATE: False}),
-    Visible("top_p_filter", '"the cat" with p = 0.75: sat and the are kept, renormalised',
-            "top_p_filter({probs}, 0.75)", inputs={"probs": _THE_CAT_P}, expected=ref.top_p_filter(_THE_CAT_P, 0.75),
-            mistakes={CROSSING_DROPPED: _top_p_variant(_THE_CAT_P, 0.75, "crossing_dropped"),
-                      NOT_RENORMALISED: _top_p_variant(_THE_CAT_P, 0.75, "not_renormalised")}),
-    Visible("top_p_filter", '"the cat" with p = 0.4: sat alone reaches it', "top_p_filter({probs}, 0.4)",
-            inputs={"probs": _THE_CAT_P}, expected=ref.top_p_filter(_THE_CAT_P, 0.4),
-            mistakes={ASCENDING: _top_p_variant(_THE_CAT_P, 0.4, "ascending")}),
-    Visible("top_p_filter", "ties at the cut go to the lower id", "top_p_filter({probs}, 0.5)",
-            inputs={"probs": np.array([0.1, 0.3, 0.3, 0.3])}, expected=[0.0, 0.5, 0.5, 0.0],
-            mistakes={REVERSED_TIES: _top_p_variant([0.1, 0.3, 0.3, 0.3], 0.5, "reversed_ties")}),
-    Visible("generate", 'greedy from "long live": long live the king said yes', _GREEDY,
-            inputs=dict(_W), compare="equal", expected=GREEDY_IDS, mistakes={PROMPT_DROPPED: GREEDY_IDS[2:]}),
-    Visible("generate", "T = 1: queen at the fork in about 47.7% of 1,000 seeds", _QUEENS, inputs=dict(_W),
-            expected=SHARES_T1[1], atol=0.08, mistakes={"decode greedily whatever T is": 0.0}),
-]

@@ -3,7 +3,7 @@
 Worked values are the course text's (``worked.py`` lists where each comes from): BPE on
 "low lower newest widest" with ``</w>``, and on "hug pug hugs" without it, and tiktoken's
 ``cl100k_base`` splits. Randomized cases are compared with the reference solution
-(solutions/tokens.py). Each known mistake is computed by a small wrong variant below, so
+(solutions/tokens.py). Each known mistake is computed by a small wrong variant of ``wrong.py``, so
 the feedback can name it when a student's value matches.
 
 Types accepted: a list is accepted wherever a tuple is asked (the symbols ``merge_pair``
@@ -16,234 +16,41 @@ keys are tuples (any dict subclass, e.g. a ``Counter``, is fine).
 import hashlib
 import os
 
-import tiktoken
-
-from autograder.authoring import check, expect_equal, fail
-from autograder.authoring import StudentCodeError
-from autograder.authoring import CL100K_URL, cache_dir
-from autograder.authoring import Visible
+from autograder.authoring import CL100K_URL, StudentCodeError, cache_dir, check, expect_equal, fail
 from solutions import tokens as ref
+
+from .worked import (
+    HUG_CORPUS,
+    HUG_MERGES,
+    HUG_ROUND1,
+    HUG_VOCAB,
+    LOW_CORPUS,
+    LOW_MERGES,
+    LOW_ROUND1,
+    LOWEST_TOKENS,
+    PUGS_TOKENS,
+    TIKTOKEN_WORKED,
+    XYZZY_TOKENS,
+)
+from .wrong import (
+    EOW,
+    LOW_VOCAB,
+    NON_OVERLAPPING_COUNT,
+    STOP_HINT,
+    UNWEIGHTED,
+    _encode_mistakes,
+    _learn_mistakes,
+    _merge_mistakes,
+    _named,
+    _order_mistakes,
+    _pair_counts,
+    _tiktoken_mistakes,
+)
 
 # The reference runs tiktoken in the grader's process too: let it use the project's
 # prefilled cache (python -m autograder caches) unless a cache is already chosen.
 if (cache_dir() / hashlib.sha1(CL100K_URL.encode()).hexdigest()).is_file():
     os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(cache_dir()))
-
-EOW = "</w>"
-
-# Section 1, first corpus: each word split into characters plus </w>.
-LOW_CORPUS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
-LOW_VOCAB = {tuple(word) + (EOW,): count for word, count in LOW_CORPUS.items()}
-# All fourteen round-1 counts (the true ones: "w e" is 8, "t </w>" ties at 9; the course
-# text's table has an erratum here), keys in the order first met.
-LOW_ROUND1 = {("l", "o"): 7, ("o", "w"): 7, ("w", "</w>"): 5, ("w", "e"): 8, ("e", "r"): 2,
-              ("r", "</w>"): 2, ("n", "e"): 6, ("e", "w"): 6, ("e", "s"): 9, ("s", "t"): 9,
-              ("t", "</w>"): 9, ("w", "i"): 3, ("i", "d"): 3, ("d", "e"): 3}
-LOW_MERGES = [("e", "s"), ("es", "t"), ("est", "</w>")]
-LOWEST_TOKENS = ["l", "o", "w", "est</w>"]
-
-# Section 1, second corpus: no end-of-word symbol.
-HUG_CORPUS = {"hug": 3, "pug": 2, "hugs": 1}
-HUG_VOCAB = {tuple(word): count for word, count in HUG_CORPUS.items()}
-HUG_ROUND1 = {("h", "u"): 4, ("u", "g"): 6, ("p", "u"): 2, ("g", "s"): 1}
-HUG_MERGES = [("u", "g"), ("h", "ug"), ("p", "ug"), ("hug", "s")]
-PUGS_TOKENS = ["pug", "s"]
-XYZZY_TOKENS = ["x", "y", "z", "z", "y"]
-
-# Section 2: tiktoken cl100k_base.
-TIKTOKEN_WORKED = {"strawberry": ["str", "aw", "berry"],
-                   "Hello world": ["Hello", " world"],
-                   "don't": ["don", "'t"],
-                   "artificial intelligence": ["art", "ificial", " intelligence"]}
-
-# -- what the student did, as the feedback names it ------------------------------------
-UNWEIGHTED = "count the pairs once per word instead of weighting them by the word's count"
-NON_OVERLAPPING_COUNT = ('skip overlapping pairs when counting (every position counts: '
-                         '"a a a a" holds "a a" three times)')
-ORDER_BY_COUNT = "sort the pairs by count (the keys must stay in the order the pairs are first met)"
-ORDER_ALPHA = "sort the pairs alphabetically (the keys must stay in the order the pairs are first met)"
-OVERLAP_MERGE = ('merge overlapping occurrences ("a a a" becomes "aa aa"); merging scans left to '
-                 'right and a symbol takes part in one merge only, giving "aa a"')
-STEP_ONE_MERGE = ('move on by one symbol instead of two after a merge, so overlapping occurrences '
-                  'merge too ("a a a" becomes "aa aa a" instead of "aa a")')
-FROM_RIGHT_MERGE = 'scan from the right ("a a a" becomes "a aa" instead of "aa a")'
-TEXT_MERGE = ('merge by replacing text in the space-joined symbols, which also matches inside '
-              'longer symbols ("es t" with the pair "s t")')
-TIE_LAST = "break ties in favour of the pair met last (ties go to the pair met first)"
-TIE_SMALLEST = "break ties alphabetically (ties go to the pair met first)"
-TIE_LARGEST = ("break ties by comparing the pairs themselves, e.g. max over (count, pair) "
-               "(ties go to the pair met first)")
-EOW_MISSING = "leave out the end-of-word marker"
-EOW_TWICE = "add the end-of-word marker twice"
-EOW_CHARS = 'split the end-of-word marker into its characters ("<", "/", "w", ">")'
-EOW_DESPITE_NONE = 'add "</w>" although end_of_word is None'
-EOW_NONE_SYMBOL = "append end_of_word even when it is None (a None symbol)"
-ENC_ALPHA = "apply the merges in alphabetical order instead of the order learned"
-ENC_FREQUENCY = ("merge the pair that occurs most often in the word first instead of "
-                 "following the order learned")
-ENC_LEFTMOST = ("merge the leftmost pair that has a merge first instead of following the "
-                "order learned")
-ENC_REVERSED = "apply the merges in reverse order"
-STOP_HINT = ("When every word is a single symbol there is no pair left: learn_bpe must stop "
-             "early and return the merges learned so far")
-TIK_WHOLE = "decode all the token ids at once instead of one token at a time"
-TIK_IGNORE = 'decode each token with errors="ignore" (bytes of a split character vanish)'
-TIK_CHARS = "split the text into characters instead of tokens"
-
-
-# -- small wrong (and right) variants, written independently of the reference -----------
-def _split(word, end_of_word, eow_mode="once"):
-    symbols = tuple(word)
-    if eow_mode == "despite_none":
-        return symbols + (end_of_word if end_of_word is not None else EOW,)
-    if eow_mode == "none_symbol":
-        return symbols + (end_of_word,)
-    if end_of_word is None or eow_mode == "missing":
-        return symbols
-    if eow_mode == "twice":
-        return symbols + (end_of_word, end_of_word)
-    if eow_mode == "chars":
-        return symbols + tuple(end_of_word)
-    return symbols + (end_of_word,)
-
-
-def _pair_counts(vocab, weighted=True, overlapping=True):
-    counts = {}
-    for symbols, count in vocab.items():
-        weight = count if weighted else 1
-        free_from = {}  # pair -> first position not used by its last counted occurrence
-        for i, pair in enumerate(zip(symbols, symbols[1:])):
-            if not overlapping and free_from.get(pair, 0) > i:
-                continue
-            counts[pair] = counts.get(pair, 0) + weight
-            free_from[pair] = i + 2
-    return counts
-
-
-def _merge(symbols, pair, mode="right"):
-    a, b = pair
-    s = list(symbols)
-    if mode == "text":
-        return tuple(" ".join(s).replace(f"{a} {b}", a + b).split(" "))
-    if mode == "overlap":
-        starts = {i for i in range(len(s) - 1) if (s[i], s[i + 1]) == (a, b)}
-        return tuple(a + b if i in starts else sym for i, sym in enumerate(s)
-                     if i in starts or i - 1 not in starts)
-    if mode == "from_right":
-        out, i = [], len(s) - 1
-        while i >= 0:
-            if i > 0 and (s[i - 1], s[i]) == (a, b):
-                out.append(a + b)
-                i -= 2
-            else:
-                out.append(s[i])
-                i -= 1
-        return tuple(reversed(out))
-    out, i = [], 0
-    while i < len(s):
-        if i + 1 < len(s) and (s[i], s[i + 1]) == (a, b):
-            out.append(a + b)
-            i += 1 if mode == "step_one" else 2
-        else:
-            out.append(s[i])
-            i += 1
-    return tuple(out)
-
-
-def _learn(word_counts, num_merges, end_of_word=EOW, *, weighted=True, tie="first",
-           merge="right", eow_mode="once", overlapping=True):
-    vocab = {}
-    for word, count in word_counts.items():
-        key = _split(word, end_of_word, eow_mode)
-        vocab[key] = vocab.get(key, 0) + count
-    merges = []
-    while len(merges) < num_merges:
-        pairs = _pair_counts(vocab, weighted, overlapping)
-        if not pairs:
-            break
-        top = max(pairs.values())
-        tied = [p for p in pairs if pairs[p] == top]
-        best = {"first": tied[0], "last": tied[-1], "smallest": min(tied), "largest": max(tied)}[tie]
-        merges.append(best)
-        merged = {}
-        for symbols, count in vocab.items():
-            key = _merge(symbols, best, merge)
-            merged[key] = merged.get(key, 0) + count
-        vocab = merged
-    return merges
-
-
-def _encode(word, merges, end_of_word=EOW, *, order="learned", eow_mode="once", merge="right"):
-    symbols = _split(word, end_of_word, eow_mode)
-    merges = [tuple(p) for p in merges]
-    if order in ("learned", "alphabetical", "reversed"):
-        sequence = {"learned": merges, "alphabetical": sorted(merges),
-                    "reversed": merges[::-1]}[order]
-        for pair in sequence:
-            symbols = _merge(symbols, pair, merge)
-        return list(symbols)
-    known = set(merges)
-    while True:
-        counts = _pair_counts({symbols: 1})
-        candidates = [p for p in counts if p in known]
-        if not candidates:
-            return list(symbols)
-        best = max(candidates, key=counts.get) if order == "frequency" else candidates[0]
-        symbols = _merge(symbols, best, merge)
-
-
-def _same(a, b):
-    """Equal, and for dicts also in the same key order (the order is part of the answer)."""
-    return a == b and (list(a) == list(b) if isinstance(a, dict) and isinstance(b, dict) else True)
-
-
-def _named(candidates):
-    """One entry per distinct wrong value; names that give the same value are joined."""
-    groups = []
-    for name, value in candidates.items():
-        for names, seen in groups:
-            if _same(seen, value):
-                names.append(name)
-                break
-        else:
-            groups.append(([name], value))
-    return {", or when you ".join(names): value for names, value in groups}
-
-
-def _learn_mistakes(word_counts, num_merges, end_of_word=EOW):
-    def run(**kw):
-        return _learn(word_counts, num_merges, end_of_word, **kw)
-    return _named({UNWEIGHTED: run(weighted=False), NON_OVERLAPPING_COUNT: run(overlapping=False),
-                   TIE_LAST: run(tie="last"),
-                   TIE_SMALLEST: run(tie="smallest"), TIE_LARGEST: run(tie="largest"),
-                   OVERLAP_MERGE: run(merge="overlap"), STEP_ONE_MERGE: run(merge="step_one"),
-                   TEXT_MERGE: run(merge="text"), EOW_MISSING: run(eow_mode="missing"),
-                   EOW_TWICE: run(eow_mode="twice"), EOW_CHARS: run(eow_mode="chars"),
-                   EOW_DESPITE_NONE: run(eow_mode="despite_none")})
-
-
-def _encode_mistakes(word, merges, end_of_word=EOW):
-    def run(**kw):
-        return _encode(word, merges, end_of_word, **kw)
-    return _named({ENC_ALPHA: run(order="alphabetical"), ENC_FREQUENCY: run(order="frequency"),
-                   ENC_LEFTMOST: run(order="leftmost"), ENC_REVERSED: run(order="reversed"),
-                   EOW_MISSING: run(eow_mode="missing"), EOW_TWICE: run(eow_mode="twice"),
-                   EOW_CHARS: run(eow_mode="chars"), EOW_DESPITE_NONE: run(eow_mode="despite_none"),
-                   EOW_NONE_SYMBOL: run(eow_mode="none_symbol"),
-                   OVERLAP_MERGE: run(merge="overlap"), STEP_ONE_MERGE: run(merge="step_one"),
-                   TEXT_MERGE: run(merge="text")})
-
-
-def _merge_mistakes(symbols, pair):
-    return _named({OVERLAP_MERGE: _merge(symbols, pair, "overlap"),
-                   STEP_ONE_MERGE: _merge(symbols, pair, "step_one"),
-                   FROM_RIGHT_MERGE: _merge(symbols, pair, "from_right"),
-                   TEXT_MERGE: _merge(symbols, pair, "text")})
-
-
-def _order_mistakes(counts):
-    return _named({ORDER_BY_COUNT: dict(sorted(counts.items(), key=lambda kv: -kv[1])),
-                   ORDER_ALPHA: dict(sorted(counts.items()))})
 
 
 # -- accepting lists for tuples (see the module docstring) -------------------------------
@@ -531,13 +338,6 @@ def check_encode_random(bpe_encode, rng):
 
 
 # -- tiktoken_pieces --------------------------------------------------------------------------------
-def _tiktoken_mistakes(text):
-    encoding = tiktoken.get_encoding("cl100k_base")
-    ids = encoding.encode(text)
-    return _named({TIK_WHOLE: [encoding.decode(ids)],
-                   TIK_IGNORE: [encoding.decode_single_token_bytes(t).decode("utf-8", errors="ignore")
-                                for t in ids],
-                   TIK_CHARS: list(text)})
 
 
 def _pieces(tiktoken_pieces, text):
@@ -585,51 +385,3 @@ def check_tiktoken_random(tiktoken_pieces, rng):
         text = " ".join(str(w) for w in rng.choice(WORDS, size=int(rng.integers(1, 6))))
         expect_equal(_pieces(tiktoken_pieces, text), ref.tiktoken_pieces(text), normalize=_as_list,
                      what=f"tiktoken_pieces({text!r})", mistakes=_tiktoken_mistakes(text))
-
-
-# -- visible checks: written into the notebook by the build, as values (see visible.py) --------
-_RUN = {("a", "a", "a", "a"): 1}
-# the vocab of LOW_CORPUS (each word split into characters plus </w>), built in the call
-_FROM_CORPUS = "get_pair_counts({{tuple(word) + ('</w>',): count for word, count in {corpus}.items()}})"
-_EMOJI = "naïve 🍓"
-
-VISIBLE = [
-    Visible("get_pair_counts", 'round-1 counts of "low lower newest widest"', _FROM_CORPUS,
-            inputs={"corpus": LOW_CORPUS}, compare="equal", expected=LOW_ROUND1,
-            mistakes=_named({UNWEIGHTED: _pair_counts(LOW_VOCAB, weighted=False)})),
-    Visible("get_pair_counts", "keys in the order the pairs are first met", _FROM_CORPUS,
-            inputs={"corpus": LOW_CORPUS}, compare="keys", expected=list(LOW_ROUND1),
-            mistakes={name: list(value) for name, value in _order_mistakes(LOW_ROUND1).items()}),
-    Visible("get_pair_counts", 'overlapping pairs: ("a", "a", "a", "a") holds three ("a", "a")',
-            "get_pair_counts({vocab})", inputs={"vocab": _RUN}, compare="equal", expected={("a", "a"): 3},
-            mistakes=_named({NON_OVERLAPPING_COUNT: _pair_counts(_RUN, overlapping=False)})),
-    Visible("merge_pair", '("a", "a", "a") with ("a", "a") gives ("aa", "a")', "merge_pair({symbols}, {pair})",
-            inputs={"symbols": ("a", "a", "a"), "pair": ("a", "a")}, compare="equal", expected=("aa", "a"),
-            mistakes=_merge_mistakes(("a", "a", "a"), ("a", "a"))),
-    Visible("merge_pair", '"newest" with ("e", "s")', "merge_pair({symbols}, {pair})",
-            inputs={"symbols": ("n", "e", "w", "e", "s", "t", "</w>"), "pair": ("e", "s")}, compare="equal",
-            expected=("n", "e", "w", "es", "t", "</w>"),
-            mistakes=_merge_mistakes(("n", "e", "w", "e", "s", "t", "</w>"), ("e", "s"))),
-    Visible("learn_bpe", 'the three merges of "low lower newest widest" (a three-way tie first)',
-            "learn_bpe({corpus}, 3)", inputs={"corpus": LOW_CORPUS}, compare="equal", expected=LOW_MERGES,
-            mistakes=_learn_mistakes(LOW_CORPUS, 3)),
-    Visible("learn_bpe", '"hug pug hugs" without an end-of-word marker', "learn_bpe({corpus}, 4, end_of_word=None)",
-            inputs={"corpus": HUG_CORPUS}, compare="equal", expected=HUG_MERGES,
-            mistakes=_learn_mistakes(HUG_CORPUS, 4, None)),
-    Visible("learn_bpe", "stops early when no pair is left (10 merges asked, 4 possible)",
-            "learn_bpe({corpus}, 10, end_of_word=None)", inputs={"corpus": HUG_CORPUS}, compare="equal",
-            expected=HUG_MERGES, hints={"ValueError": f"{STOP_HINT}.", "IndexError": f"{STOP_HINT}."}),
-    Visible("bpe_encode", '"lowest" with the merges es, est, est</w>', "bpe_encode('lowest', {merges})",
-            inputs={"merges": LOW_MERGES}, compare="equal", expected=LOWEST_TOKENS,
-            mistakes=_encode_mistakes("lowest", LOW_MERGES)),
-    Visible("bpe_encode", 'merges apply in the order learned: "abc" with [bc, ab]', "bpe_encode('abc', {merges})",
-            inputs={"merges": [("b", "c"), ("a", "b")]}, compare="equal", expected=["a", "bc", "</w>"],
-            mistakes=_encode_mistakes("abc", [("b", "c"), ("a", "b")])),
-    Visible("tiktoken_pieces", '"strawberry" is str + aw + berry', "tiktoken_pieces('strawberry')",
-            compare="equal", expected=TIKTOKEN_WORKED["strawberry"], mistakes=_tiktoken_mistakes("strawberry")),
-    Visible("tiktoken_pieces", "an emoji's bytes spread over tokens show as U+FFFD", "tiktoken_pieces({text})",
-            inputs={"text": _EMOJI}, compare="equal", expected=ref.tiktoken_pieces(_EMOJI),
-            mistakes=_tiktoken_mistakes(_EMOJI),
-            hints={"UnicodeDecodeError": "A token may hold only part of a character's bytes (emoji, "
-                                         'accents): decode each token with errors="replace".'}),
-]

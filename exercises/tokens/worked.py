@@ -49,3 +49,24 @@ WORKED = [
     Worked('"artificial intelligence" in cl100k_base', REAL_SPLITS, ["art", "ificial", " intelligence"],
            lambda ref: ref.tiktoken_pieces("artificial intelligence")),
 ]
+
+
+# -- figures the hidden checks and the visible cases compare with (checks.py, visible.py) --
+# All fourteen round-1 counts (the true ones: "w e" is 8, "t </w>" ties at 9; the course
+# text's table has an erratum here), keys in the order first met.
+LOW_ROUND1 = {("l", "o"): 7, ("o", "w"): 7, ("w", "</w>"): 5, ("w", "e"): 8, ("e", "r"): 2,
+              ("r", "</w>"): 2, ("n", "e"): 6, ("e", "w"): 6, ("e", "s"): 9, ("s", "t"): 9,
+              ("t", "</w>"): 9, ("w", "i"): 3, ("i", "d"): 3, ("d", "e"): 3}
+LOW_MERGES = [("e", "s"), ("es", "t"), ("est", "</w>")]
+LOWEST_TOKENS = ["l", "o", "w", "est</w>"]
+HUG_VOCAB = {tuple(word): count for word, count in HUG_CORPUS.items()}
+HUG_ROUND1 = {("h", "u"): 4, ("u", "g"): 6, ("p", "u"): 2, ("g", "s"): 1}
+HUG_MERGES = [("u", "g"), ("h", "ug"), ("p", "ug"), ("hug", "s")]
+PUGS_TOKENS = ["pug", "s"]
+XYZZY_TOKENS = ["x", "y", "z", "z", "y"]
+
+# Section 2: tiktoken cl100k_base.
+TIKTOKEN_WORKED = {"strawberry": ["str", "aw", "berry"],
+                   "Hello world": ["Hello", " world"],
+                   "don't": ["don", "'t"],
+                   "artificial intelligence": ["art", "ificial", " intelligence"]}

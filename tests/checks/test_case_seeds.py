@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from autograder.checks.plugin import run_checks
 from autograder.course.registry import EXERCISES
@@ -52,6 +53,7 @@ def _resubmit(tmp_path, table, round_no, fixed_digests=None):
     return next(r for r in results if r.name == RANDOM_CHECK)
 
 
+@pytest.mark.slow
 def test_a_lookup_table_never_passes_a_randomized_check_over_30_resubmissions(tmp_path):
     table = {}
     for round_no in range(30):
@@ -96,6 +98,7 @@ def test_same_notebook_same_digest_any_code_change_a_new_one(tmp_path):
     assert code_digest.digests_for_notebook(read_notebook(a, TOKENS.release_notebook), TOKENS) == db
 
 
+@pytest.mark.slow
 def test_the_kernel_computes_the_graders_digest(tmp_path):
     """nbgrader autograde's path (the hidden-test cell in the student's kernel) seeds with the
     digest ``python -m autograder grade`` computes from the file, for the same notebook."""

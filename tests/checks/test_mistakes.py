@@ -17,7 +17,7 @@ def _tiered(mistakes):
 def test_mistake_loses_exactly_its_checks(mistake, hand_in):
     result = hand_in(EXERCISES[mistake.exercise], {mistake.function: mistake.code})
     failed = {c.name for c in result.checks if c.score < c.max_score}
-    assert failed == set(mistake.failing)
+    assert failed == set(mistake.failing_checks)
     outputs = [c.output for c in result.checks if c.name in failed]
     assert any(mistake.feedback in o for o in outputs), outputs
     assert result.score == result.max_score - sum(c.max_score for c in result.checks if c.name in failed)

@@ -7,6 +7,7 @@ that error (and the Validate button shows it), each line clipped at its width.
 import io
 
 import nbformat
+import pytest
 
 from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
@@ -43,6 +44,7 @@ def test_validate_shows_the_named_mistake_and_expected_and_got(tmp_path):
     assert all(len(line) <= validator.width for line in out.splitlines())
 
 
+@pytest.mark.slow
 def test_validate_of_a_learned_attention_backward_mistake(tmp_path):
     mistake = next(m for m in all_mistakes() if m.id == "learned_attention-backward_scaling_dropped")
     validator, out = _validate(EXERCISES["learned_attention"], {mistake.function: mistake.code}, tmp_path)

@@ -54,11 +54,33 @@ def test_committed_copies_equal_what_the_source_generates(generated):
             "edit the source and run `python -m autograder build`, never the generated copy")
 
 
-def test_a_hand_edit_of_a_generated_copy_is_detected(generated, tmp_path):
-    exercise, files = generated
-    release = files[exercise.committed_release]
-    edited = release.replace("raise NotImplementedError()", "return None", 1)
-    assert edited != release  # the drift test above compares full text, so this edit would fail it
+@pytest.mark.slow
+def test_a_hand_edit_of_a_generated_copy_is_detected(tmp_path):
+    """``python -m autograder build --check``, run in a copy of the repository whose release of
+    one exercise was edited by hand, exits 1 and names that file (and only it)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    exercise = EXERCISES[QUICK]
+    root = tmp_path / "repo"
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=PROJECT_ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    for rel in filter(None, listed):
+        if (PROJECT_ROOT / rel).is_file():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(PROJECT_ROOT / rel, root / rel)
+    release = root / exercise.committed_release.relative_to(PROJECT_ROOT)
+    text = release.read_text(encoding="utf-8")
+    assert "raise NotImplementedError()" in text
+    release.write_text(text.replace("raise NotImplementedError()", "return None", 1), encoding="utf-8")
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    env.pop("AUTOGRADER_RELEASE_DIR", None)
+    proc = subprocess.run([sys.executable, "-m", "autograder", "build", "--check", QUICK], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    drifted = [line.strip() for line in proc.stdout.splitlines()[1:]]
+    assert proc.stdout.startswith("out of date") and drifted == [f"assignments/{QUICK}/{QUICK}.ipynb"], proc.stdout
 
 
 def test_release_ships_no_solutions_no_hidden_tests_and_no_stray_files(generated):

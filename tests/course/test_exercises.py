@@ -44,7 +44,7 @@ def test_every_exercise_declares_its_mistakes_parity_entries_and_demo_hand_ins(n
     module = mistakes_module(exercise)
     labels = {m.label for m in module.MISTAKES}
     assert all(m.exercise == name and m.function in exercise.functions for m in module.MISTAKES)
-    assert module.NAMED, f"exercises/{name}/mistakes.py: NAMED lists no mistake of the course text"
+    assert module.NAMED, f"exercises/{name}/hand_ins.py: NAMED lists no mistake of the course text"
     assert set(module.NAMED) <= labels, set(module.NAMED) - labels
     assert set(l for ls in module.DEMO.values() for l in ls) <= labels
     assert exercise.parity, f"exercises/{name}/exercise.toml: no [[parity]] entry"
@@ -85,3 +85,20 @@ def test_untouched_stubs_score_zero_with_not_implemented(name, graded_once):
     result = graded_once(exercise, stubs=exercise.functions)
     assert result.score == 0 and result.max_score == exercise.points
     assert all("not implemented" in c.output for c in result.checks), [c.output for c in result.checks]
+
+
+@pytest.mark.parametrize("name", list(EXERCISES))
+def test_every_exercise_module_but_the_notebook_texts_is_at_most_400_lines(name):
+    folder = EXERCISES[name].folder
+    long = {p.name: n for p in folder.glob("*.py") if p.name != "notebook.py"
+            for n in [len(p.read_text(encoding="utf-8").splitlines())] if n > 400}
+    assert not long, f"exercises/{name}: split these by role (docs/authoring.md): {long}"
+
+
+@pytest.mark.parametrize("name", list(EXERCISES))
+def test_hand_ins_name_the_checks_they_must_fail_by_their_function_names(name):
+    from autograder.checks.declared import check_functions
+    checks = {fn for fn, _ in check_functions(EXERCISES[name])}
+    for mistake in mistakes_module(EXERCISES[name]).MISTAKES:
+        assert mistake.failing and set(mistake.failing) <= checks, (mistake.id, set(mistake.failing) - checks)
+        assert len(mistake.failing_checks) == len(mistake.failing)

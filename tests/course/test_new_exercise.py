@@ -59,23 +59,26 @@ def seventh(copy):
     return copy, (set(after) - set(before), {f for f in before if f in after and after[f] != before[f]})
 
 
+@pytest.mark.slow
 def test_one_command_writes_one_folder_and_the_build_its_generated_copies(seventh):
     copy, (new_files, changed) = seventh
     generated = {f"source/{NAME}/{NAME}.ipynb", f"solutions/{NAME}.py", f"assignments/{NAME}/{NAME}.ipynb"}
 
     folder = {p for p in new_files if p.startswith("exercises/")}
     assert folder == {f"exercises/{NAME}/{f}" for f in
-                      ("exercise.toml", "__init__.py", "notebook.py", "checks.py", "mistakes.py", "worked.py")}
+                      ("exercise.toml", "__init__.py", "notebook.py", "checks.py", "wrong.py", "visible.py",
+                       "hand_ins.py", "worked.py")}
     assert new_files - folder == generated
     # of the files already there, only the pages generated from every folder changed
     assert changed == {"README.md", "docs/worked-examples.md"}
     exercise = load(copy / "exercises" / NAME)
-    from autograder.exercises import EXERCISES
+    from autograder.course.registry import EXERCISES
     assert exercise.order == max(e.order for e in EXERCISES.values()) + 1 and exercise.points == TEMPLATE_POINTS
     # README's row shows the new exercise's title until its summary is written (not the template's)
     assert f"| `{NAME}` | The mean of the token vectors |" in (copy / "README.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_reference_gets_full_marks_and_stubs_zero(seventh, tmp_path):
     copy, _ = seventh
     script = (
@@ -98,6 +101,7 @@ def test_reference_gets_full_marks_and_stubs_zero(seventh, tmp_path):
     assert results["stub"]["score"] == 0 and results["stub"]["max_score"] == TEMPLATE_POINTS
 
 
+@pytest.mark.slow
 def test_the_exercise_tests_pass_for_it(seventh):
     copy, _ = seventh
     out = _run(["-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-k", NAME, "tests/course/test_exercises.py",

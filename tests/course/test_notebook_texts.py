@@ -1,15 +1,15 @@
 """Do the released notebooks stand alone?
 
 A student has the notebook and the course text, *Text to Attention From Scratch*, with its
-section names; not the course's internal files. The scan reads what the build generates
-for release (``build.generated_files``), never the live ``assignments/``.
+section names; not the course's internal files. The scan reads the suite's snapshot of the
+committed release (``tests/course/test_build.py`` checks that the build generates exactly it), never
+the live ``assignments/``.
 """
 import re
 
 import nbformat
 import pytest
 
-from autograder.course import build
 from autograder.course.registry import EXERCISES
 
 TITLE = "Text to Attention From Scratch"
@@ -29,10 +29,10 @@ _RELEASED = {}
 
 
 def _release(exercise):
-    """The release notebook the build generates for ``exercise`` (built once per session)."""
+    """The release notebook of ``exercise``, as the suite's snapshot of the committed release holds
+    it (read once per session; ``tests/course/test_build.py`` checks that the build generates exactly it)."""
     if exercise.name not in _RELEASED:
-        text = build.generated_files(exercise)[exercise.committed_release]
-        _RELEASED[exercise.name] = nbformat.reads(text, as_version=4)
+        _RELEASED[exercise.name] = nbformat.read(exercise.release_notebook, as_version=4)
     return _RELEASED[exercise.name]
 
 

@@ -20,14 +20,14 @@ from autograder.demo.mistakes import all_mistakes, mistakes_module
 
 def named(exercise):
     """The mistakes the course text names, as realistic code (``NAMED`` of the exercise's
-    mistakes.py): ``{label: phrase a visible check must print}``."""
+    hand_ins.py): ``{label: phrase a visible check must print}``."""
     return mistakes_module(exercise).NAMED
 
 
 def test_every_course_mistake_is_listed():
     known = {m.id for m in all_mistakes()}
     for name, exercise in EXERCISES.items():
-        assert named(exercise), f"exercises/{name}/mistakes.py names no mistake (NAMED)"
+        assert named(exercise), f"exercises/{name}/hand_ins.py names no mistake (NAMED)"
         assert {f"{name}-{label}" for label in named(exercise)} <= known
 
 

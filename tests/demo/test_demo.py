@@ -34,7 +34,7 @@ def test_demo_class_through_nbgrader(demo_class):
             expected = set()
             for mistake_id in STUDENTS[student]:
                 if known[mistake_id].exercise == name:
-                    expected |= set(known[mistake_id].failing)
+                    expected |= set(known[mistake_id].failing_checks)
             failed = {c.name for c in by[(student, name)].checks if c.score < c.max_score}
             assert failed == expected, (student, name)
     # eve's endless loop and forbidden import cost her those functions' points, with reasons

@@ -7,7 +7,7 @@ import pytest
 
 from autograder.checks.plugin import run_checks
 from autograder.course.registry import EXERCISES
-from autograder.submission import LocalSubmission
+from autograder.submission.local import LocalSubmission
 
 SECRET = b"test-secret"
 KV_CACHE = EXERCISES["kv_cache"]
@@ -127,7 +127,7 @@ def test_in_kernel_counting_catches_recomputation(ref):
 
 
 def test_in_kernel_aliasing_is_caught(ref):
-    from exercises.kv_cache.mistakes import MISTAKES
+    from exercises.kv_cache.hand_ins import MISTAKES
     alias = next(m for m in MISTAKES if m.label == "aliases_inputs")
     results = run_checks(KV_CACHE, LocalSubmission(_namespace_with(ref, alias.code)), "s1", SECRET)
     failed = {r.name: r.output for r in results if r.score < r.max_score}

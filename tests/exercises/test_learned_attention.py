@@ -12,7 +12,7 @@ import pytest
 
 from autograder.checks.plugin import run_checks
 from autograder.course.registry import EXERCISES
-from autograder.submission import LocalSubmission
+from autograder.submission.local import LocalSubmission
 
 SECRET = b"test-secret"
 LEARNED = EXERCISES["learned_attention"]
@@ -254,7 +254,7 @@ def test_updating_a_copy_in_place_keeps_full_marks(hand_in):
 
 
 def test_changing_the_callers_params_is_named_in_the_kernel_too(ref):
-    from exercises.learned_attention.mistakes import MISTAKES
+    from exercises.learned_attention.hand_ins import MISTAKES
     mistake = next(m for m in MISTAKES if m.label == "params_changed_in_place")
     namespace = dict(vars(ref))
     exec(mistake.code, namespace)

@@ -162,7 +162,7 @@ def test_reference_full_marks_in_kernel(ref):
 
 
 def _mistakes():
-    from exercises.sampling.mistakes import MISTAKES, NAMED
+    from exercises.sampling.hand_ins import MISTAKES, NAMED
     return [pytest.param(m, id=m.label) for m in MISTAKES if m.label in NAMED]
 
 
@@ -170,12 +170,12 @@ def _mistakes():
 def test_named_mistake_loses_its_checks_and_is_named(ref, mistake):
     results = _graded(ref, mistake.code)
     failed = {r.name: r.output for r in results if r.score < r.max_score}
-    assert set(failed) == set(mistake.failing)
+    assert set(failed) == set(mistake.failing_checks)
     assert any(mistake.feedback in out for out in failed.values()), failed
 
 
 def test_named_mistakes_are_the_issues_six():
-    from exercises.sampling.mistakes import NAMED
+    from exercises.sampling.hand_ins import NAMED
     assert set(NAMED) == {"multiplies_by_T", "temperature_after_softmax", "crossing_token_dropped",
                           "not_renormalised", "global_random_state", "sorted_ascending"}
 

@@ -129,7 +129,7 @@ def test_zip_has_gradescope_layout(container):
         course = sorted(n for n in names if n.startswith("project/exercises/"))
         assert course == ["project/exercises/__init__.py", "project/exercises/attention/__init__.py",
                           "project/exercises/attention/checks.py", "project/exercises/attention/exercise.toml",
-                          "project/exercises/attention/worked.py"]
+                          "project/exercises/attention/worked.py", "project/exercises/attention/wrong.py"]
         assert sorted(n for n in names if n.startswith("project/solutions/")) == [
             "project/solutions/__init__.py", "project/solutions/attention.py"]
         assert not [n for n in names if "/demo/" in n or "__pycache__" in n]
@@ -190,7 +190,7 @@ def test_results_equal_local_grading(kind, container, tmp_path):
         assert results["score"] == 0
         assert all("not implemented" in t["output"] for t in results["tests"])
     else:
-        assert failed == {name for m in WRONG for name in m.failing}
+        assert failed == {name for m in WRONG for name in m.failing_checks}
         outputs = " ".join(t["output"] for t in results["tests"])
         assert all(m.feedback in outputs for m in WRONG)
         # The randomized cases are this student's: another id gets other numbers.
@@ -213,14 +213,14 @@ def test_results_follow_gradescope_specification(container):
         assert t["status"] == ("passed" if t["score"] == t["max_score"] else "failed")
         assert t["output_format"] == "text" and t["name_format"] == "text"
     assert results["stdout_visibility"] == "hidden"
-    lost = sum(m.points for m in check_metas(ATTENTION) if m.name in WRONG[0].failing)
+    lost = sum(m.points for m in check_metas(ATTENTION) if m.name in WRONG[0].failing_checks)
     assert lost == 4  # weights and context of "the cat" (1 + 1), the random rows (2)
     assert results["score"] == sum(t["score"] for t in results["tests"]) == ATTENTION_POINTS - lost
     assert isinstance(results["execution_time"], float) and results["execution_time"] > 0
     assert isinstance(results["output"], str)
     # what the class report reads (class_report.py), kept out of students' sight in extra_data
     assert all(t["extra_data"]["function"] == t["name"].split(":")[0] for t in results["tests"])
-    named = [m for t in results["tests"] if t["name"] in WRONG[0].failing for m in t["extra_data"]["mistakes"]]
+    named = [m for t in results["tests"] if t["name"] in WRONG[0].failing_checks for m in t["extra_data"]["mistakes"]]
     assert any(WRONG[0].feedback in m for m in named), named
     assert results["extra_data"]["problems"] == [] and results["extra_data"]["assignment"] == "attention"
 
@@ -434,6 +434,7 @@ def test_results_written_even_if_python_cannot_start(container, tmp_path):
     assert results["stdout_visibility"] == "hidden"
 
 
+@pytest.mark.slow
 def test_setup_rebuilds_a_venv_made_by_another_python(container, tmp_path):
     """A .venv left by another interpreter (here one that claims to be 2.7.18) is made again
     with a Python of 3.10 or newer; with installs switched off, setup then stops at the

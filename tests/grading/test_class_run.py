@@ -24,7 +24,7 @@ from autograder.grading.class_run import grade_all, grade_job
 from autograder.grading.discover import Job, discover
 from autograder.grading.problems import Problem
 from autograder.sandbox import tiktoken_cache
-from autograder.submission import Limits
+from autograder.sandbox.limits import Limits
 
 KV = EXERCISES["kv_cache"]
 ATTENTION = EXERCISES["attention"]
@@ -293,7 +293,7 @@ def _comparable(results):
 
 @pytest.mark.slow
 def test_an_interrupted_run_resumes_to_the_uninterrupted_results(tmp_path):
-    from exercises.kv_cache.mistakes import MISTAKES
+    from exercises.kv_cache.hand_ins import MISTAKES
     root = tmp_path / "submitted"
     _write(root, "ann", KV)
     _write(root, "ben", KV, stubs=KV.functions)
@@ -341,8 +341,9 @@ def test_each_grading_worker_gets_its_own_memory_limit():
 
 def test_every_submission_kind_implements_the_written_protocol():
     from autograder.grading.notebook import BrokenSubmission
-    from autograder.submission import ChildSubmission, LocalSubmission
+    from autograder.submission.local import LocalSubmission
     from autograder.submission.protocol import Submission
+    from autograder.submission.remote import ChildSubmission
     for submission in (ChildSubmission([]), LocalSubmission({}), BrokenSubmission("no notebook")):
         assert isinstance(submission, Submission)
         submission.close()

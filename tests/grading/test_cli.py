@@ -49,6 +49,7 @@ def graded_tree(tmp_path_factory):
     return _grade([_submitted_tree(tmp / "submitted"), "--out", out, "--jobs", "2"]), out
 
 
+@pytest.mark.slow
 def test_whole_tree_is_graded_and_every_student_gets_results(graded_tree):
     proc, out = graded_tree
     assert proc.returncode == 0, proc.stderr
@@ -75,6 +76,7 @@ def test_whole_tree_is_graded_and_every_student_gets_results(graded_tree):
     assert "href='attention/cat/report.html'" in page and "invalid notebook" in page
 
 
+@pytest.mark.slow
 def test_results_json_has_the_gradescope_fields(graded_tree):
     _, out = graded_tree
     data = json.loads((out / "attention" / "ann" / "results.json").read_text())
@@ -117,7 +119,7 @@ def test_missing_path_is_a_usage_error(tmp_path):
 def test_a_submission_that_kills_its_worker_costs_only_its_own_points(submitted, tmp_path):
     """Without Landlock a child can signal its parent; the rest of the class is still graded."""
     from autograder.grading.class_run import grade_all
-    from autograder.submission import Limits
+    from autograder.sandbox.limits import Limits
     killer = filled_notebook(ATTENTION, {"causal_mask": "import os\n_ = os.kill(os.getppid(), 9)\n"})
     (submitted / "kim" / "attention").mkdir(parents=True)
     nbformat.write(killer, submitted / "kim" / "attention" / "attention.ipynb")

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import nbformat
+import pytest
 
 from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
@@ -15,6 +16,7 @@ from autograder.grading.problems import Problem
 ATTENTION = EXERCISES["attention"]
 
 
+@pytest.mark.slow
 def test_identical_code_and_hard_links_are_flagged_not_graded_down(tmp_path):
     root = tmp_path / "submitted"
     for s in ("ann", "dan", "eve", "fay", "gus", "hal"):

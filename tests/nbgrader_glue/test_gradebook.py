@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from autograder.checks.declared import check_metas
 from autograder.checks.plugin import CheckResult
@@ -44,6 +45,7 @@ def _result(lost_function):
     return NotebookResult("alice", ATTENTION.assignment, ATTENTION.notebook, checks)
 
 
+@pytest.mark.slow
 def test_scores_land_on_each_functions_hidden_test_cell_and_feedback_is_written(tmp_path, monkeypatch):
     # nbgrader creates a new gradebook with alembic's command, from the venv's bin
     monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))

@@ -414,6 +414,7 @@ def test_docs_give_the_resubmission_commands():
         assert command in text, command
 
 
+@pytest.mark.slow
 def test_a_stale_manual_score_is_named_kept_and_shown_everywhere(term, tmp_path):
     t = _copy_term(term, tmp_path)
     before = (t.course / "gradebook.csv").read_text()
@@ -460,6 +461,7 @@ def test_a_stale_manual_score_is_named_kept_and_shown_everywhere(term, tmp_path)
     assert (row["score"], row["manual overrides"]) == ("17", "test_attention_row: manual 3 replaces automatic 5")
 
 
+@pytest.mark.slow
 def test_late_work_counts_the_same_in_grades_csv_export_and_feedback(term, tmp_path):
     t = _copy_term(term, tmp_path)
     with (t.course / "nbgrader_config.py").open("a") as f:

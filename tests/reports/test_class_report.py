@@ -320,6 +320,7 @@ def test_printed_each_assignment_starts_a_page(small_class, tmp_path):
     assert len(re.findall(rb"/Type\s*/Page[^s]", pdf.read_bytes())) >= 3
 
 
+@pytest.mark.slow
 def test_demo_class_report_in_headless_chromium(demo_graded, tmp_path):
     import numpy as np
     from PIL import Image

@@ -2,6 +2,8 @@
 CSV-injection advice: prefix cells starting with = + - @ tab or CR with a quote)."""
 import csv
 
+import pytest
+
 from autograder.checks.plugin import CheckResult
 from autograder.grading.result import NotebookResult
 from autograder.reports import csvsafe
@@ -49,6 +51,7 @@ def test_grades_csv_writes_a_hostile_student_id_as_text(tmp_path):
     assert not any(c.startswith(csvsafe.FORMULA_START) for c in row)
 
 
+@pytest.mark.slow
 def test_nbgrader_export_is_escaped(tmp_path, monkeypatch):
     """The course's ``nbgrader export`` (nbgrader_config.py selects the plugin) escapes too."""
     import os

@@ -1,6 +1,6 @@
 """Realistic wrong implementations, one module per exercise, each with its expected grade.
 
-Each exercise's ``exercises/<name>/mistakes.py`` lists its ``MISTAKES`` (``Mistake``), the
+Each exercise's ``exercises/<name>/hand_ins.py`` lists its ``MISTAKES`` (``Mistake``), the
 ones the course text names (``NAMED``: label -> phrase the visible check prints) and the
 demo class's hand-ins (``DEMO``: student -> labels). The tests hand each one in
 (``tests/checks/test_mistakes.py``) and assert that exactly the listed checks fail and that the feedback names the misconception; the demo class hands
@@ -10,6 +10,7 @@ of its function; every other function is the reference.
 from dataclasses import dataclass
 from importlib import import_module
 
+from autograder.checks.declared import check_functions
 from autograder.course.registry import EXERCISES
 
 
@@ -22,7 +23,9 @@ class Mistake:
         function: the solution cell it replaces, e.g. "attention_row".
         label: short id, e.g. "no_sqrt_scaling".
         code: the wrong implementation (a whole cell of Python).
-        failing: descriptions of the checks that must fail (all others must pass).
+        failing: the function names of the checks that must fail (all others must pass),
+            e.g. ``("check_row_weights",)``: rewording a check's description or feedback
+            leaves the hand-ins alone. ``failing_checks`` gives their names as reports show them.
         feedback: a phrase the feedback of at least one failing check must contain.
     """
     exercise: str
@@ -36,12 +39,35 @@ class Mistake:
     def id(self):
         return f"{self.exercise}-{self.label}"
 
+    @property
+    def failing_checks(self):
+        """The checks of ``failing`` by the names results and reports carry (``CheckMeta.name``,
+        e.g. ``'attention_row: weights for "the cat"'``), a tuple of str in ``failing``'s order.
+
+        Raises:
+            ValueError: a name of ``failing`` is not a check function of the exercise's
+                ``checks.py`` (the message lists the ones it has).
+        """
+        names = check_names(EXERCISES[self.exercise])
+        unknown = [f for f in self.failing if f not in names]
+        if unknown:
+            raise ValueError(f"{self.id}: failing names {', '.join(unknown)}, not check functions of "
+                             f"exercises/{self.exercise}/checks.py ({', '.join(names)})")
+        return tuple(names[f] for f in self.failing)
+
+
+def check_names(exercise):
+    """``{check function name: check name}`` of ``exercise``'s checks, read from ``checks.py``'s
+    syntax (``check_files.check_functions``), e.g. ``{"check_row_weights": 'attention_row: weights
+    for "the cat"', ...}``."""
+    return {fn: meta.name for fn, meta in check_functions(exercise)}
+
 
 def mistakes_module(exercise):
-    """The module ``exercises/<name>/mistakes.py`` of ``exercise`` (an ``exercises.Exercise``).
+    """The module ``exercises/<name>/hand_ins.py`` of ``exercise`` (an ``exercises.Exercise``).
 
     Raises:
-        ModuleNotFoundError: the exercise has no ``mistakes.py`` (every exercise needs one).
+        ModuleNotFoundError: the exercise has no ``hand_ins.py`` (every exercise needs one).
     """
     return import_module(exercise.mistakes_module)
 
@@ -50,6 +76,6 @@ def all_mistakes():
     """Every ``Mistake`` of every exercise, in course order.
 
     Raises:
-        ModuleNotFoundError: an exercise has no ``mistakes.py`` (never skipped in silence).
+        ModuleNotFoundError: an exercise has no ``hand_ins.py`` (never skipped in silence).
     """
     return [m for exercise in EXERCISES.values() for m in mistakes_module(exercise).MISTAKES]

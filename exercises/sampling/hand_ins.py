@@ -1,22 +1,20 @@
-"""Realistic mistakes in the sampling exercise: the ones the course text names, and a few more."""
+"""Realistic mistakes in the sampling exercise: the ones the course text names, and a few more.
+
+Each hand-in names the checks it must fail by their function names in ``checks.py``."""
 from autograder.authoring import Mistake
 
 E = "sampling"
 
-_TOY = ('apply_temperature: toy model 1 after "live the": king and queen at T = 1, 0.5 and 2, banana at T = 2')
-_THE_CAT = 'apply_temperature: "sat" against "the" in "the cat" as T grows (0.5791 and 0.2130 at T = 1)'
-_RANDOM_T = "apply_temperature: random scores and temperatures, large scores at small T"
-_TOP_P = ('top_p_filter: "the cat" with p = 0.75 and p = 0.4: the token that crosses p is kept',
-          'top_p_filter: toy model 1 after "live the" with p = 0.9 and p = 0.5, at T = 1 and 2',
-          "top_p_filter: ties at the cut go to the lower id; p = 1 keeps every token",
-          "top_p_filter: random shares and p")
+_TOY = "check_temperature_toy"
+_THE_CAT = "check_temperature_the_cat"
+_RANDOM_T = "check_temperature_random"
+_TOP_P = ("check_top_p_the_cat", "check_top_p_toy", "check_top_p_ties", "check_top_p_random")
 
-_FORK = ('generate: T = 1: queen at the fork about half the time (100 seeds from "long live"; '
-         '300 steps of a model stuck at the fork)')
+_FORK = "check_generate_sampled"
 
 MISTAKES = [
     # The first mistake of each helper of generate is one that generate's checks see
-    # (tests/test_charged_once.py hands it in): greedy decoding goes through T = 0.
+    # (tests/checks/test_charged_once.py hands it in): greedy decoding goes through T = 0.
     Mistake(E, "apply_temperature", "divides_by_zero_T", '''
 def apply_temperature(logits, T):
     z = np.asarray(logits, dtype=float)
@@ -24,7 +22,7 @@ def apply_temperature(logits, T):
         raise ValueError("T must be 0 or more")
     with np.errstate(all="ignore"):
         return softmax(z / T)      # T = 0: the scores become +-inf, the shares nan
-''', failing=("apply_temperature: T = 0 is greedy: share 1 on the top score, the first of tied ones",),
+''', failing=("check_temperature_zero",),
         feedback="divide the scores by T = 0"),
 
     Mistake(E, "apply_temperature", "multiplies_by_T", '''
@@ -64,21 +62,21 @@ def apply_temperature(logits, T):
     if T == 0:
         return np.eye(len(z))[int(np.argmax(z))]
     return softmax(z / T)          # T = -1 turns the ranking upside down
-''', failing=("apply_temperature: a negative temperature raises ValueError",),
+''', failing=("check_temperature_negative",),
         feedback="should raise ValueError"),
 
     Mistake(E, "sample_next", "greedy_not_sampling", '''
 def sample_next(probs, rng):
     return int(np.argmax(probs))   # the top share every time
-''', failing=('sample_next: 400 draws follow the shares after "live the" at T = 1 and T = 2',
-              "sample_next: uses the generator it is given: same seed, same draws; the global state plays no part"),
+''', failing=("check_sample_counts",
+              "check_sample_generator"),
         feedback="always return the most likely token"),
 
     Mistake(E, "sample_next", "global_random_state", '''
 def sample_next(probs, rng):
     probs = np.asarray(probs, dtype=float)
     return int(np.random.choice(len(probs), p=probs))   # the global state, not rng
-''', failing=("sample_next: uses the generator it is given: same seed, same draws; the global state plays no part",),
+''', failing=("check_sample_generator",),
         feedback="draw from numpy's global random state"),
 
     Mistake(E, "top_p_filter", "crossing_token_dropped", '''
@@ -119,7 +117,7 @@ def top_p_filter(probs, p):
     kept = np.zeros_like(probs)
     kept[order[:k]] = probs[order[:k]]
     return kept / kept.sum()
-''', failing=("top_p_filter: ties at the cut go to the lower id; p = 1 keeps every token",),
+''', failing=("check_top_p_ties",),
         feedback="reverse an ascending sort"),
 
     Mistake(E, "generate", "prompt_dropped", '''
@@ -131,9 +129,9 @@ def generate(model, prompt, n, T, rng):
         ids.append(nxt)
         new.append(nxt)
     return new                     # the prompt is missing in front
-''', failing=('generate: greedy (T = 0) from "long live", 4 steps: long live the king said yes',
+''', failing=("check_generate_greedy",
               _FORK,
-              "generate: a model that reads the whole list: n steps, greedy and sampled, against the reference"),
+              "check_generate_whole_list"),
         feedback="return only the new ids"),
 
     Mistake(E, "generate", "mutates_prompt", '''
@@ -142,7 +140,7 @@ def generate(model, prompt, n, T, rng):
         shares = apply_temperature(model(prompt), T)
         prompt.append(int(np.argmax(shares)) if T == 0 else sample_next(shares, rng))
     return prompt                  # the caller's list has grown
-''', failing=("generate: leaves the caller's prompt list unchanged",),
+''', failing=("check_generate_prompt",),
         feedback="append to the caller's prompt list"),
 
     Mistake(E, "generate", "newest_id_only", '''
@@ -152,15 +150,15 @@ def generate(model, prompt, n, T, rng):
         shares = apply_temperature(model(ids[-1:]), T)   # the model sees one id
         ids.append(int(np.argmax(shares)) if T == 0 else sample_next(shares, rng))
     return ids
-''', failing=('generate: greedy (T = 0) from "long live", 4 steps: long live the king said yes',
-              "generate: leaves the caller's prompt list unchanged",
+''', failing=("check_generate_greedy",
+              "check_generate_prompt",
               _FORK,
-              "generate: a model that reads the whole list: n steps, greedy and sampled, against the reference"),
+              "check_generate_whole_list"),
         feedback="the model only the newest id"),
 ]
 
 # The mistakes the course text names, and a phrase the visible check that catches each must
-# print (tests/test_visible.py hands each in to the released notebook).
+# print (tests/course/test_visible.py hands each in to the released notebook).
 NAMED = {
     "multiplies_by_T": "multiply the scores by T instead of dividing",
     "temperature_after_softmax": "apply the temperature after the softmax",

@@ -9,18 +9,18 @@ from autograder.authoring import Mistake
 
 E = "learned_attention"
 
-BACKWARD_THROUGH_SCORES = ("attention_backward: d_scores through the softmax and the scaling, against a central difference",
-                           "attention_backward: d_q and d_K, against a central difference",
-                           "attention_backward: d_W_Q, d_W_K, d_W_V and d_x, against a central difference")
-FORWARD_WITH_POSITIONS = ('model_forward: before training (seed 5), the weights of "it" in "the dog saw the cat and it"',
-                          'model_forward: before training (seed 5), "it" comes first with 65.0%',
-                          "model_forward: random weights and sentences: every value of the record",
-                          "model_forward: the experiments' switches: positions=False, equal_weights=True")
-HEADS_WEIGHTS_AND_OUTPUT = ("multi_head_attention: d_model = 8 with 2 heads: each head's weights, scaled by sqrt(4)",
-                            "multi_head_attention: d_model = 8 with 2 heads: the output",
-                            "multi_head_attention: random shapes and head counts, causal and not")
-HEADS_OUTPUT = ("multi_head_attention: d_model = 8 with 2 heads: the output",
-                "multi_head_attention: random shapes and head counts, causal and not")
+BACKWARD_THROUGH_SCORES = ("check_backward_scores",
+                           "check_backward_query_keys",
+                           "check_backward_weights_inputs")
+FORWARD_WITH_POSITIONS = ("check_forward_weights_before",
+                          "check_forward_probs_before",
+                          "check_forward_random",
+                          "check_forward_switches")
+HEADS_WEIGHTS_AND_OUTPUT = ("check_heads_weights_8_2",
+                            "check_heads_output_8_2",
+                            "check_heads_random")
+HEADS_OUTPUT = ("check_heads_output_8_2",
+                "check_heads_random")
 
 
 def _backward(d_scores_line):
@@ -106,8 +106,8 @@ def positional_encoding(T, D):
     table[:, 0::2] = np.cos(pos)      # swapped: sine goes in the even columns
     table[:, 1::2] = np.sin(pos)
     return table
-''', failing=("positional_encoding: the text's table, 8 positions by 8 columns",
-              "positional_encoding: random lengths and even widths"),
+''', failing=("check_table_text",
+              "check_table_random"),
         feedback="swap sine and cosine"),
 
     Mistake(E, "train_step", "repeated_word_overwritten", '''
@@ -138,13 +138,12 @@ def train_step(params, data, lr, positions=True, equal_weights=False):
         dx[-1] += dh
         g["E"][ids] += dx             # "the" twice: only one of its two rows is kept
     return {k: p[k] - lr * g[k] for k in p}, float(loss)
-''', failing=("train_step: step 0 from the text's seed 5: loss 3.927973 and the reference's new weights",
-              "train_step: steps 0, 1, 2, 5, 10 and 25 of the run from seed 5: loss 0.417768 at step 25 "
-              "(the demo runs all 1,001)",
-              "train_step: without positions: 3 steps from seed 5 (the run that stalls at 0.463)",
-              "train_step: equal weights: 3 steps from seed 5 (the run that stalls at 0.467)",
-              "train_step: seed 4: 3 steps (the run whose attention settles on the object, 0.60 on cat)",
-              "train_step: random starting weights, sentences and learning rate"),
+''', failing=("check_train_first_step",
+              "check_train_25_steps",
+              "check_train_no_positions",
+              "check_train_equal_weights",
+              "check_train_seed_4",
+              "check_train_random"),
         feedback="which keeps only one of them (use np.add.at)"),
 
     Mistake(E, "train_step", "params_changed_in_place", '''
@@ -176,7 +175,7 @@ def train_step(params, data, lr, positions=True, equal_weights=False):
     for k in params:
         params[k] -= lr * g[k]        # the caller's arrays, changed in place
     return params, float(loss)
-''', failing=("train_step: leaves the caller's params and data unchanged",),
+''', failing=("check_train_no_mutation",),
         feedback="change the caller's params in place"),
 
     Mistake(E, "multi_head_attention", "scaled_by_d_model", _heads(scale="np.sqrt(d_model)"),
@@ -195,7 +194,7 @@ def train_step(params, data, lr, positions=True, equal_weights=False):
 ]
 
 # The mistakes the course text names, and a phrase the visible check that catches each must
-# print (tests/test_visible.py hands each in to the released notebook).
+# print (tests/course/test_visible.py hands each in to the released notebook).
 NAMED = {
     'no_softmax_correction': 'leave out the `- w @ dw` term',
     'backward_scaling_dropped': 'drop the 1/sqrt(d_k) scaling in the backward pass',

@@ -12,12 +12,12 @@ def decode_step(x_new, cache, W_Q, W_K, W_V):
     context = weights @ cache.values
     cache.append(x @ W_K, x @ W_V)
     return context
-''', failing=('decode_step: "the" on an empty cache',
-              'decode_step: "cat" with "the" already in the cache',
-              'decode_step: decoding "the" then "cat" gives the rows of the full computation',
-              "decode_step: random sequences (T up to 16) match the full recomputation within 1e-9",
+''', failing=("check_decode_first",
+              "check_decode_second",
+              "check_decode_the_cat",
+              "check_decode_random",
               # the efficiency points are judged on the same calls' outputs
-              "decode_step: each step projects only the new token (rows counted through W_Q, W_K, W_V)"),
+              "check_decode_counts"),
         feedback="attend before appending"),
 
     Mistake(E, "decode_step", "recomputes_prefix", '''
@@ -33,8 +33,8 @@ def decode_step(x_new, cache, W_Q, W_K, W_V):
     cache.append(K[-1], V[-1])
     weights = softmax(K @ Q[-1] / np.sqrt(Q.shape[1]))
     return weights @ V
-''', failing=('decode_step: "cat" with "the" already in the cache',
-              "decode_step: each step projects only the new token (rows counted through W_Q, W_K, W_V)"),
+''', failing=("check_decode_second",
+              "check_decode_counts"),
         feedback="instead of reading them from the cache"),
 
     Mistake(E, "decode_step", "recomputes_prefix_uncountable", '''
@@ -52,8 +52,8 @@ def decode_step(x_new, cache, W_Q, W_K, W_V):
     cache.append(K[-1], V[-1])
     weights = softmax(K @ Q[-1] / np.sqrt(Q.shape[1]))
     return weights @ V
-''', failing=('decode_step: "cat" with "the" already in the cache',
-              "decode_step: each step projects only the new token (rows counted through W_Q, W_K, W_V)"),
+''', failing=("check_decode_second",
+              "check_decode_counts"),
         feedback="instead of reading them from the cache"),
 
     Mistake(E, "KVCache", "aliases_inputs", '''
@@ -75,25 +75,25 @@ class KVCache:
 
     def __len__(self):
         return len(self.key_rows)
-''', failing=("KVCache: stored rows stay put when the caller reuses its arrays",),
+''', failing=("check_cache_copies",),
         feedback="instead of a copy"),
 
     Mistake(E, "kv_cache_size", "size_no_factor_2", '''
 def kv_cache_size(n_layers, d_model, n_tokens, bytes_per_number=2):
     numbers = n_layers * d_model * n_tokens          # keys only
     return numbers, numbers * bytes_per_number
-''', failing=("kv_cache_size: 12 layers of width 768: 18,432 numbers per token",
-              "kv_cache_size: 100,000 tokens: 1,843,200,000 numbers, 3,686,400,000 bytes",
-              "kv_cache_size: other models and bytes per number"),
+''', failing=("check_size_per_token",
+              "check_size_long_context",
+              "check_size_random"),
         feedback="leave out the factor 2"),
 
     Mistake(E, "kv_cache_size", "missing_layers", '''
 def kv_cache_size(n_layers, d_model, n_tokens, bytes_per_number=2):
     numbers = 2 * d_model * n_tokens                  # one layer's worth
     return numbers, numbers * bytes_per_number
-''', failing=("kv_cache_size: 12 layers of width 768: 18,432 numbers per token",
-              "kv_cache_size: 100,000 tokens: 1,843,200,000 numbers, 3,686,400,000 bytes",
-              "kv_cache_size: other models and bytes per number"),
+''', failing=("check_size_per_token",
+              "check_size_long_context",
+              "check_size_random"),
         feedback="leave out the layers"),
 
     Mistake(E, "causal_self_attention", "no_causal_mask", '''
@@ -102,13 +102,13 @@ def causal_self_attention(X, W_Q, W_K, W_V):
     Q = X @ W_Q
     K = X @ W_K
     return softmax(Q @ K.T / np.sqrt(Q.shape[1]), axis=-1) @ (X @ W_V)   # reads the future too
-''', failing=('causal_self_attention: the contexts of "the cat"',
-              "causal_self_attention: random sequences (T up to 16, d_k != d_v)"),
+''', failing=("check_attention_the_cat",
+              "check_attention_random"),
         feedback="leave out the causal mask"),
 ]
 
 # The mistakes the course text names, and a phrase the visible check that catches each must
-# print (tests/test_visible.py hands each in to the released notebook).
+# print (tests/course/test_visible.py hands each in to the released notebook).
 NAMED = {
     'aliases_inputs': "keep a reference to the caller's array instead of a copy",
     'size_no_factor_2': 'leave out the factor 2',

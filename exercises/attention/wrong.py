@@ -1,0 +1,70 @@
+"""Small wrong implementations of the "attention" exercise, and the sentences that name them.
+
+Each computes what a known mistake gives, so a check (``checks.py``) or a visible case
+(``visible.py``) can name the mistake when a student's value matches it. Written
+independently of the reference solution.
+"""
+import numpy as np
+
+from solutions import attention as ref
+
+
+# -- known mistakes, as small wrong implementations -------------------------------
+def _naive_softmax(z, axis=-1):
+    with np.errstate(all="ignore"):
+        e = np.exp(np.asarray(z, dtype=float))
+        return e / e.sum(axis=axis, keepdims=True)
+
+
+def _global_max_softmax(z, axis=-1):
+    """Shifts by the largest entry of the whole array, not of each row: rows far below it underflow."""
+    z = np.asarray(z, dtype=float)
+    with np.errstate(all="ignore"):
+        e = np.exp(z - z.max())
+        return e / e.sum(axis=axis, keepdims=True)
+
+
+def _grid_weights(Q, K, scale, axis=-1, causal=False, mask_after=False, strict=False):
+    """Attention weights computed with one deliberate deviation from the right recipe."""
+    scores = np.asarray(Q, float) @ np.asarray(K, float).T / scale
+    T = len(scores)
+    allowed = np.tril(np.ones((T, T), bool), k=-1 if strict else 0)
+    if causal and not mask_after:
+        scores = np.where(allowed, scores, -np.inf)
+    with np.errstate(all="ignore"):
+        weights = ref.softmax(scores, axis=axis)
+    if causal and mask_after:
+        weights = np.where(allowed, weights, 0.0)
+    return weights
+
+
+def _weight_mistakes(Q, K, causal=False, d_v=None):
+    d_k = np.shape(Q)[-1]
+    mistakes = {
+        "forget to divide the scores by sqrt(d_k)": _grid_weights(Q, K, 1.0, causal=causal),
+        "divide the scores by d_k instead of sqrt(d_k)": _grid_weights(Q, K, d_k, causal=causal),
+        "take the softmax over the wrong axis (each column sums to 1 instead of each row)":
+            _grid_weights(Q, K, np.sqrt(d_k), axis=0, causal=causal),
+    }
+    if d_v is not None and d_v != d_k:
+        mistakes["divide the scores by sqrt(d_v), the width of the values, instead of sqrt(d_k)"] = \
+            _grid_weights(Q, K, np.sqrt(d_v), causal=causal)
+    if causal:
+        mistakes["zero the masked weights after the softmax without renormalizing the rows"] = \
+            _grid_weights(Q, K, np.sqrt(d_k), causal=True, mask_after=True)
+        mistakes["mask the diagonal too (a token must be allowed to read itself)"] = \
+            _grid_weights(Q, K, np.sqrt(d_k), causal=True, strict=True)
+    return mistakes
+
+
+def _random_qkv(rng, large=False):
+    """Random Q, K, V with T up to 12 and d_k, d_v up to 16 (independently).
+
+    With ``large=True`` every query is aligned with its own key so that its scaled score
+    is 1000 or more: a softmax that does not subtract the maximum overflows to nan.
+    """
+    T, d_k, d_v = int(rng.integers(2, 13)), int(rng.integers(1, 17)), int(rng.integers(1, 17))
+    Q, K, V = rng.normal(size=(T, d_k)), rng.normal(size=(T, d_k)), rng.normal(size=(T, d_v))
+    if large:  # row i's own score is 1000 (i + 1): far apart, so each row needs its own shift
+        Q = 1000.0 * np.sqrt(d_k) * np.arange(1, T + 1)[:, None] * K / np.sum(K * K, axis=1, keepdims=True)
+    return Q, K, V
