@@ -11,17 +11,38 @@ probability, so a correct sampler fails a check with probability below ``ALPHA``
 honest styles of ``tests/exercises/test_sampling.py`` pass.
 """
 import math
-import math
 
 import numpy as np
 
 from autograder.authoring import PROBES, StudentCodeError, check, expect_close, expect_equal, fail, fmt
 from solutions import sampling as ref
 
-from .worked import (BANANA, BANANA_T2, KING, QUEEN, SAT, SAT_THE_T1, SHARES_T05, SHARES_T1, SHARES_T2, THE,
-                     THE_CAT_LOGITS, VOCAB)
-from .wrong import (GLOBAL_STATE, GREEDY_IDS, LAST_TIE, LIVE_THE, PROMPT, PROMPT_DROPPED, ZERO_DIVIDED,
-                    _temperature_mistakes, _top_p_mistakes)
+from .worked import (
+    BANANA,
+    BANANA_T2,
+    KING,
+    QUEEN,
+    SAT,
+    SAT_THE_T1,
+    SHARES_T05,
+    SHARES_T1,
+    SHARES_T2,
+    THE,
+    THE_CAT_LOGITS,
+    VOCAB,
+    toy_weights,
+)
+from .wrong import (
+    GLOBAL_STATE,
+    GREEDY_IDS,
+    LAST_TIE,
+    LIVE_THE,
+    PROMPT,
+    PROMPT_DROPPED,
+    ZERO_DIVIDED,
+    _temperature_mistakes,
+    _top_p_mistakes,
+)
 
 ALPHA = 1e-9            # largest chance that a correct sampler fails one count check
 # Each call into the student's code is a round trip to its process (about 1 ms, more on a

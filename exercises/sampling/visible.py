@@ -10,8 +10,20 @@ from autograder.authoring import Visible
 from solutions import sampling as ref
 
 from .worked import SHARES_T1, THE_CAT_LOGITS, toy_weights
-from .wrong import (ASCENDING, CROSSING_DROPPED, GLOBAL_STATE, GREEDY_IDS, LAST_TIE, LIVE_THE, NOT_RENORMALISED,
-                    PROMPT_DROPPED, REVERSED_TIES, _softmax, _temperature_mistakes, _top_p_variant)
+from .wrong import (
+                    ASCENDING,
+                    CROSSING_DROPPED,
+                    GLOBAL_STATE,
+                    GREEDY_IDS,
+                    LAST_TIE,
+                    LIVE_THE,
+                    NOT_RENORMALISED,
+                    PROMPT_DROPPED,
+                    REVERSED_TIES,
+                    _softmax,
+                    _temperature_mistakes,
+                    _top_p_variant,
+)
 
 _LIVE_THE_3 = np.round(LIVE_THE, 6)
 _THE_CAT_P = np.round(_softmax(THE_CAT_LOGITS), 6)

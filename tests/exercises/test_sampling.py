@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
+from autograder.checks.plugin import run_checks
 from autograder.child.probes import PROBES
 from autograder.course.registry import EXERCISES
-from autograder.checks.plugin import run_checks
 from autograder.submission import LocalSubmission
 
 SECRET = b"test-secret"
