@@ -12,7 +12,7 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1]  # autograder/
 
 # The package's data files besides its modules, as pyproject.toml's [tool.setuptools.package-data]
 # declares them for ``autograder`` (tests/grading/test_grader_files.py keeps the two lists the same).
-DECLARED_DATA = ("checks/pytest.ini", "gradescope/files/*")
+DECLARED_DATA = ("checks/pytest.ini", "gradescope/files/*", "demo/*.csv")
 
 # Parts of the package no grade depends on: the simulated class of the demo, and the shell files
 # Gradescope's image runs (the bundle places those at the zip's top, not inside the package).
