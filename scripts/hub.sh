@@ -103,6 +103,8 @@ install() {
       'c.ExchangeFactory.submit = "lmrt_hub_exchange.ExchangeSubmit"' \
       'c.ExchangeFactory.release_feedback = "lmrt_hub_exchange.ExchangeReleaseFeedback"'
   } > "$VENV/etc/jupyter/nbgrader_config.py"
+  # Every user's server: terminals that keep the hub's environment (scripts/hub_server_config.py).
+  cp "$HERE/scripts/hub_server_config.py" "$VENV/etc/jupyter/jupyter_server_config.py"
   # The exchange's root: root's, writable by all, sticky (the course's folder in it: see course).
   mkdir -p "$NBGRADER_EXCHANGE" "$HUB_PREFIX/hub-state"
   chown root:root "$NBGRADER_EXCHANGE"
@@ -131,6 +133,7 @@ course() {
   fi
   chown -R "$HUB_INSTRUCTOR": "$dir"
   chmod 700 "$dir"   # solutions, checks and the course secret: the instructor's alone
+  chmod 700 "$home"  # their workspace, logs and nbgrader config too (useradd leaves it 755)
   cd "$dir"   # every command below runs as the instructor, in their course folder
   local as=(runuser -u "$HUB_INSTRUCTOR" -- env -i HOME="$home" PATH="$VENV/bin:/usr/bin:/bin" PYTHONPATH="$dir" LANG=C.UTF-8)
   "${as[@]}" python -m autograder.tiktoken_cache >/dev/null
