@@ -463,13 +463,14 @@ def test_a_term_on_the_hub_in_a_browser(hub, tmp_path):
                          "[normalize-space()='Terminal']]", "the launcher's Terminal")
         _in_terminal(instructor, "pwd", "\n" + re.escape(str(hub.course)))  # it opens in the course folder
         instructor.shot("terminal")
-        screen = _in_terminal(instructor, "python -m autograder grade submitted/", r"graded \d+ notebook\(s\)|Traceback|command not found|No module named",
-                              timeout=1200)
+        summary = _in_terminal(instructor, "python -m autograder grade submitted/",
+                               r"graded \d+ notebook\(s\)|Traceback|command not found|No module named", timeout=1200)
         screen = _in_terminal(instructor, "echo grade exit status $?", r"grade exit status \d")
         errors = hub.course / "graded" / "grader-errors.log"
-        (OUTPUT / "grade.log").write_text(screen + "\n" + (errors.read_text() if errors.is_file() else ""))
+        (OUTPUT / "grade.log").write_text(summary + "\n" + screen + "\n"
+                                          + (errors.read_text() if errors.is_file() else ""))
         instructor.shot("graded")
-        assert "graded 2 notebook(s) of 2 student(s)" in screen, screen
+        assert "graded 2 notebook(s) of 2 student(s)" in summary, summary
         assert "grade exit status 0" in screen, screen
         assert (hub.course / "graded" / "grades.csv").is_file()
         # Nothing the grader wrote landed in the instructor's home (JupyterLab's own state aside).
