@@ -28,9 +28,9 @@ nbgrader itself leaves submissions readable by everyone (files 0644, the submiss
 0777, "hidden from other users by the timestamp") and feedback files with the instructor's
 umask (0644), guarded only by their hashed names. The two exchange classes below, which
 the hub's nbgrader config selects (``c.ExchangeFactory``), tighten that: a submission's
-files become 0640 and its folders 0770 with the instructor's group (inherited from inbound),
-and a feedback file 0600 plus a POSIX ACL entry that lets the one student it belongs to read
-it (written as the ``system.posix_acl_access`` extended attribute; ext4, xfs and btrfs keep
+files 0600 and its folders 0700 plus a POSIX ACL entry for the instructor (read; for
+folders read, write, enter), and a feedback file 0600 plus an entry that lets the one
+student it belongs to read it (written as the ``system.posix_acl_access`` extended attribute; ext4, xfs and btrfs keep
 ACLs). A file system without ACLs makes release_feedback fail with a message saying so.
 """
 from __future__ import annotations
@@ -56,38 +56,49 @@ _ACL_USER_OBJ, _ACL_USER, _ACL_GROUP_OBJ, _ACL_MASK, _ACL_OTHER = 0x01, 0x02, 0x
 _ACL_UNDEFINED_ID = 0xFFFFFFFF
 
 
-def grant_read(path: str | os.PathLike, uid: int) -> None:
-    """Make the file ``path`` readable by its owner (read-write) and by the user ``uid``
-    (read), by nobody else: mode 0600 plus the POSIX ACL entry ``user:uid:r``, written as the
-    binary ``system.posix_acl_access`` attribute (version 2: tag, permissions, id; entries
-    sorted by tag, the format of Linux's include/uapi/linux/posix_acl_xattr.h).
+def grant(path: str | os.PathLike, uid: int) -> None:
+    """Make ``path`` its owner's and the user ``uid``'s alone: a file readable by ``uid``
+    (owner read-write), a folder readable, writable and enterable by ``uid`` (owner the
+    same); nothing for the file's group or anyone else. Mode 0600 or 0700 plus the POSIX ACL
+    entry ``user:uid:r`` or ``user:uid:rwx``, written as the binary
+    ``system.posix_acl_access`` attribute (version 2, then tag, permissions, id per entry,
+    sorted by tag: the format of Linux's include/uapi/linux/posix_acl_xattr.h).
 
     Raises OSError (errno ENOTSUP) where the file system keeps no ACLs."""
-    os.chmod(path, 0o600)
-    entries = [(_ACL_USER_OBJ, 6, _ACL_UNDEFINED_ID), (_ACL_USER, 4, uid),
-               (_ACL_GROUP_OBJ, 0, _ACL_UNDEFINED_ID), (_ACL_MASK, 4, _ACL_UNDEFINED_ID),
+    folder = os.path.isdir(path)
+    owner, other = (7, 7) if folder else (6, 4)
+    os.chmod(path, 0o700 if folder else 0o600)
+    entries = [(_ACL_USER_OBJ, owner, _ACL_UNDEFINED_ID), (_ACL_USER, other, uid),
+               (_ACL_GROUP_OBJ, 0, _ACL_UNDEFINED_ID), (_ACL_MASK, other, _ACL_UNDEFINED_ID),
                (_ACL_OTHER, 0, _ACL_UNDEFINED_ID)]
     data = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries)
     os.setxattr(path, "system.posix_acl_access", data)
 
 
 class ExchangeSubmit(_Submit):  # type: ignore[misc,valid-type]
-    """nbgrader's submit, after which the submission is readable by its student and the
-    instructor's group only (files 0640, folders 0770; the group comes from inbound's setgid)."""
+    """nbgrader's submit, after which the submission is its student's and the instructor's
+    alone (grant: the instructor is inbound's owner). Groups cannot do it: a student's chmod
+    of a folder clears its setgid bit, so files nbgrader writes after copying (timestamp.txt,
+    submission_secret.txt) would not take the instructor's group."""
 
     def copy_files(self):
         """Submit as nbgrader does, then take every permission of others away."""
         super().copy_files()
         dest = os.path.join(self.inbound_path, self.assignment_filename)
-        for dirname, _, filenames in os.walk(dest):
-            for name in filenames:
-                os.chmod(os.path.join(dirname, name), 0o640)
-            os.chmod(dirname, 0o770)
+        instructor = os.stat(self.inbound_path).st_uid
+        try:
+            for dirname, _, filenames in os.walk(dest):
+                for name in filenames:
+                    grant(os.path.join(dirname, name), instructor)
+                grant(dirname, instructor)
+        except OSError as exc:
+            self.fail(f"Could not make {dest} private to you and the instructor "
+                      f"(the exchange's file system needs POSIX ACLs): {exc}")
 
 
 class ExchangeReleaseFeedback(_ReleaseFeedback):  # type: ignore[misc,valid-type]
     """nbgrader's release_feedback, after which each feedback file is readable by the
-    instructor and by the one student whose unix user name is its student id (grant_read)."""
+    instructor and by the one student whose unix user name is its student id (grant)."""
 
     def copy_files(self):
         """Release as nbgrader does, then restrict each released file to its student."""
@@ -114,7 +125,7 @@ class ExchangeReleaseFeedback(_ReleaseFeedback):  # type: ignore[misc,valid-type
                                m["student_id"], released)
                 continue
             try:
-                grant_read(released, uid)
+                grant(released, uid)
             except OSError as exc:
                 os.chmod(released, 0o600)
                 self.fail(f"Could not give {m['student_id']} alone read access to {released} "
