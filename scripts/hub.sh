@@ -10,23 +10,26 @@
 #
 # install: one Python environment for every user in $HUB_PREFIX/venv (readable by all, on the
 #   system's Python; the exact pins of requirements-hub.txt: nbgrader with its JupyterLab
-#   extensions, JupyterHub, the course's libraries), configurable-http-proxy from the npm registry in
-#   $HUB_PREFIX/node (Node from Debian's packages), tiktoken's cl100k_base cache, the
-#   students' nbgrader config in the environment's etc/jupyter, nbgrader's exchange, and
-#   formgrader and the create-assignment toolbar switched off for everybody in that
-#   environment (the instructor switches them on for themselves: see course).
+#   extensions, JupyterHub and its idle culler, the course's libraries), configurable-http-proxy
+#   from the npm registry in $HUB_PREFIX/node (Node from Debian's packages), tiktoken's
+#   cl100k_base cache, the students' nbgrader config and every server's settings in the
+#   environment's etc/jupyter, the exchange's root (root's, 1777), and formgrader (plugin and
+#   server extension) and the create-assignment toolbar switched off for everybody in that
+#   environment, checked as another user (the instructor switches them on: see course).
 # course: the unix user $HUB_INSTRUCTOR (default: instructor) with a copy of this course in
-#   $HUB_COURSE_DIR (default: ~instructor/course; kept if it exists), private to them, with
-#   a course secret, and formgrader switched on in their own Jupyter config.
+#   $HUB_COURSE_DIR (default: ~instructor/course; kept if it exists), home and course private
+#   to them (700), a course secret, formgrader switched on in their own Jupyter config (checked:
+#   it stops if JupyterLab refuses), and the course's folder in the exchange, theirs.
 # users: a unix account (home folder, no password yet) for every user name of ROSTER, one a
 #   line, blank lines and # comments skipped; set passwords with passwd or chpasswd.
 # start: JupyterHub on $HUB_IP:$HUB_PORT (default 127.0.0.1:8000), PAM log-in for the
-#   instructor and the roster's students (scripts/jupyterhub_config.py).
+#   instructor and the roster's students (scripts/jupyterhub_config.py); it refuses to start
+#   on an exchange a student could take over (scripts/hub_exchange.py check).
 #
 # Settings (environment): HUB_PREFIX (/opt/lm-reads-text), HUB_IP, HUB_PORT, HUB_INSTRUCTOR,
-# HUB_COURSE_DIR, HUB_STATE, NBGRADER_EXCHANGE (/srv/nbgrader/exchange), PYTHON (an interpreter
-# every user may run; default /usr/bin/python3.11);
-# see scripts/jupyterhub_config.py.
+# HUB_COURSE_DIR, HUB_STATE, NBGRADER_EXCHANGE (/srv/nbgrader/exchange), NBGRADER_COURSE_ID
+# (lm-reads-text), PYTHON (an interpreter every user may run; default /usr/bin/python3.11),
+# HUB_CULL_TIMEOUT, HUB_MEM_LIMIT, HUB_CPU_LIMIT; see scripts/jupyterhub_config.py.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 export HUB_PREFIX="${HUB_PREFIX:-/opt/lm-reads-text}"
