@@ -11,7 +11,7 @@ Selenium):
 1. the instructor logs in, finds Formgrader in the Nbgrader menu, generates and releases
    ``attention`` in formgrader;
 2. each student logs in, sees no Formgrader in the menu and gets 404 from their server's
-   ``/formgrader``, opens the Assignments tab, fetches ``attention``, fills the
+   ``/formgrader/manage_assignments``, opens the Assignments tab, fetches ``attention``, fills the
    notebook in JupyterLab (ann: the reference solutions; bob: the catalogued mistake of
    forgetting sqrt(d_k) in ``attention_row``), runs every cell and reads the visible checks
    (bob sees his mistake named in the page), presses Validate, and submits;
@@ -320,17 +320,15 @@ def _formgrader_action(instructor, column, what):
     return text
 
 
-STATUS = """const done = arguments[arguments.length - 1];
-fetch(arguments[0], {credentials: 'same-origin'}).then(r => done(r.status), e => done('error ' + e));"""
-
 TERMINAL_TEXT = """return [...document.querySelectorAll('.jp-Terminal .xterm-accessibility-tree > div')]
   .map(row => row.textContent).join('\\n');"""
 
 
-def _status(browser, path):
-    """The HTTP status this user's browser gets for ``path`` on the hub (their cookies)."""
-    browser.driver.set_script_timeout(60)
-    return browser.driver.execute_async_script(STATUS, f"{browser.hub.url}{path}")
+def _page_text(browser, path):
+    """The text of the page this user's browser shows at ``path`` on the hub."""
+    browser.driver.get(f"{browser.hub.url}{path}")
+    browser.xpath("//body", f"the page {path}")
+    return browser.text()
 
 
 def _in_terminal(browser, line, until, timeout=WAIT):
@@ -364,7 +362,10 @@ def _fill_run_validate_submit(browser, replacements):
     labels = _nbgrader_menu(browser)
     assert "Assignment List" in labels and "Formgrader" not in labels, labels  # formgrader: the instructor's
     # ... its server side too: a student's server has no formgrader to answer
-    assert _status(browser, f"/user/{browser.user}/formgrader") == 404
+    page = _page_text(browser, f"/user/{browser.user}/formgrader/manage_assignments")
+    browser.shot("no-formgrader")
+    assert "404" in page and "Manage Assignments" not in page, page[:500]
+    browser.open_lab()
     browser.assignments_tab()
     browser.click(_row_button("released_assignments_list", "Fetch"), "Fetch attention")
     browser.xpath(f"//*[@id='fetched_assignments_list']//*[contains(normalize-space(),'{NAME}')]",
@@ -423,7 +424,6 @@ def test_a_term_on_the_hub_in_a_browser(hub, tmp_path):
         # 1. The instructor generates and releases the assignment in formgrader.
         instructor.log_in()
         assert "Formgrader" in _nbgrader_menu(instructor)
-        assert _status(instructor, f"/user/{INSTRUCTOR}/formgrader") == 200
         instructor.menu("Nbgrader", "Formgrader")
         instructor.xpath("//iframe[contains(@src,'formgrader')]", "formgrader in a tab")
         instructor.shot("formgrader-tab")
