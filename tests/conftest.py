@@ -177,9 +177,12 @@ def hermetic_course(tmp_path_factory):
 def hub_prefix():
     """The course hub's files (scripts/hub.sh install): a Path to a prefix made for this test
     session under /opt (other unix users must reach it, so not pytest's private tmp folder),
-    installed from nothing and removed at the end. A fresh prefix is the point: state left in
-    a prefix by an earlier install (JupyterLab's page config above all) once hid a fresh
-    install's missing Formgrader menu. ``HUB_TEST_PREFIX`` names a prefix to install into and
+    installed from nothing and removed at the end. A fresh prefix is the point: the browser
+    test once passed on a prefix installed before and failed on a new machine. An earlier
+    hub.sh had disabled formgrader under a wrong plugin id, which left a ``lockedExtensions``
+    key in the prefix's page config; JupyterLab's one-off migration (which locks every
+    disabled plugin when that key is missing) then never ran again there, while on a new
+    machine it locked formgrader and the instructor's enable was refused (scripts/hub_jupyter.py). ``HUB_TEST_PREFIX`` names a prefix to install into and
     keep instead (quicker while developing; CI leaves it unset). Needs root."""
     import shutil
     import subprocess
