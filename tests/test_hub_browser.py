@@ -476,6 +476,7 @@ def test_a_term_on_the_hub_in_a_browser(hub, tmp_path):
         # Nothing the grader wrote landed in the instructor's home (JupyterLab's own state aside).
         written = {p for p in home.rglob("*")} - before
         assert not [p for p in written if not p.relative_to(home).parts[0].startswith(".")], written
+        instructor.driver.get(f"{hub.url}/user/{INSTRUCTOR}/formgrader/manage_assignments")
         assert "Successfully generated feedback" in _formgrader_action(instructor, "generate-feedback", "Feedback")
         assert "Successfully released feedback" in _formgrader_action(instructor, "release-feedback", "Release feedback")
         instructor.driver.get(f"{hub.url}/user/{INSTRUCTOR}/formgrader/gradebook/{NAME}/{NAME}")
