@@ -192,3 +192,24 @@ def test_the_hub_refuses_to_start_on_an_exchange_a_student_could_take(term, tmp_
     finally:
         os.chmod(term.exchange, 0o1777)
         shutil.rmtree(state, ignore_errors=True)
+
+
+def test_install_unlocks_formgrader_in_a_prefix_the_old_install_broke(term):
+    """The hub.sh before this fix left formgrader locked in the shared environment's page config
+    (JupyterLab's migration: see scripts/hub_jupyter.py); installing again must unlock it, and
+    the instructor's course step must then find formgrader on for them and off for others."""
+    import json
+    page = term.prefix / "venv" / "etc" / "jupyter" / "labconfig" / "page_config.json"
+    formgrader = "@jupyter/nbgrader:formgrader"
+    page.write_text(json.dumps({"disabledExtensions": {formgrader: True, "@jupyter/nbgrader:create-assignment": True},
+                                "lockedExtensions": {formgrader: True}}))
+    # as it was: the instructor's step stops, saying why (the old one went on without formgrader)
+    broken = _hub_sh(term.env, "course", check=False)
+    assert broken.returncode != 0
+    assert f"{formgrader} is locked above the user level" in broken.stderr, broken.stderr
+    assert "formgrader is not on for" in broken.stderr
+    _hub_sh(term.env, "install")
+    config = json.loads(page.read_text())
+    assert config["disabledExtensions"][formgrader] is True
+    assert not config["lockedExtensions"].get(formgrader)
+    _hub_sh(term.env, "course")  # checks formgrader on for the instructor, or stops
