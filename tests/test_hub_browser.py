@@ -513,6 +513,10 @@ def test_a_term_on_the_hub_in_a_browser(hub, tmp_path):
         assert "def attention_row" not in bob.driver.page_source
         assert f"/user/{STUDENTS[0]}/files" not in bob.driver.current_url or "403" in bob.text()
         assert ann.driver  # ann's browser stays open until the end (closed below)
+        # The idle culler ran as the hub's service for the whole term (culling itself takes an
+        # hour of idleness by default: not waited for here).
+        log = (OUTPUT / "hub.log").read_text()
+        assert "Starting service 'idle-culler'" in log and "Service idle-culler exited" not in log
     finally:
         for browser in browsers.values():
             try:
