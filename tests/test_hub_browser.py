@@ -240,21 +240,24 @@ class Browser:
 
     def menu(self, top, item):
         """Choose ``top`` > ``item`` in JupyterLab's menu bar (a click that only closed a menu
-        left open is tried again)."""
+        left open, or that a page still laying itself out intercepted, is tried again)."""
+        from selenium.common.exceptions import WebDriverException
         from selenium.webdriver.common.by import By
         from selenium.webdriver.support import expected_conditions as ec
         from selenium.webdriver.support.ui import WebDriverWait
         entry = (f"//li[contains(@class,'lm-Menu-item')][.//div[contains(@class,'lm-Menu-itemLabel')]"
                  f"[normalize-space()='{item}']]")
         for attempt in range(3):
-            self.click(f"//div[contains(@class,'lm-MenuBar-itemLabel')][normalize-space()='{top}']", f"menu {top}")
             try:
+                self.click(f"//div[contains(@class,'lm-MenuBar-itemLabel')][normalize-space()='{top}']",
+                           f"menu {top}")
                 WebDriverWait(self.driver, 15).until(ec.element_to_be_clickable((By.XPATH, entry))).click()
                 return
-            except Exception:
+            except WebDriverException:
                 if attempt == 2:
                     self.shot("FAILED-menu")
                     raise
+                time.sleep(1)
 
     # -- the steps --------------------------------------------------------------------------
     def log_in(self):
