@@ -72,16 +72,42 @@ c.Spawner.environment = {
     "PATH": f"{VENV / 'bin'}:/usr/local/bin:/usr/bin:/bin",
     "TIKTOKEN_CACHE_DIR": str(PREFIX / "tiktoken-cache"),
     "NBGRADER_EXCHANGE": EXCHANGE,
+    "NBGRADER_COURSE_ID": os.environ.get("NBGRADER_COURSE_ID", "lm-reads-text"),
     "MPLBACKEND": "module://matplotlib_inline.backend_inline",
 }
 
 
 def pre_spawn(spawner):
     """The instructor's server starts in the course directory with the course's own package
-    importable (``python -m autograder grade``); students start in their home folder."""
+    importable (``python -m autograder grade``), and their terminals open there
+    (``LMRT_COURSE_DIR``: scripts/hub_server_config.py); students start in their home folder."""
     if spawner.user.name == INSTRUCTOR and COURSE_DIR:
         spawner.notebook_dir = COURSE_DIR
-        spawner.environment = dict(spawner.environment, PYTHONPATH=COURSE_DIR)
+        spawner.environment = dict(spawner.environment, PYTHONPATH=COURSE_DIR, LMRT_COURSE_DIR=COURSE_DIR)
 
 
 c.Spawner.pre_spawn_hook = pre_spawn
+
+# -- a hub that lasts a term: idle servers culled, sizes per student ----------------------------
+# JupyterHub's idle culler (the PyPI package jupyterhub-idle-culler, pinned in
+# requirements-hub.txt) stops every user's server that has had no activity (no browser tab
+# talking to it, no running kernel's output) for HUB_CULL_TIMEOUT seconds [3600]; a student's
+# next log-in starts it again (their files stay). Each server also shuts its own idle kernels
+# and terminals down (scripts/hub_server_config.py).
+CULL_TIMEOUT = int(os.environ.get("HUB_CULL_TIMEOUT", "3600"))
+c.JupyterHub.services = [{
+    "name": "idle-culler",
+    "command": [str(VENV / "bin" / "python"), "-m", "jupyterhub_idle_culler",
+                f"--timeout={CULL_TIMEOUT}", "--cull-every=300"],
+}]
+c.JupyterHub.load_roles = [{
+    "name": "idle-culler",
+    "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
+    "services": ["idle-culler"],
+}]
+# Memory and CPU per user's server. LocalProcessSpawner does not enforce these: it only hands
+# them to the server (MEM_LIMIT, CPU_LIMIT in its environment, which resource displays read).
+# A spawner that enforces them (jupyterhub-systemdspawner: a systemd unit per user with
+# MemoryMax and CPUQuota) reads the same two settings; docs/hub.md gives the sizes.
+c.Spawner.mem_limit = os.environ.get("HUB_MEM_LIMIT", "1G")
+c.Spawner.cpu_limit = float(os.environ.get("HUB_CPU_LIMIT", "1"))

@@ -4,10 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-# The course hub's shared environment and proxy, for tests/nbgrader_glue/test_hub_browser.py (as root, which
-# that test needs anyway: it creates unix users). Idempotent: quick once installed.
+# The course hub's tests (tests/nbgrader_glue/test_hub_*.py) install the hub themselves, into a fresh prefix
+# each run (conftest.py's hub_prefix), so that a fault of a new machine shows here.
 if [ "$(id -u)" = 0 ]; then
-  bash scripts/hub.sh install
   # Slurm's daemons and MUNGE for tests/cluster/test_slurm.py (Debian packages; quick once installed).
   bash scripts/slurm_install.sh
 fi

@@ -199,3 +199,35 @@ def hermetic_course(tmp_path_factory):
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
+
+
+@pytest.fixture(scope="session")
+def hub_prefix():
+    """The course hub's files (scripts/hub.sh install): a Path to a prefix made for this test
+    session under /opt (other unix users must reach it, so not pytest's private tmp folder),
+    installed from nothing and removed at the end. A fresh prefix is the point: the browser
+    test once passed on a prefix installed before and failed on a new machine. An earlier
+    hub.sh had disabled formgrader under a wrong plugin id, which left a ``lockedExtensions``
+    key in the prefix's page config; JupyterLab's one-off migration (which locks every
+    disabled plugin when that key is missing) then never ran again there, while on a new
+    machine it locked formgrader and the instructor's enable was refused (scripts/hub_jupyter.py). ``HUB_TEST_PREFIX`` names a prefix to install into and
+    keep instead (quicker while developing; CI leaves it unset). Needs root."""
+    import shutil
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    if os.geteuid() != 0:
+        pytest.fail("the hub's tests create unix users and install as root: run them as root (CI does)")
+    given = os.environ.get("HUB_TEST_PREFIX")
+    prefix = Path(given) if given else Path(tempfile.mkdtemp(prefix="lmrt-hub-", dir="/opt"))
+    try:
+        env = dict(os.environ, HUB_PREFIX=str(prefix), NBGRADER_EXCHANGE=str(prefix / "exchange"))
+        root = Path(__file__).resolve().parent.parent
+        proc = subprocess.run(["bash", str(root / "scripts" / "hub.sh"), "install"], env=env,
+                              capture_output=True, text=True, timeout=3600)
+        assert proc.returncode == 0, f"hub.sh install:\n{proc.stdout}\n{proc.stderr}"
+        yield prefix
+    finally:
+        if not given:
+            shutil.rmtree(prefix, ignore_errors=True)

@@ -1,19 +1,24 @@
 """A whole term on the course hub (scripts/hub.sh), driven in a real browser.
 
-Runs as root (it creates unix users): ``hub.sh install`` (idempotent; also run by
-scripts/test.sh), ``hub.sh course`` for an instructor whose course folder is a fresh copy of
-this repository, ``hub.sh users`` for a roster of two students, and ``hub.sh start`` on the
-loopback address with ports of its own, a temporary exchange and hub state. Then, in
-headless Chromium (Debian's ``chromium`` and ``chromium-driver``, driven by Selenium):
+Runs as root (it creates unix users): ``hub.sh install`` into a prefix made for this run
+(the ``hub_prefix`` fixture of conftest.py: a fresh install, so state an earlier install left
+behind cannot hide a fault of a new machine), ``hub.sh course`` for an instructor whose course
+folder is a fresh copy of this repository, ``hub.sh users`` for a roster of two students, and
+``hub.sh start`` on the loopback address with ports of its own, a temporary exchange and hub
+state. Then, in headless Chromium (Debian's ``chromium`` and ``chromium-driver``, driven by
+Selenium):
 
-1. the instructor logs in, opens formgrader, generates and releases ``attention``;
-2. each student logs in, opens the Assignments tab, fetches ``attention``, fills the
+1. the instructor logs in, finds Formgrader in the Nbgrader menu, generates and releases
+   ``attention`` in formgrader;
+2. each student logs in, sees no Formgrader in the menu and gets 404 from their server's
+   ``/formgrader/manage_assignments``, opens the Assignments tab, fetches ``attention``, fills the
    notebook in JupyterLab (ann: the reference solutions; bob: the catalogued mistake of
    forgetting sqrt(d_k) in ``attention_row``), runs every cell and reads the visible checks
    (bob sees his mistake named in the page), presses Validate, and submits;
-3. the instructor collects in formgrader, runs the grade of record (``python -m autograder
-   grade submitted/`` as the instructor's unix user, in the course folder: the grading
-   sandbox), generates and releases feedback in formgrader;
+3. the instructor collects in formgrader, opens a terminal from JupyterLab's launcher, sees it
+   open in the course folder, types the grade of record as README writes it (``python -m
+   autograder grade submitted/``: the grading sandbox) and reads its summary in the terminal,
+   then generates and releases feedback in formgrader;
 4. each student fetches feedback in the Assignments tab and opens it: their own score and,
    for bob, the mistake named; neither can open the other's.
 
@@ -24,6 +29,7 @@ when a step fails.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -86,8 +92,8 @@ def _copy_course(dest):
 class Hub:
     """The running hub: its address, users and passwords, course folder, and process."""
 
-    def __init__(self, tmp):
-        self.tmp = tmp
+    def __init__(self, tmp, prefix):
+        self.tmp, self.prefix = tmp, prefix
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.roster = tmp / "roster.txt"
@@ -99,9 +105,8 @@ class Hub:
         self.state = Path(tempfile.mkdtemp(prefix="lmrt-hub-state-", dir="/tmp"))
         # Not under /tmp: the grading sandbox puts a scratch folder of its own over /tmp.
         self.course = Path(tempfile.mkdtemp(prefix="lmrt-course-", dir="/var/tmp"))
-        os.chmod(self.exchange, 0o777)
         self.passwords = {u: f"pw-{u}-{os.urandom(6).hex()}" for u in (INSTRUCTOR, *STUDENTS)}
-        self.env = dict(os.environ, HUB_INSTRUCTOR=INSTRUCTOR, HUB_COURSE_DIR=str(self.course),
+        self.env = dict(os.environ, HUB_PREFIX=str(prefix), HUB_INSTRUCTOR=INSTRUCTOR, HUB_COURSE_DIR=str(self.course),
                         NBGRADER_EXCHANGE=str(self.exchange), HUB_STATE=str(self.state), HUB_IP="127.0.0.1",
                         HUB_PORT=str(self.port), HUB_PROXY_API_PORT=str(_free_port()),
                         HUB_INTERNAL_PORT=str(_free_port()))
@@ -147,31 +152,35 @@ class Hub:
         if self.log:
             self.log.close()
 
-    def as_instructor(self, *command):
-        """Run ``command`` as the instructor's unix user in the course folder, with the shared
-        environment and the course's package, as a terminal in their JupyterLab would."""
-        venv = Path(os.environ.get("HUB_PREFIX", "/opt/lm-reads-text")) / "venv"
-        env = {"HOME": str(self.home(INSTRUCTOR)), "PATH": f"{venv / 'bin'}:/usr/bin:/bin",
-               "PYTHONPATH": str(self.course), "NBGRADER_EXCHANGE": str(self.exchange), "LANG": "C.UTF-8"}
-        proc = subprocess.run(["runuser", "-u", INSTRUCTOR, "--", "env", "-i", *[f"{k}={v}" for k, v in env.items()],
-                               *command], cwd=self.course, capture_output=True, text=True, timeout=1800)
-        return proc
+
+def _read_terminals_aloud(hub):
+    """Switch on xterm.js's screen-reader mode in the instructor's JupyterLab settings, as a
+    person with a screen reader would: JupyterLab draws terminals on a canvas, and this mode
+    mirrors the rows on screen as text in the page (``.xterm-accessibility-tree``)."""
+    import pwd
+    entry = pwd.getpwnam(INSTRUCTOR)
+    folder = hub.home(INSTRUCTOR) / ".jupyter" / "lab" / "user-settings" / "@jupyterlab" / "terminal-extension"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "plugin.jupyterlab-settings").write_text(json.dumps({"screenReaderMode": True}))
+    for path in [folder, *folder.parents]:
+        if path == hub.home(INSTRUCTOR):
+            break
+        os.chown(path, entry.pw_uid, entry.pw_gid)
+    os.chown(folder / "plugin.jupyterlab-settings", entry.pw_uid, entry.pw_gid)
 
 
 @pytest.fixture(scope="module")
-def hub(tmp_path_factory):
-    if os.geteuid() != 0:
-        pytest.fail("the hub test creates unix users: run it as root (CI does)")
+def hub(tmp_path_factory, hub_prefix):
     for program in (CHROMIUM, CHROMEDRIVER):
         assert os.access(program, os.X_OK), f"{program} is missing: bash scripts/setup.sh installs it"
     shutil.rmtree(OUTPUT, ignore_errors=True)
     OUTPUT.mkdir(parents=True)
-    h = Hub(tmp_path_factory.mktemp("hub"))
+    h = Hub(tmp_path_factory.mktemp("hub"), hub_prefix)
     _hub_sh("remove-users", str(h.everyone), env=h.env, check=False)  # leftovers of an aborted run
     try:
-        _hub_sh("install", env=h.env)
         _copy_course(h.course)
         _hub_sh("course", env=h.env)
+        _read_terminals_aloud(h)
         _hub_sh("users", str(h.roster), env=h.env)
         subprocess.run(["chpasswd"], input="".join(f"{u}:{p}\n" for u, p in h.passwords.items()),
                        text=True, check=True)
@@ -231,21 +240,24 @@ class Browser:
 
     def menu(self, top, item):
         """Choose ``top`` > ``item`` in JupyterLab's menu bar (a click that only closed a menu
-        left open is tried again)."""
+        left open, or that a page still laying itself out intercepted, is tried again)."""
+        from selenium.common.exceptions import WebDriverException
         from selenium.webdriver.common.by import By
         from selenium.webdriver.support import expected_conditions as ec
         from selenium.webdriver.support.ui import WebDriverWait
         entry = (f"//li[contains(@class,'lm-Menu-item')][.//div[contains(@class,'lm-Menu-itemLabel')]"
                  f"[normalize-space()='{item}']]")
         for attempt in range(3):
-            self.click(f"//div[contains(@class,'lm-MenuBar-itemLabel')][normalize-space()='{top}']", f"menu {top}")
             try:
+                self.click(f"//div[contains(@class,'lm-MenuBar-itemLabel')][normalize-space()='{top}']",
+                           f"menu {top}")
                 WebDriverWait(self.driver, 15).until(ec.element_to_be_clickable((By.XPATH, entry))).click()
                 return
-            except Exception:
+            except WebDriverException:
                 if attempt == 2:
                     self.shot("FAILED-menu")
                     raise
+                time.sleep(1)
 
     # -- the steps --------------------------------------------------------------------------
     def log_in(self):
@@ -311,6 +323,29 @@ def _formgrader_action(instructor, column, what):
     return text
 
 
+TERMINAL_TEXT = """return [...document.querySelectorAll('.jp-Terminal .xterm-accessibility-tree > div')]
+  .map(row => row.textContent).join('\\n');"""
+
+
+def _page_text(browser, path):
+    """The text of the page this user's browser shows at ``path`` on the hub."""
+    browser.driver.get(f"{browser.hub.url}{path}")
+    browser.xpath("//body", f"the page {path}")
+    return browser.text()
+
+
+def _in_terminal(browser, line, until, timeout=WAIT):
+    """Type ``line`` and Enter into the terminal open in ``browser`` and wait until the text
+    on its screen matches the regular expression ``until``; returns that text."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+    area = browser.xpath("//*[contains(@class,'jp-Terminal')]//textarea[contains(@class,'xterm-helper-textarea')]",
+                         "the terminal's input")
+    ActionChains(browser.driver).click(area).send_keys(line).send_keys(Keys.ENTER).perform()
+    return browser.wait(lambda d: (lambda t: t if re.search(until, t) else None)(d.execute_script(TERMINAL_TEXT)),
+                        f"'{until}' in the terminal", timeout=timeout)
+
+
 MENU_LABELS = """return [...document.querySelectorAll('.lm-Menu .lm-Menu-itemLabel')].map(e => e.textContent);"""
 
 
@@ -329,6 +364,11 @@ def _fill_run_validate_submit(browser, replacements):
     browser.open_lab()
     labels = _nbgrader_menu(browser)
     assert "Assignment List" in labels and "Formgrader" not in labels, labels  # formgrader: the instructor's
+    # ... its server side too: a student's server has no formgrader to answer
+    page = _page_text(browser, f"/user/{browser.user}/formgrader/manage_assignments")
+    browser.shot("no-formgrader")
+    assert "404" in page and "Manage Assignments" not in page, page[:500]
+    browser.open_lab()
     browser.assignments_tab()
     browser.click(_row_button("released_assignments_list", "Fetch"), "Fetch attention")
     browser.xpath(f"//*[@id='fetched_assignments_list']//*[contains(normalize-space(),'{NAME}')]",
@@ -416,12 +456,30 @@ def test_a_term_on_the_hub_in_a_browser(hub, tmp_path):
         # 3. The instructor collects, grades (the grade of record), and releases feedback.
         instructor.driver.get(f"{hub.url}/user/{INSTRUCTOR}/formgrader/manage_assignments")
         assert "Successfully collected" in _formgrader_action(instructor, "collect", "Collect")
-        graded = hub.as_instructor("python", "-m", "autograder", "grade", "submitted/", "--quiet")
+        # The grade of record, typed in a terminal of the instructor's JupyterLab as README has it.
+        home = hub.home(INSTRUCTOR)
+        assert os.stat(home).st_mode & 0o777 == 0o700 and os.stat(hub.course).st_mode & 0o777 == 0o700
+        before = {p for p in home.rglob("*")}
+        instructor.open_lab()
+        instructor.menu("File", "New Launcher")
+        instructor.click("//*[contains(@class,'jp-LauncherCard')][.//*[contains(@class,'jp-LauncherCard-label')]"
+                         "[normalize-space()='Terminal']]", "the launcher's Terminal")
+        _in_terminal(instructor, "pwd", "\n" + re.escape(str(hub.course)))  # it opens in the course folder
+        instructor.shot("terminal")
+        summary = _in_terminal(instructor, "python -m autograder grade submitted/",
+                               r"graded \d+ notebook\(s\)|Traceback|command not found|No module named", timeout=1200)
+        screen = _in_terminal(instructor, "echo grade exit status $?", r"grade exit status \d")
         errors = hub.course / "graded" / "grader-errors.log"
-        (OUTPUT / "grade.log").write_text(graded.stdout + graded.stderr
+        (OUTPUT / "grade.log").write_text(summary + "\n" + screen + "\n"
                                           + (errors.read_text() if errors.is_file() else ""))
-        assert graded.returncode == 0, graded.stdout + graded.stderr
-        assert "recorded 2 notebook(s) in the gradebook" in graded.stdout
+        instructor.shot("graded")
+        assert "graded 2 notebook(s) of 2 student(s)" in summary, summary
+        assert "grade exit status 0" in screen, screen
+        assert (hub.course / "graded" / "grades.csv").is_file()
+        # Nothing the grader wrote landed in the instructor's home (JupyterLab's own state aside).
+        written = {p for p in home.rglob("*")} - before
+        assert not [p for p in written if not p.relative_to(home).parts[0].startswith(".")], written
+        instructor.driver.get(f"{hub.url}/user/{INSTRUCTOR}/formgrader/manage_assignments")
         assert "Successfully generated feedback" in _formgrader_action(instructor, "generate-feedback", "Feedback")
         assert "Successfully released feedback" in _formgrader_action(instructor, "release-feedback", "Release feedback")
         instructor.driver.get(f"{hub.url}/user/{INSTRUCTOR}/formgrader/gradebook/{NAME}/{NAME}")
@@ -458,6 +516,10 @@ def test_a_term_on_the_hub_in_a_browser(hub, tmp_path):
         assert "def attention_row" not in bob.driver.page_source
         assert f"/user/{STUDENTS[0]}/files" not in bob.driver.current_url or "403" in bob.text()
         assert ann.driver  # ann's browser stays open until the end (closed below)
+        # The idle culler ran as the hub's service for the whole term (culling itself takes an
+        # hour of idleness by default: not waited for here).
+        log = (OUTPUT / "hub.log").read_text()
+        assert "Starting service 'idle-culler'" in log and "Service idle-culler exited" not in log
     finally:
         for browser in browsers.values():
             try:

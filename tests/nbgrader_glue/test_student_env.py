@@ -17,7 +17,6 @@ from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
 
 ATTENTION = EXERCISES["attention"]
-PREFIX = Path(os.environ.get("HUB_PREFIX", "/opt/lm-reads-text"))
 
 
 def test_the_students_page_says_how_to_reach_the_environment():
@@ -27,12 +26,15 @@ def test_the_students_page_says_how_to_reach_the_environment():
 
 
 @pytest.mark.slow
-def test_an_unprivileged_student_fetches_validates_and_submits_with_it(tmp_path):
+def test_an_unprivileged_student_fetches_validates_and_submits_with_it(tmp_path, hub_prefix):
+    """On the session's fresh hub prefix (``conftest.hub_prefix``), shared with the hub's tests."""
     if os.geteuid() != 0:
         pytest.fail("this test creates a unix user: run it as root (CI does)")
     from test_nbgrader_flow import _fresh_copy
+    PREFIX = hub_prefix
     installed = subprocess.run(["bash", "scripts/student_env.sh"], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                               timeout=3600)
+                               timeout=3600, env=dict(os.environ, HUB_PREFIX=str(PREFIX),
+                                                      NBGRADER_EXCHANGE=str(PREFIX / "exchange")))
     assert installed.returncode == 0, installed.stdout + installed.stderr
     assert (PREFIX / "student-env.sh").stat().st_mode & 0o004  # readable by all
     exchange = Path(tempfile.mkdtemp(prefix="lmrt-exchange-", dir="/tmp"))
