@@ -24,9 +24,12 @@ def test_readme_term_activates_the_venv_and_is_quiet():
 
 
 def test_readme_says_what_the_test_command_installs_as_root():
-    for thing in ("/opt/lm-reads-text/venv", "configurable-http-proxy", "chromium-driver", "unix users",
-                  "/srv/nbgrader/exchange"):
+    for thing in ("configurable-http-proxy", "chromium-driver", "unix users", "Slurm", "/opt"):
         assert thing in README, thing
+    details = (DOCS / "development.md").read_text(encoding="utf-8")
+    for thing in ("/opt/lmrt-hub-", "configurable-http-proxy", "chromium-driver", "slurm-wlm", "munge", "podman",
+                  "unix users"):
+        assert thing in details, thing
 
 
 def test_gradescope_page_shows_how_to_try_the_zip():
