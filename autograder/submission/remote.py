@@ -255,6 +255,23 @@ class ChildSubmission(Exchange):
             raise StudentCodeError("crashed", "notebook", str(reason))
         self.startup = report
 
+    def fresh(self, checkpoint):
+        """A new ``ChildSubmission`` of the same cells and limits (in the same student's warm
+        sandbox, if any), run to its hidden-test cell ``checkpoint``: the notebook in a state
+        none of this one's calls reached (``checks/helpers.judge_excuse`` replays a helper's
+        answers there). The caller closes it.
+
+        Raises:
+            StudentCodeError: kind "crashed" when the notebook cannot be started at all.
+        """
+        other = ChildSubmission(self.cells, self.limits, host=self.host)
+        try:
+            other.advance_to(checkpoint)
+        except BaseException:
+            other.close()
+            raise
+        return other
+
     # -- running the notebook's cells ------------------------------------------
     @property
     def checkpoint_order(self):
