@@ -63,7 +63,7 @@ def _fresh_runner(exercise, shell=None):
     history = getattr(getattr(shell, "history_manager", None), "input_hist_raw", None)
     if shell is None or history is None:
         return None
-    from autograder.submission.digest import course_cell_texts
+    from autograder.submission.digest import cell_text, course_cell_texts
     cells = list(history)[1:-1]
     course = course_cell_texts(exercise)
 
@@ -72,7 +72,7 @@ def _fresh_runner(exercise, shell=None):
         ns = {"__name__": "__main__"}
         with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             for text in cells:
-                if text.strip() in course:
+                if cell_text(text) in course:
                     if f'"{function}"' in text or f"'{function}'" in text:
                         break  # the helper's own hidden-test cell: its checks ran here
                     continue

@@ -8,8 +8,11 @@ over resubmissions into a table of answers.
 What is digested, for the checks of one function: the code cells that run before that
 function's hidden-test cell, in order, each exactly as the student's notebook holds it after
 intake (nbgrader's ``OverwriteCells``: read-only cells as released; ``submission/notebook.py``),
-stripped of leading and trailing whitespace, empty cells left out, and the course's own cells
-left out (hidden-test cells and instructor demos: no student writes them). Code after the
+every byte of it but the newlines that end the cell (leading blank lines, indentation, spaces
+inside strings and the cell boundaries all count: code can read its own line numbers and source),
+cells holding only whitespace left out (no path runs them), and the course's own cells left out
+(hidden-test cells and instructor demos: no student writes them). What IPython's input
+transformer makes of a cell is a function of these bytes, so it is covered too. Code after the
 hidden-test cell is not part of it: it cannot change that function's grade.
 
 The same digest is computed on every path that grades:
@@ -18,8 +21,9 @@ The same digest is computed on every path that grades:
   ``notebook_code.read_notebook`` returns (``Cell.raw``), by ``digests_for_notebook``;
 * ``nbgrader autograde`` (``incell.grade`` in the hidden-test cell, in the student's kernel):
   from IPython's history of the raw cells the kernel ran before the current one, by
-  ``digest_in_kernel``. nbclient sends each cell's source as the notebook holds it and
-  skips empty cells, which is why cells are stripped and empty ones dropped.
+  ``digest_in_kernel``. nbclient sends each cell's source as the notebook holds it and skips
+  cells that hold only whitespace; IPython's history keeps each cell but the newlines that end
+  it. That is why those two, and only those, are left out on every path (``cell_text``).
 """
 from __future__ import annotations
 
@@ -45,8 +49,16 @@ def _cell_texts(path):
     return texts
 
 
+def cell_text(text) -> str:
+    """What the digest takes of one code cell's source: every byte but the newlines that end
+    it (IPython's history drops those), or ``""`` for a cell of only whitespace (nbclient does
+    not run it)."""
+    text = text or ""
+    return text.rstrip("\n") if text.strip() else ""
+
+
 def course_cell_texts(exercise) -> frozenset[str]:
-    """The stripped texts of the course's own code cells of ``exercise``: hidden-test cells
+    """The texts (``cell_text``) of the course's own code cells of ``exercise``: hidden-test cells
     (with and without their hidden region) and instructor demos, from the source and release
     notebooks that exist on this machine (``frozenset`` of ``str``). A student cell that is
     exactly one of these holds nothing of the student's, and is left out on every path."""
@@ -62,7 +74,7 @@ def course_cell_texts(exercise) -> frozenset[str]:
             test = nb.get("grade") and not nb.get("solution")
             if cell.get("cell_type") == "code" and (test or "instructor-demo" in meta.get("tags", [])):
                 source = cell.get("source", "")
-                texts.add(("".join(source) if isinstance(source, list) else str(source)).strip())
+                texts.add(cell_text("".join(source) if isinstance(source, list) else str(source)))
     return frozenset(texts)
 
 
@@ -71,13 +83,13 @@ def digest(texts, course_texts=frozenset()) -> str:
 
     Args:
         texts: the cells' raw sources, in the order they run.
-        course_texts: stripped texts of the course's own cells, left out (``course_cell_texts``).
+        course_texts: texts (``cell_text``) of the course's own cells, left out (``course_cell_texts``).
     Returns:
         64 hex digits (``str``).
     """
     h = hashlib.sha256()
     for text in texts:
-        text = (text or "").strip()
+        text = cell_text(text)
         if not text or text in course_texts:
             continue
         data = text.encode("utf-8", "surrogatepass")
