@@ -50,8 +50,16 @@ from autograder.checks.helpers import (  # noqa: F401
     judge_excuse,
     same_value,
 )
-from autograder.checks.results import GRADER_ERROR_FEEDBACK, CheckResult, GraderError, feedback_for, problems_for  # noqa: F401
+from autograder.checks.results import (  # noqa: F401
+    GRADER_ERROR_FEEDBACK,
+    CheckResult,
+    GraderError,
+    feedback_for,
+    feedback_text,
+    problems_for,
+)
 from autograder.checks.seeds import case_seed
+from autograder.checks.withheld import withholds
 from autograder.course.registry import CHECKS_DIR
 from autograder.grading.problems import Problem
 from autograder.submission import StudentCodeError
@@ -176,9 +184,16 @@ class GradingPlugin:
             if report.passed:
                 self.results[item.nodeid] = CheckResult(meta.function, meta.name, meta.points, meta.points, "")
                 return
-            text = feedback_for(call.excinfo.value) if call.excinfo else "failed"
+            exc = call.excinfo.value if call.excinfo else None
+            details = exc.details if isinstance(exc, Mismatch) else None
+            text = feedback_for(exc) if exc is not None else "failed"
+            if withholds(item, exc, self.exercise):
+                # a fixed check: the mistake and the student's value, never the right value
+                # (checks/withheld.py); the details keep it, marked, for the instructor
+                text = feedback_text(exc.without_expected)
+                details = dict(details or {}, withheld=True)
             excuse = None
-            if report.when == "call" and call.excinfo is not None and isinstance(call.excinfo.value, Mismatch):
+            if report.when == "call" and isinstance(exc, Mismatch):
                 excuse = self._helper_excuse(item, meta)
             if excuse is not None and not excuse[0]:
                 text = f"{text} ({excuse[1]})"
@@ -186,8 +201,6 @@ class GradingPlugin:
                 self.results[item.nodeid] = CheckResult(meta.function, meta.name, meta.points, meta.points,
                                                         f"{excuse[1]} ({text})")
                 return
-            exc = call.excinfo.value if call.excinfo else None
-            details = exc.details if isinstance(exc, Mismatch) else None
             self.results[item.nodeid] = CheckResult(meta.function, meta.name, 0.0, meta.points, text,
                                                     problems_for(exc), details=details)
             if exc is not None and not isinstance(exc, (Mismatch, StudentCodeError, MemoryError)):
