@@ -223,7 +223,10 @@ class ChildSubmission(Exchange):
         pid = self.sandbox.child_pid()
         self._pidfd = open_pidfd(pid)  # None when it has already ended
         self.confinement = self.sandbox.description
-        return {"scratch": getattr(self.sandbox, "scratch", sandboxing.SCRATCH), "processes": self.limits.processes}
+        confine = {"scratch": getattr(self.sandbox, "scratch", sandboxing.SCRATCH), "processes": self.limits.processes}
+        if getattr(self.sandbox, "child_landlock", True) is False:
+            confine["landlock"] = False  # tests of the setuid level without Landlock (setuid.WITHOUT_LANDLOCK)
+        return confine
 
     def _start(self, definitions_only=False):
         self.close()
