@@ -226,6 +226,38 @@ def _replayed(answers, blamed, reference, submission, fresh):
     return Excuse(blamed)
 
 
+class FreshRuns:
+    """``runs(helper)``: the notebook of ``submission`` run afresh to ``helper``'s hidden-test cell,
+    with no check's call and none of a caller's code run in it (``submission.fresh``; one per
+    helper per notebook, started only when asked), or ``None`` when the submission cannot be
+    run afresh (``judge_excuse`` then replays in the submission). ``close()`` ends them."""
+
+    def __init__(self, submission):
+        self.submission, self.runs = submission, {}
+
+    def __call__(self, helper):
+        from autograder.sandbox.limits import StudentCodeError
+        if helper not in self.runs:
+            make = getattr(self.submission, "fresh", None)
+            other = None
+            if make is not None:
+                try:
+                    other = make(f"test_{helper}")
+                except StudentCodeError:
+                    pass  # it cannot even start again: its calls fail, and excuse nothing
+            self.runs[helper] = other
+        return self.runs[helper]
+
+    def close(self):
+        for other in self.runs.values():
+            if other is not None:
+                try:
+                    other.close()
+                except Exception:
+                    pass
+        self.runs = {}
+
+
 def _reference_submission(exercise):
     from autograder.submission.local import LocalSubmission
     module = importlib.import_module(f"solutions.{exercise.name}")

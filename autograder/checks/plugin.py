@@ -41,6 +41,7 @@ import pytest
 from autograder.checks import conftest as name_fixtures
 from autograder.checks.api import Mismatch
 from autograder.checks.helpers import (  # noqa: F401
+    FreshRuns,
     RecordingSubmission,
     _Call,
     _copied,
@@ -88,29 +89,10 @@ class GradingPlugin:
         self.close_fresh()
 
     def close_fresh(self):
-        """End the fresh runs of the notebook made to judge helper excuses (``_fresh``)."""
-        for other in getattr(self, "fresh_runs", {}).values():
-            if other is not None:
-                try:
-                    other.close()
-                except Exception:
-                    pass
-        self.fresh_runs = {}
-
-    def _fresh(self, helper):
-        """The notebook run afresh to ``helper``'s hidden-test cell, with no check's call and
-        none of a caller's code run in it (one per helper per notebook), or ``None`` when the
-        submission cannot be run afresh (``judge_excuse`` then replays in the submission)."""
-        if helper not in self.fresh_runs:
-            make = getattr(self.submission, "fresh", None)
-            other = None
-            if make is not None:
-                try:
-                    other = make(f"test_{helper}")
-                except StudentCodeError:
-                    pass  # it cannot even start again: its calls fail, and excuse nothing
-            self.fresh_runs[helper] = other
-        return self.fresh_runs[helper]
+        """End the fresh runs of the notebook made to judge helper excuses (``FreshRuns``)."""
+        if getattr(self, "fresh_runs", None) is not None:
+            self.fresh_runs.close()
+        self.fresh_runs = FreshRuns(self.submission)
 
     def pytest_configure(self, config):
         # A failed check's report gets pytest's plain traceback text, never its default
@@ -151,7 +133,7 @@ class GradingPlugin:
         reference = importlib.import_module(f"solutions.{self.exercise.name}")
         verdict = judge_excuse(meta.function, getattr(item, "student_calls", []), helpers,
                                reference, self.submission,
-                               through=tuple(h for h in declared if h not in helpers), fresh=self._fresh)
+                               through=tuple(h for h in declared if h not in helpers), fresh=self.fresh_runs)
         if verdict.refused:
             return False, verdict.refused
         if not verdict.blamed:

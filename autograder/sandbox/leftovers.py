@@ -138,3 +138,22 @@ def remove_files_of(uid: int, places=None) -> list[str]:
 def clean(uid: int) -> bool:
     """Remove what ``uid`` left in the writable places; whether nothing of it remains."""
     return not remove_files_of(uid)
+
+
+def mount_scratch(folder, uid, size) -> bool:
+    """At the setuid level: mount a tmpfs of ``size`` bytes, owned by ``uid``, on ``folder``: the scratch's total size
+    is bounded, not only each file's (``RLIMIT_FSIZE``). Whether it could (it needs
+    CAP_SYS_ADMIN, which a container's root usually lacks; then the scratch stays on the
+    container's disk, docs/confinement.md says what that leaves)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    options = f"size={int(size)},mode=0700,uid={int(uid)},gid={int(uid)},nr_inodes=16384".encode()
+    # MS_NOSUID | MS_NODEV | MS_NOEXEC
+    return libc.mount(b"setuid-scratch", os.fsencode(folder), b"tmpfs", 0x2 | 0x4 | 0x8, options) == 0
+
+
+def unmount(folder) -> None:
+    """Detach the tmpfs ``mount_scratch`` put on ``folder``."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.umount2(os.fsencode(folder), 2)  # MNT_DETACH

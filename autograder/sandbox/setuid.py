@@ -34,7 +34,7 @@ what Landlock allows, and without Landlock what the file modes let any user read
 course file must be readable by root only (``restrict_tree``; ``check_available`` refuses to
 grade when the child can read the course secret, the reference or the checks). The scratch
 folder is a tmpfs of ``Limits.scratch_bytes`` where the grader may mount one
-(``_mount_scratch``); otherwise it is on the container's disk and only each file is capped
+(``leftovers.mount_scratch``); otherwise it is on the container's disk and only each file is capped
 (``RLIMIT_FSIZE``). After each child, everything its uid owns in any folder a child can write
 is removed, and a uid whose files remain is never leased (``sandbox/leftovers.py``).
 """
@@ -183,24 +183,6 @@ def _show_through(covers):
         os.close(fd)
 
 
-def _mount_scratch(folder, uid, size) -> bool:
-    """Mount a tmpfs of ``size`` bytes, owned by ``uid``, on ``folder``: the scratch's total size
-    is bounded, not only each file's (``RLIMIT_FSIZE``). Whether it could (it needs
-    CAP_SYS_ADMIN, which a container's root usually lacks; then the scratch stays on the
-    container's disk, docs/confinement.md says what that leaves)."""
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-    options = f"size={int(size)},mode=0700,uid={int(uid)},gid={int(uid)},nr_inodes=16384".encode()
-    # MS_NOSUID | MS_NODEV | MS_NOEXEC
-    return libc.mount(b"setuid-scratch", os.fsencode(folder), b"tmpfs", 0x2 | 0x4 | 0x8, options) == 0
-
-
-def _unmount(folder):
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.umount2(os.fsencode(folder), 2)  # MNT_DETACH
-
-
 class SetuidSandbox:
     """One child's launch data at the setuid level; the same interface as ``launch.Sandbox``:
     ``subprocess.Popen(sandbox.command(argv), **sandbox.popen_kwargs(fds))``, then
@@ -235,7 +217,7 @@ class SetuidSandbox:
         self.bounded = False
         try:
             self.scratch = tempfile.mkdtemp(prefix=f"{self.uid}-", dir=_scratch_base())
-            self.bounded = _mount_scratch(self.scratch, self.uid, limits.scratch_bytes)
+            self.bounded = leftovers.mount_scratch(self.scratch, self.uid, limits.scratch_bytes)
             os.chown(self.scratch, self.uid, self.uid)
         except BaseException:
             self.close()
@@ -299,7 +281,7 @@ class SetuidSandbox:
         self._info_w = self.info_r = None
         if self.scratch is not None:
             if self.bounded:
-                _unmount(self.scratch)
+                leftovers.unmount(self.scratch)
                 self.bounded = False
             leftovers._remove(self.scratch)  # whatever modes the child set; never follows its links
             self.scratch = None
