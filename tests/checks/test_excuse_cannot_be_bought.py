@@ -95,3 +95,42 @@ def test_helpers_that_answer_on_cue_excuse_no_caller(hand_in, level):
     assert not any(c.output.startswith("passed on account of") for c in callers)
     # the feedback says why the helpers excuse nothing
     assert any("depend on what ran before" in c.output for c in callers), [c.output for c in callers]
+
+
+def test_in_nbgrader_s_kernel_the_helpers_excuse_no_caller_either(tmp_path):
+    """nbgrader's path: the hidden-test cells run in the student's kernel (``in_kernel.grade``);
+    the fresh run there executes the kernel's earlier cells again, up to the helper's own
+    hidden-test cell, in a new namespace, where the flag is not set."""
+    import os
+    import sys
+    from pathlib import Path
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    from autograder.demo.environ import patched_environ
+    from autograder.demo.fill import filled_notebook
+    nb = filled_notebook(TOKENS, STATEFUL)
+    # as nbgrader runs it: hidden-test cells hold their source-notebook text (OverwriteCells)
+    source = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nbformat.read(TOKENS.source_notebook, 4).cells
+              if c.metadata.get("nbgrader", {}).get("grade_id")}
+    tests = {}
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if gid.startswith("test_"):
+            cell.source = source[gid]
+            tests[gid] = cell
+    env = {"PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
+           "COURSE_SECRET": "kernel", "PYTHONPATH": str(TOKENS.source_notebook.parent.parent.parent),
+           "MPLCONFIGDIR": str(tmp_path / "mpl")}
+    with patched_environ(env):
+        NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+
+    def said(gid):
+        out = tests[gid].outputs
+        return "".join(o.get("text", "") + " ".join(o.get("traceback", [])) + str(o.get("data", "")) for o in out)
+    learn = said("test_learn_bpe")
+    assert "passed on account of" not in learn, learn
+    assert "depend on what ran before" in learn, learn
+    assert "learn_bpe: 0 of" in learn or "ChecksFailed" in learn, learn
