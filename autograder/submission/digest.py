@@ -78,19 +78,24 @@ def course_cell_texts(exercise) -> frozenset[str]:
     return frozenset(texts)
 
 
-def digest(texts, course_texts=frozenset()) -> str:
+def digest(texts, course_texts=frozenset(), exact: bool = True) -> str:
     """Hex SHA-256 of a sequence of cell sources (``str``), by the rule of the module docstring.
 
     Args:
         texts: the cells' raw sources, in the order they run.
         course_texts: texts (``cell_text``) of the course's own cells, left out (``course_cell_texts``).
+        exact: ``False`` strips each cell's leading and trailing whitespace first: the same
+            digest for copies that differ only there (``grading/identical.py`` flags them as the
+            same code; the seeds always use the exact digest).
     Returns:
         64 hex digits (``str``).
     """
     h = hashlib.sha256()
     for text in texts:
         text = cell_text(text)
-        if not text or text in course_texts:
+        if not exact:
+            text = text.strip()
+        if not text or text in course_texts or (not exact and text in {t.strip() for t in course_texts}):
             continue
         data = text.encode("utf-8", "surrogatepass")
         h.update(len(data).to_bytes(8, "big"))  # length-prefixed: cell boundaries count
@@ -98,21 +103,22 @@ def digest(texts, course_texts=frozenset()) -> str:
     return h.hexdigest()
 
 
-def digests_for_notebook(notebook, exercise):
+def digests_for_notebook(notebook, exercise, exact: bool = True):
     """``{function: digest}`` for the grader (``notebook``: ``notebook_code.Notebook``).
 
     Each function with a hidden-test cell gets the digest of the cells before it; the key
     ``WHOLE_NOTEBOOK`` holds the digest of all code cells, for functions without one.
+    ``exact``: as for ``digest``.
     """
     course = course_cell_texts(exercise)
     found, texts = {}, []
     for cell in notebook.cells:
         if cell.checkpoint:
             name = cell.checkpoint[len("test_"):] if cell.checkpoint.startswith("test_") else cell.checkpoint
-            found.setdefault(name, digest(texts, course))
+            found.setdefault(name, digest(texts, course, exact))
         elif not cell.demo:
             texts.append(cell.raw)
-    found[WHOLE_NOTEBOOK] = digest(texts, course)
+    found[WHOLE_NOTEBOOK] = digest(texts, course, exact)
     return found
 
 
