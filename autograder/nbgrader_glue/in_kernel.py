@@ -80,6 +80,9 @@ def _fresh_runner(exercise, shell=None):
                     exec(compile(shell.transform_cell(text), "<cell>", "exec"), ns)
                 except BaseException:  # noqa: BLE001 (a failing cell fails here as it did in the kernel)
                     continue
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is not None:  # the figures of the run again are not this cell's output
+            pyplot.close("all")
         return ns
     return run
 
