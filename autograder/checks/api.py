@@ -67,9 +67,12 @@ class Mismatch(AssertionError):
         mistakes: names of the known mistakes ``got`` matches (list, possibly empty).
     """
 
-    def __init__(self, message, *, what=None, expected=None, got=None, mistakes=None):
+    def __init__(self, message, *, what=None, expected=None, got=None, mistakes=None, without_expected=None):
         super().__init__(message)
         self.what, self.expected, self.got, self.mistakes = what, expected, got, list(mistakes or [])
+        # the same feedback without the right value, for a fixed check that must not teach it
+        # (``checks/withheld.py``); None: the message shows no expected value of its own
+        self.without_expected = without_expected
 
     @property
     def details(self):
@@ -105,6 +108,13 @@ def expected_got(expected, got, limit: int = 300) -> str:
         return f"expected {fmt(expected, limit)}, got {got!r}"
     want, have, note = show_pair(expected, got, limit)
     return f"expected {want}, got {have}" + (f" ({note})" if note else "")
+
+
+def returned(got, limit: int = 300) -> str:
+    """``"your code returned G, which is not the right value"``: feedback that shows the
+    student's value but not the expected one (``checks/withheld.py``)."""
+    have = repr(got) if isinstance(got, wire.Opaque) else fmt(got, limit)
+    return f"your code returned {have}, which is not the right value"
 
 
 def as_array(got, what: str):
@@ -144,9 +154,10 @@ def expect_close(got, expected, *, what, mistakes=None, atol=WORKED_ATOL, rtol=0
                if wrong is not None and _close(arr, np.asarray(wrong, dtype=float), atol, rtol)]
     values = {"what": what, "expected": expected, "got": arr, "mistakes": matched}
     if matched:
-        raise Mismatch(f"{what}: {expected_got(expected, arr)}. "
-                       f"That is the value you get when you {' (or when you '.join(matched)}"
-                       f"{')' * (len(matched) - 1)}.", **values)
+        named = (f"That is the value you get when you {' (or when you '.join(matched)}"
+                 f"{')' * (len(matched) - 1)}.")
+        raise Mismatch(f"{what}: {expected_got(expected, arr)}. {named}",
+                       without_expected=f"{what}: {returned(arr)}. {named}", **values)
     hint = ""
     if arr.shape != expected.shape:
         if arr.shape == expected.T.shape and expected.ndim == 2 and \
@@ -156,7 +167,8 @@ def expect_close(got, expected, *, what, mistakes=None, atol=WORKED_ATOL, rtol=0
             hint = f" Expected shape {expected.shape}, got shape {arr.shape}."
     elif not np.all(np.isfinite(arr)):
         hint = " It contains nan or inf (an overflow, or a division by zero?)."
-    raise Mismatch(f"{what}: {expected_got(expected, arr)}.{hint}", **values)
+    raise Mismatch(f"{what}: {expected_got(expected, arr)}.{hint}",
+                   without_expected=f"{what}: {returned(arr)}.{hint}", **values)
 
 
 def expect_equal(got, expected, *, what, mistakes=None, normalize=None) -> None:
@@ -175,16 +187,19 @@ def expect_equal(got, expected, *, what, mistakes=None, normalize=None) -> None:
     try:
         value = norm(got)
     except Exception:
-        raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(got)}") from None
+        raise Mismatch(f"{what}: expected {fmt(expected)}, got {fmt(got)}",
+                       without_expected=f"{what}: {returned(got)}") from None
     if value == expected:
         return
     matched = [name for name, wrong in (mistakes or {}).items() if wrong is not None and value == norm(wrong)]
     values = {"what": what, "expected": expected, "got": value, "mistakes": matched}
     if matched:
-        raise Mismatch(f"{what}: {expected_got(expected, got)}. "
-                       f"That is what you get when you {' (or when you '.join(matched)}"
-                       f"{')' * (len(matched) - 1)}.", **values)
-    raise Mismatch(f"{what}: {expected_got(expected, got)}", **values)
+        named = (f"That is what you get when you {' (or when you '.join(matched)}"
+                 f"{')' * (len(matched) - 1)}.")
+        raise Mismatch(f"{what}: {expected_got(expected, got)}. {named}",
+                       without_expected=f"{what}: {returned(got)}. {named}", **values)
+    raise Mismatch(f"{what}: {expected_got(expected, got)}", without_expected=f"{what}: {returned(got)}",
+                   **values)
 
 
 def fail(message: str):

@@ -92,8 +92,31 @@ def _reference_with(ref_fn, helpers, through=()):
                               ref_fn.__closure__)
 
 
-def explained_by_helpers(function, calls, helpers, reference, submission, through=()):
+def explained_by_helpers(function, calls, helpers, reference, submission, through=(), fresh=None):
     """The helpers that fully explain a wrong answer of ``function``, or ``()``.
+
+    The same as ``judge_excuse(...).blamed``; see there for the arguments.
+    """
+    return judge_excuse(function, calls, helpers, reference, submission, through, fresh).blamed
+
+
+class Excuse:
+    """What ``judge_excuse`` found.
+
+    Attributes:
+        blamed: tuple of helper names that explain the caller's wrong answers (``()``: no excuse).
+        refused: ``None``, or why helpers that would explain the answers excuse nothing
+            (their answers depend on what ran before; feedback text).
+    """
+
+    __slots__ = ("blamed", "refused")
+
+    def __init__(self, blamed=(), refused=None):
+        self.blamed, self.refused = tuple(blamed), refused
+
+
+def judge_excuse(function, calls, helpers, reference, submission, through=(), fresh=None) -> Excuse:
+    """Whether the student's helpers, and they alone, explain a wrong answer of ``function``.
 
     Args:
         function: the student-facing function whose check failed.
@@ -105,17 +128,39 @@ def explained_by_helpers(function, calls, helpers, reference, submission, throug
             runs in the grader and only the student's helpers run in the student's process.
         through: other student functions the reference reaches that stay the reference's
             (see ``_reference_with``); the student's helpers are the ones they call.
+        fresh: ``fresh(helper)`` -> a submission of the same notebook in a fresh state (run to
+            the helper's hidden-test cell, none of the caller's code or the checks' calls run),
+            or ``None`` when there is none; ``None``: the helpers' answers are replayed in
+            ``submission`` itself.
     Returns:
-        tuple of helper names whose wrong values change the reference's answer, when the
-        reference calling all the student's helpers returns, on every recorded call, what
-        the student's function returned, and differs from the plain reference at least
-        once; ``()`` otherwise (a call that raised is never explained).
+        an ``Excuse``. ``blamed`` names the helpers whose wrong values change the reference's
+        answer, when (1) the reference calling all the student's helpers returns, on every
+        recorded call, what the student's function returned, and differs from the plain
+        reference at least once; (2) the helpers' answers on the exact inputs that reference
+        passed them, replayed in a fresh state, are the answers they gave during that
+        computation (a helper whose answers depend on what ran before, such as a flag set
+        when the caller runs, excuses nothing: ``refused`` says so); and (3) on at least one
+        of those inputs a blamed helper's answer differs from the reference helper's (the
+        helper really is wrong there). A call that raised is never explained.
     """
     mine = [c for c in calls if c.name == function]
     ref_fn = getattr(reference, function, None)
     if not mine or any(c.failed for c in mine) or ref_fn is None:
-        return ()
-    student = {h: submission.function(h) for h in helpers}
+        return Excuse()
+    heard = []  # (helper, args, kwargs, answer) of the helpers' calls from the hybrid reference
+
+    def recorded(name):
+        inner = submission.function(name)
+
+        def call(*args, **kwargs):
+            record = [name, *_copied((args, kwargs)), None]
+            answer = inner(*args, **kwargs)
+            record[3] = _copied(answer)
+            heard.append(record)
+            return answer
+        call.__name__ = name
+        return call
+    student = {h: recorded(h) for h in helpers}
 
     def run(fn, c):  # on fresh copies: a reference may write into its arguments
         args, kwargs = _copied((c.args, c.kwargs))
@@ -123,20 +168,94 @@ def explained_by_helpers(function, calls, helpers, reference, submission, throug
     hybrid = _reference_with(ref_fn, student, through)
     try:
         if not all(same_value(c.result, run(hybrid, c)) for c in mine):
-            return ()
+            return Excuse()
         plain = [run(ref_fn, c) for c in mine]
         if all(same_value(c.result, want) for c, want in zip(mine, plain, strict=False)):
-            return ()
+            return Excuse()
+        answers = list(heard)
+        student = {h: submission.function(h) for h in helpers}  # no more recording
         if len(helpers) == 1:
-            return tuple(helpers)
-        blamed = []
-        for h in helpers:
-            one = _reference_with(ref_fn, {h: student[h]}, tuple(through) + tuple(helpers))
-            if any(not same_value(run(one, c), want) for c, want in zip(mine, plain, strict=False)):
-                blamed.append(h)
+            blamed = list(helpers)
+        else:
+            blamed = []
+            for h in helpers:
+                one = _reference_with(ref_fn, {h: student[h]}, tuple(through) + tuple(helpers))
+                if any(not same_value(run(one, c), want) for c, want in zip(mine, plain, strict=False)):
+                    blamed.append(h)
+            blamed = blamed or list(helpers)
     except Exception:  # the reference choked on a helper's value, or a helper failed
-        return ()
-    return tuple(blamed or helpers)
+        return Excuse()
+    return _replayed(answers, blamed, reference, submission, fresh)
+
+
+def _replayed(answers, blamed, reference, submission, fresh):
+    """Rules (2) and (3) of ``judge_excuse`` on the recorded helper ``answers``."""
+    wrong = False
+    try:
+        for name, args, kwargs, answer in answers:
+            ref_helper = getattr(reference, name, None)
+            if name in blamed and ref_helper is not None:
+                a, k = _copied((args, kwargs))
+                if not same_value(answer, ref_helper(*a, **k)):
+                    wrong = True
+    except Exception:  # the reference helper choked on an input: the helper is not proven wrong
+        return Excuse()
+    if not wrong:
+        return Excuse()
+    by_helper = {}
+    for record in answers:
+        by_helper.setdefault(record[0], []).append(record)
+    changed = []
+    for name, records in by_helper.items():
+        other = fresh(name) if fresh is not None else None
+        where = other if other is not None else submission
+        try:
+            fn = where.function(name)
+            for _, args, kwargs, answer in records:
+                a, k = _copied((args, kwargs))
+                if not same_value(answer, fn(*a, **k)):
+                    changed.append(name)
+                    break
+        except Exception:  # it raised, hung or crashed where it answered before
+            changed.append(name)
+    if changed:
+        names = " and ".join(sorted(changed))
+        return Excuse(refused=f"not excused by {names}: {names} answered the inputs this check's reference "
+                              f"passed it differently in a fresh run of your notebook, so its answers "
+                              f"depend on what ran before it")
+    return Excuse(blamed)
+
+
+class FreshRuns:
+    """``runs(helper)``: the notebook of ``submission`` run afresh to ``helper``'s hidden-test cell,
+    with no check's call and none of a caller's code run in it (``submission.fresh``; one per
+    helper per notebook, started only when asked), or ``None`` when the submission cannot be
+    run afresh (``judge_excuse`` then replays in the submission). ``close()`` ends them."""
+
+    def __init__(self, submission):
+        self.submission, self.runs = submission, {}
+
+    def __call__(self, helper):
+        from autograder.sandbox.limits import StudentCodeError
+        if helper not in self.runs:
+            make = getattr(self.submission, "fresh", None)
+            other = None
+            if make is not None:
+                try:
+                    other = make(f"test_{helper}")
+                except StudentCodeError:
+                    pass  # it cannot even start again: its calls fail, and excuse nothing
+            self.runs[helper] = other
+        return self.runs[helper]
+
+    def close(self):
+        for other in self.runs.values():
+            if other is not None:
+                try:
+                    other.close()
+                except Exception:
+                    pass
+        self.runs = {}
 
 
 def _reference_submission(exercise):

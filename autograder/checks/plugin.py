@@ -41,16 +41,26 @@ import pytest
 from autograder.checks import conftest as name_fixtures
 from autograder.checks.api import Mismatch
 from autograder.checks.helpers import (  # noqa: F401
+    FreshRuns,
     RecordingSubmission,
     _Call,
     _copied,
     _reference_submission,
     _reference_with,
     explained_by_helpers,
+    judge_excuse,
     same_value,
 )
-from autograder.checks.results import GRADER_ERROR_FEEDBACK, CheckResult, GraderError, feedback_for, problems_for  # noqa: F401
+from autograder.checks.results import (  # noqa: F401
+    GRADER_ERROR_FEEDBACK,
+    CheckResult,
+    GraderError,
+    feedback_for,
+    feedback_text,
+    problems_for,
+)
 from autograder.checks.seeds import case_seed
+from autograder.checks.withheld import withholds
 from autograder.course.registry import CHECKS_DIR
 from autograder.grading.problems import Problem
 from autograder.submission import StudentCodeError
@@ -76,6 +86,13 @@ class GradingPlugin:
         self.secret = secret
         self.results = {}
         self.order = []
+        self.close_fresh()
+
+    def close_fresh(self):
+        """End the fresh runs of the notebook made to judge helper excuses (``FreshRuns``)."""
+        if getattr(self, "fresh_runs", None) is not None:
+            self.fresh_runs.close()
+        self.fresh_runs = FreshRuns(self.submission)
 
     def pytest_configure(self, config):
         # A failed check's report gets pytest's plain traceback text, never its default
@@ -100,7 +117,9 @@ class GradingPlugin:
                 pass  # the checks' calls fail with the reason
 
     def _helper_excuse(self, item, meta):
-        """Feedback naming the helper when it fully explains the failure, else ``None``."""
+        """``(True, feedback naming the helper)`` when the student's helpers alone explain the
+        failure (``judge_excuse``), ``(False, why not)`` when they would but their answers depend
+        on what ran before, else ``None``."""
         declared = self.exercise.helpers.get(meta.function) if self.exercise is not None else None
         if not declared:
             return None
@@ -112,15 +131,17 @@ class GradingPlugin:
         if not helpers:
             return None
         reference = importlib.import_module(f"solutions.{self.exercise.name}")
-        blamed = explained_by_helpers(meta.function, getattr(item, "student_calls", []), helpers,
-                                      reference, self.submission,
-                                      through=tuple(h for h in declared if h not in helpers))
-        if not blamed:
+        verdict = judge_excuse(meta.function, getattr(item, "student_calls", []), helpers,
+                               reference, self.submission,
+                               through=tuple(h for h in declared if h not in helpers), fresh=self.fresh_runs)
+        if verdict.refused:
+            return False, verdict.refused
+        if not verdict.blamed:
             return None
-        names = " and ".join(blamed)
-        return (f"passed on account of {names}: your {meta.function} returns what the reference "
-                f"{meta.function} returns when it calls your {names}, so the mistake is in {names} "
-                f"and is charged there only")
+        names = " and ".join(verdict.blamed)
+        return True, (f"passed on account of {names}: your {meta.function} returns what the reference "
+                      f"{meta.function} returns when it calls your {names}, so the mistake is in {names} "
+                      f"and is charged there only")
 
     @pytest.fixture(name="student_id")
     def _student_id(self):
@@ -145,21 +166,28 @@ class GradingPlugin:
             if report.passed:
                 self.results[item.nodeid] = CheckResult(meta.function, meta.name, meta.points, meta.points, "")
                 return
-            text = feedback_for(call.excinfo.value) if call.excinfo else "failed"
+            exc = call.excinfo.value if call.excinfo else None
+            details = exc.details if isinstance(exc, Mismatch) else None
+            text = feedback_for(exc) if exc is not None else "failed"
+            if withholds(item, exc, self.exercise):
+                # a fixed check: the mistake and the student's value, never the right value
+                # (checks/withheld.py); the details keep it, marked, for the instructor
+                text = feedback_text(exc.without_expected)
+                details = dict(details or {}, withheld=True)
             excuse = None
-            if report.when == "call" and call.excinfo is not None and isinstance(call.excinfo.value, Mismatch):
+            if report.when == "call" and isinstance(exc, Mismatch):
                 excuse = self._helper_excuse(item, meta)
-            if excuse:
+            if excuse is not None and not excuse[0]:
+                text = f"{text} ({excuse[1]})"
+            elif excuse is not None:
                 self.results[item.nodeid] = CheckResult(meta.function, meta.name, meta.points, meta.points,
-                                                        f"{excuse} ({text})")
-            else:
-                exc = call.excinfo.value if call.excinfo else None
-                details = exc.details if isinstance(exc, Mismatch) else None
-                self.results[item.nodeid] = CheckResult(meta.function, meta.name, 0.0, meta.points, text,
-                                                        problems_for(exc), details=details)
-                if exc is not None and not isinstance(exc, (Mismatch, StudentCodeError, MemoryError)):
-                    self.suspects[item.nodeid] = "".join(
-                        traceback.format_exception(type(exc), exc, call.excinfo.tb))
+                                                        f"{excuse[1]} ({text})")
+                return
+            self.results[item.nodeid] = CheckResult(meta.function, meta.name, 0.0, meta.points, text,
+                                                    problems_for(exc), details=details)
+            if exc is not None and not isinstance(exc, (Mismatch, StudentCodeError, MemoryError)):
+                self.suspects[item.nodeid] = "".join(
+                    traceback.format_exception(type(exc), exc, call.excinfo.tb))
 
     def arrange(self, items):
         """The items to run for this notebook, in the order to run them: only those of
@@ -208,6 +236,7 @@ class GradingPlugin:
                 for k, item in enumerate(items):
                     item.config.hook.pytest_runtest_protocol(item=item, nextitem=items[k + 1] if k + 1 < len(items)
                                                              else None)
+                self.close_fresh()
                 answer.put((True, None))
             except BaseException as exc:  # a defect of the grader: the caller raises it
                 answer.put((False, exc))
@@ -254,7 +283,10 @@ def run_checks(exercise, submission, student_id: str, secret: bytes, select=None
     else:
         plugin = GradingPlugin(submission, student_id, secret, select, only, exercise, code_digests)
         plugin.charged_before = set(charged)
-        code = pytest.main(_pytest_args(exercise), plugins=[plugin, name_fixtures])
+        try:
+            code = pytest.main(_pytest_args(exercise), plugins=[plugin, name_fixtures])
+        finally:
+            plugin.close_fresh()
         if plugin.errors or code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             raise GraderError(f"pytest exited with {code!r}: {' '.join(plugin.errors)[:2000]}")
     if plugin.suspects and only is None:

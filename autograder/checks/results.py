@@ -61,6 +61,11 @@ def feedback_for(exc: BaseException) -> str:
     return safetext.clean(text, safetext.OUTPUT_CHARS, newlines=True)
 
 
+def feedback_text(text: str) -> str:
+    """``text`` as feedback: escaped and capped as ``feedback_for`` does."""
+    return safetext.clean(text, safetext.OUTPUT_CHARS, newlines=True)
+
+
 def problems_for(exc: BaseException):
     """The ``problems.Problem`` set an exception raised in a check stands for."""
     if isinstance(exc, StudentCodeError):

@@ -75,6 +75,7 @@ def _empty_scratch(folder):
         path = os.path.join(folder, entry)
         try:
             if os.path.isdir(path) and not os.path.islink(path):
+                os.chmod(path, 0o700)  # first: a folder of mode 000 cannot be listed, even by its owner
                 for root, dirs, _ in os.walk(path):
                     for d in dirs:
                         try:

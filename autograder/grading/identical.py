@@ -4,7 +4,8 @@ Two kinds are found after a class is graded (``cli.py``, before ``grades.csv`` i
 
 * **the same code**: notebooks of two or more students for one exercise whose code as graded
   (after intake: ``notebook_code.read_notebook``, digested as ``submission/digest.py`` does for the
-  seeds) is identical. The untouched release is left out (every student starts from it);
+  seeds, but with whitespace around each cell left out, so blank lines added around cells do not
+  hide a copy) is identical. The untouched release is left out (every student starts from it);
 * **a hard link**: a notebook file with more than one link (``st_nlink > 1``), e.g. a
   submission folder holding a link to another student's file.
 
@@ -52,7 +53,9 @@ def _digest(path, exercise):
     """The whole-notebook code digest of ``path`` as graded, or ``None`` when unreadable."""
     release = exercise.release_notebook if exercise.release_notebook.is_file() else None
     try:
-        return code_digest.digests_for_notebook(read_notebook(path, release), exercise)[code_digest.WHOLE_NOTEBOOK]
+        # whitespace around a cell aside: a copy with blank lines added is still the same code here
+        return code_digest.digests_for_notebook(read_notebook(path, release), exercise,
+                                                exact=False)[code_digest.WHOLE_NOTEBOOK]
     except (InvalidNotebook, OSError, RecursionError, ValueError):
         return None
 

@@ -12,6 +12,7 @@ gives 0 to a test cell with any stderr output). When no check passes it raises, 
 nbgrader records 0 for the cell.
 """
 import contextlib
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -48,6 +49,44 @@ def _namespace():
     return sys._getframe(2).f_globals
 
 
+def _fresh_runner(exercise, shell=None):
+    """``run(checkpoint)`` -> a new namespace holding the kernel's earlier cells run again up to
+    the hidden-test cell of ``checkpoint`` (``test_<function>``), with none of the checks' calls
+    made in it; ``None`` outside IPython. ``judge_excuse`` (``checks/helpers.py``) replays a
+    helper's answers there, so a helper that answers otherwise once its caller has run is seen."""
+    if shell is None:
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return None
+        shell = get_ipython()
+    history = getattr(getattr(shell, "history_manager", None), "input_hist_raw", None)
+    if shell is None or history is None:
+        return None
+    from autograder.submission.digest import cell_text, course_cell_texts
+    cells = list(history)[1:-1]
+    course = course_cell_texts(exercise)
+
+    def run(checkpoint):
+        function = checkpoint[len("test_"):]
+        ns = {"__name__": "__main__"}
+        with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            for text in cells:
+                if cell_text(text) in course:
+                    if f'"{function}"' in text or f"'{function}'" in text:
+                        break  # the helper's own hidden-test cell: its checks ran here
+                    continue
+                try:
+                    exec(compile(shell.transform_cell(text), "<cell>", "exec"), ns)
+                except BaseException:  # noqa: BLE001 (a failing cell fails here as it did in the kernel)
+                    continue
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is not None:  # the figures of the run again are not this cell's output
+            pyplot.close("all")
+        return ns
+    return run
+
+
 def grade(exercise_name, function, namespace=None, student_id=None, code_digest=None):
     """Run the hidden checks of ``function`` and return the points earned (``float``).
 
@@ -71,9 +110,10 @@ def grade(exercise_name, function, namespace=None, student_id=None, code_digest=
     # caller ("one bug, charged once", plugin.py). Kept in the kernel's namespace because the
     # hidden cells re-import the grader each time.
     charged = ns.setdefault(CHARGED_KEY, set())
+    fresh = _fresh_runner(exercise) if namespace is None else None
     with warnings.catch_warnings(), contextlib.redirect_stderr(sys.stdout):
         warnings.simplefilter("ignore")
-        results = run_checks(exercise, LocalSubmission(ns), sid, load_secret(create=True), select=function,
+        results = run_checks(exercise, LocalSubmission(ns, fresh), sid, load_secret(create=True), select=function,
                              charged=set(charged), code_digests={function: code_digest} if code_digest else None)
     charged.update(r.function for r in results if r.score < r.max_score)
     earned = sum(r.score for r in results)

@@ -28,7 +28,9 @@ class _UidLease:
     """A uid from ``sandbox_uids()`` that no other sandbox on this machine uses meanwhile
     (an ``flock`` on a file in a root-only folder, released by ``release`` or at exit)."""
 
-    def __init__(self, timeout=60.0):
+    def __init__(self, timeout=60.0, usable=None):
+        """``usable(uid)``: optional, whether that uid may be leased now (the setuid level
+        passes ``leftovers.clean``: a uid whose files remain outside a scratch is skipped)."""
         first, last = sandbox_uids()
         folder = Path(tempfile.gettempdir()) / f"autograder-sandbox-uids-{os.geteuid()}"
         try:
@@ -50,6 +52,9 @@ class _UidLease:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except OSError:
+                    os.close(fd)
+                    continue
+                if usable is not None and not usable(uid):
                     os.close(fd)
                     continue
                 self.uid, self._fd = uid, fd

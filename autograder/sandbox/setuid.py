@@ -33,21 +33,23 @@ PID, network or IPC namespace. It sees the container's file tree and process lis
 what Landlock allows, and without Landlock what the file modes let any user read, so every
 course file must be readable by root only (``restrict_tree``; ``check_available`` refuses to
 grade when the child can read the course secret, the reference or the checks). The scratch
-folder is on the container's disk: each file is capped by ``RLIMIT_FSIZE``, the folder as a
-whole is not capped by ``Limits.scratch_bytes``.
+folder is a tmpfs of ``Limits.scratch_bytes`` where the grader may mount one
+(``leftovers.mount_scratch``); otherwise it is on the container's disk and only each file is capped
+(``RLIMIT_FSIZE``). After each child, everything its uid owns in any folder a child can write
+is removed, and a uid whose files remain is never leased (``sandbox/leftovers.py``).
 """
 from __future__ import annotations
 
 import functools
 import json
 import os
-import shutil
 import signal
 import stat
 import sys
 import tempfile
 from pathlib import Path
 
+from autograder.sandbox import leftovers
 from autograder.sandbox.course_files import restrict_tree  # noqa: F401
 from autograder.sandbox.policy import (
     CHILD_PACKAGE,
@@ -62,9 +64,18 @@ from autograder.sandbox.process import close_fds, read_child_pid
 LEVEL = "setuid"
 
 
+# Tests only: set to 1 in the grader's environment, children at this level run without Landlock,
+# as under a container runtime whose seccomp profile refuses the landlock_* calls (the
+# reports then say so). docs/confinement.md, "Testing the setuid level without Landlock".
+WITHOUT_LANDLOCK = "AUTOGRADER_TEST_WITHOUT_LANDLOCK"
+
+
 def landlock_abi() -> int:
     """The kernel's Landlock ABI version (``int``), 0 where Landlock is missing or disabled
-    (``landlock_create_ruleset`` with ``LANDLOCK_CREATE_RULESET_VERSION``, man 2 landlock_create_ruleset)."""
+    (``landlock_create_ruleset`` with ``LANDLOCK_CREATE_RULESET_VERSION``, man 2 landlock_create_ruleset),
+    or when ``$AUTOGRADER_TEST_WITHOUT_LANDLOCK`` is 1 (tests)."""
+    if os.environ.get(WITHOUT_LANDLOCK) == "1":
+        return 0
     import ctypes
     try:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -198,13 +209,18 @@ class SetuidSandbox:
         self._paths = landlock_paths()
         self.description = description()
         self._landlock = landlock_abi() > 0
-        self.lease = _UidLease()
+        self.child_landlock = os.environ.get(WITHOUT_LANDLOCK) != "1"  # the child's own layer (tests)
+        # a uid whose files remain anywhere a child can write is never leased (leftovers.py)
+        self.lease = _UidLease(usable=leftovers.clean)
         self.uid = self.lease.uid
+        self.scratch = None
+        self.bounded = False
         try:
             self.scratch = tempfile.mkdtemp(prefix=f"{self.uid}-", dir=_scratch_base())
+            self.bounded = leftovers.mount_scratch(self.scratch, self.uid, limits.scratch_bytes)
             os.chown(self.scratch, self.uid, self.uid)
         except BaseException:
-            self.lease.release()
+            self.close()
             raise
         self._paths["write"] = [self.scratch, "/dev/null"]
         self._covers = _covers(self._paths["read"] + self._paths["exec"] + self._paths["list"] + [self.scratch])
@@ -249,7 +265,8 @@ class SetuidSandbox:
             os._exit(1)
         p = self._paths
         # its own /proc/<pid> too: the child lists /proc/self/fd to close inherited descriptors
-        applied = landlock(p["read"] + ["/proc/self"], p["exec"], p["write"], list_paths=p["list"])
+        applied = (landlock(p["read"] + ["/proc/self"], p["exec"], p["write"], list_paths=p["list"])
+                   if self.child_landlock else 0)
         if self._landlock and not applied:  # the reports say Landlock: never run without it
             raise OSError("Landlock is available but could not be applied")
         self._filter.load()  # libseccomp sets no_new_privs before it loads the filter
@@ -263,9 +280,15 @@ class SetuidSandbox:
         close_fds(self._info_w, self.info_r)
         self._info_w = self.info_r = None
         if self.scratch is not None:
-            shutil.rmtree(self.scratch, ignore_errors=True)  # never follows the child's links
+            if self.bounded:
+                leftovers.unmount(self.scratch)
+                self.bounded = False
+            leftovers._remove(self.scratch)  # whatever modes the child set; never follows its links
             self.scratch = None
         if self.lease is not None:
+            # what the child wrote outside its scratch (possible without Landlock) goes too; a
+            # uid with files left is not leased again (_UidLease asks leftovers.clean)
+            leftovers.remove_files_of(self.uid)
             self.lease.release()
             self.lease = None
 

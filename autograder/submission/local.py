@@ -19,13 +19,25 @@ class LocalSubmission:
     check sees exactly the values it would see from a child process.
     """
 
-    def __init__(self, namespace):
+    def __init__(self, namespace, fresh_namespace=None):
+        """``fresh_namespace(checkpoint)``: optional, the notebook's code up to its hidden-test
+        cell ``checkpoint`` run again in a new namespace (``nbgrader_glue/in_kernel.py`` runs the
+        kernel's history); without it ``fresh`` gives ``None``."""
         self.ns = namespace
+        self._fresh_namespace = fresh_namespace
         self.startup = {"defined": sorted(k for k, v in namespace.items() if callable(v)),
                         "errors": []}
 
     def ensure_started(self):
         return self.startup
+
+    def fresh(self, checkpoint):
+        """A ``LocalSubmission`` of the notebook's code up to its hidden-test cell ``checkpoint``
+        run again in a new namespace, or ``None`` when there is no way to run it again (a
+        namespace without a notebook)."""
+        if self._fresh_namespace is None:
+            return None
+        return LocalSubmission(self._fresh_namespace(checkpoint))
 
     def close(self):
         pass

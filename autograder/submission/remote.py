@@ -223,7 +223,10 @@ class ChildSubmission(Exchange):
         pid = self.sandbox.child_pid()
         self._pidfd = open_pidfd(pid)  # None when it has already ended
         self.confinement = self.sandbox.description
-        return {"scratch": getattr(self.sandbox, "scratch", sandboxing.SCRATCH), "processes": self.limits.processes}
+        confine = {"scratch": getattr(self.sandbox, "scratch", sandboxing.SCRATCH), "processes": self.limits.processes}
+        if getattr(self.sandbox, "child_landlock", True) is False:
+            confine["landlock"] = False  # tests of the setuid level without Landlock (setuid.WITHOUT_LANDLOCK)
+        return confine
 
     def _start(self, definitions_only=False):
         self.close()
@@ -254,6 +257,23 @@ class ChildSubmission(Exchange):
             self.close()
             raise StudentCodeError("crashed", "notebook", str(reason))
         self.startup = report
+
+    def fresh(self, checkpoint):
+        """A new ``ChildSubmission`` of the same cells and limits (in the same student's warm
+        sandbox, if any), run to its hidden-test cell ``checkpoint``: the notebook in a state
+        none of this one's calls reached (``checks/helpers.judge_excuse`` replays a helper's
+        answers there). The caller closes it.
+
+        Raises:
+            StudentCodeError: kind "crashed" when the notebook cannot be started at all.
+        """
+        other = ChildSubmission(self.cells, self.limits, host=self.host)
+        try:
+            other.advance_to(checkpoint)
+        except BaseException:
+            other.close()
+            raise
+        return other
 
     # -- running the notebook's cells ------------------------------------------
     @property

@@ -89,13 +89,60 @@ def test_same_notebook_same_digest_any_code_change_a_new_one(tmp_path):
     db = code_digest.digests_for_notebook(read_notebook(b, TOKENS.release_notebook), TOKENS)
     assert set(da) == set(db) == {*TOKENS.functions, "*"}
     assert all(da[f] != db[f] for f in da)  # every function's test cell comes after get_pair_counts
-    # saved outputs and whitespace around a cell are not code
+    # saved outputs, markdown and the newlines that end a cell are not code any path can observe
     for cell in code.cells:
         if cell.cell_type == "code":
             cell.outputs = [nbformat.v4.new_output("stream", text="printed\n")]
-            cell.source = "\n\n" + cell.source + "   \n"
+            cell.source = cell.source + "\n\n"
+        elif cell.cell_type == "markdown":
+            cell.source += "\n\nA note of my own."
     nbformat.write(code, a)
     assert code_digest.digests_for_notebook(read_notebook(a, TOKENS.release_notebook), TOKENS) == db
+
+
+def _digests_with(change):
+    """The tokens digests of the reference hand-in after ``change(cells)`` (issue 29, item 2)."""
+    import tempfile
+    nb = filled_notebook(TOKENS)
+    change(nb.cells)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "t.ipynb"
+        nbformat.write(nb, path)
+        return code_digest.digests_for_notebook(read_notebook(path, TOKENS.release_notebook), TOKENS)
+
+
+def _solution(cells, grade_id):
+    return next(c for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def test_code_that_reads_its_own_line_numbers_gets_new_cases():
+    """Leading blank lines move every line number of a cell (code can read them with
+    ``sys._getframe().f_lineno``), so they are code: the attack stored a table of answers as the
+    number of leading blank lines of filler cells and kept its cases over 17 regrades."""
+    plain = _digests_with(lambda cells: None)
+
+    def blank_line(cells):
+        cell = _solution(cells, "get_pair_counts")
+        cell.source = "\n" + cell.source
+    assert _digests_with(blank_line)["bpe_encode"] != plain["bpe_encode"]
+
+    def indented_string(cells):  # whitespace inside a string is a value the code can read
+        cells.insert(1, nbformat.v4.new_code_cell("FILLER = ' '"))
+    def wider_string(cells):
+        cells.insert(1, nbformat.v4.new_code_cell("FILLER = '  '"))
+    assert _digests_with(indented_string)["bpe_encode"] != _digests_with(wider_string)["bpe_encode"]
+
+    def split(cells):  # the same text in two cells: the boundary counts
+        cell = _solution(cells, "get_pair_counts")
+        first, rest = cell.source.split("\n", 1)
+        cell.source = first + "\n"
+        cells.insert(cells.index(cell) + 1, nbformat.v4.new_code_cell(rest))
+    assert _digests_with(split)["bpe_encode"] != plain["bpe_encode"]
+
+    def markdown(cells):  # no code can read a markdown cell's text
+        cell = next(c for c in cells if c.cell_type == "markdown")
+        cell.source += "\n\nMy own note, with   spaces."
+    assert _digests_with(markdown) == plain
 
 
 @pytest.mark.slow
@@ -106,6 +153,7 @@ def test_the_kernel_computes_the_graders_digest(tmp_path):
     nb = filled_notebook(TOKENS)
     nb.cells.insert(1, nbformat.v4.new_code_cell("%time x = 1\n"))  # IPython syntax, and
     nb.cells.insert(2, nbformat.v4.new_code_cell("   "))  # an empty cell, which nbclient skips
+    nb.cells.insert(3, nbformat.v4.new_code_cell("\n\n  # leading blank lines, trailing spaces   \nY = 2\n\n"))
     path = tmp_path / "tokens.ipynb"
     nbformat.write(nb, path)
     expected = code_digest.digests_for_notebook(read_notebook(path, TOKENS.release_notebook), TOKENS)

@@ -433,8 +433,8 @@ def test_writing_outside_scratch_fails(tmp_path, level):
 @pytest.mark.slow
 def test_filling_scratch_past_its_cap_fails(tmp_path, level):
     """bubblewrap: 8 MiB of scratch, a ninth MiB fails with ENOSPC (files are capped at 64 MiB
-    each anyway). The setuid level's scratch is a folder on the machine's disk, capped only
-    per file (RLIMIT_FSIZE): with files of 8 MiB at most, a ninth MiB fails with EFBIG."""
+    each anyway). At the setuid level, with files of 8 MiB at most, a ninth MiB of one file fails
+    with EFBIG (its scratch as a whole: tests/sandbox/test_setuid_leftovers.py)."""
     cap = {"scratch_bytes": 8 * 1024 ** 2} if level == "bubblewrap" else {"file_bytes": 8 * 1024 ** 2}
     limits = fast(level, **cap)
     setup = '''

@@ -42,6 +42,13 @@ def leave_traces():
     threading.Thread(target=threading.Event().wait, daemon=True).start()
     return True
 
+def leave_nested_locked():
+    os.makedirs("/tmp/outer/inner")
+    open("/tmp/outer/inner/kept", "w").close()
+    os.chmod("/tmp/outer/inner", 0)
+    os.chmod("/tmp/outer", 0)
+    return True
+
 def traces():
     return sorted(os.listdir("/tmp")), numpy.pi, os.environ.get("LEFT_BEHIND"), threading.active_count()
 
@@ -88,6 +95,15 @@ def test_nothing_one_notebook_leaves_reaches_the_next():
         assert (env, threads) == (None, 1) and abs(pi - 3.141592653589793) < 1e-15
         assert _run(box, "leave_traces") is True
         assert _run(box, "traces") == (files, pytest.approx(3.141592653589793), None, 1)
+
+
+def test_a_locked_folder_inside_a_locked_folder_is_removed_too():
+    """Issue 29, item 5: a folder of mode 000 inside a folder of mode 000 survived the warm
+    clean-up (the outer one could not be listed when the inner one's mode was to be reset)."""
+    with StudentSandbox(FAST) as box:
+        files = _run(box, "traces")[0]
+        assert _run(box, "leave_nested_locked") is True
+        assert _run(box, "traces")[0] == files
 
 
 def test_a_notebook_that_kills_itself_leaves_the_sandbox_usable():

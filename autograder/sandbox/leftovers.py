@@ -1,0 +1,159 @@
+"""What a child at the setuid level may leave outside its scratch folder, and its removal.
+
+At the setuid level (``sandbox/setuid.py``) a child runs as a leased uid of its own in the
+container's own file tree. With Landlock it writes only its scratch folder. Without Landlock
+(a container runtime whose seccomp profile refuses the ``landlock_*`` calls, as older Docker and
+containerd defaults do) it may write every folder any user may write: ``/tmp``, ``/var/tmp``,
+``/dev/shm`` and whatever else is world-writable. A later student given the same uid would
+find those files. So, after each child and before a uid is leased again, every file owned by
+that uid in those places is removed (``remove_files_of``), and a uid whose files remain is
+not leased (``SetuidSandbox`` asks ``clean``).
+
+``writable_places()`` finds the places once per process: the usual ones, and every folder with
+mode o+w that other users can reach (each folder on the way has o+x), found by walking the
+file system from ``/`` without crossing into other file systems (``find / -xdev -type d
+-perm -0002``), and each usual place's file system likewise; ``/proc`` and ``/sys`` are skipped.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import stat
+
+USUAL = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/run/lock", "/var/lock")
+SKIPPED = ("/proc", "/sys")
+
+
+def _walk_writable(top, found):
+    """Add to ``found`` the world-writable folders under ``top`` (itself included) on ``top``'s
+    file system that other users can reach from ``top``."""
+    try:
+        st = os.lstat(top)
+    except OSError:
+        return
+    if not stat.S_ISDIR(st.st_mode):
+        return
+    device = st.st_dev
+    stack = [(top, st)]
+    while stack:
+        folder, fst = stack.pop()
+        if fst.st_mode & stat.S_IWOTH:
+            found.add(folder)
+        if not fst.st_mode & stat.S_IXOTH:
+            continue  # other users cannot pass this folder: nothing below is theirs to reach
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.path in SKIPPED or not entry.is_dir(follow_symlinks=False):
+                    continue  # (d_type: files cost no stat)
+                est = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if est.st_dev == device:
+                stack.append((entry.path, est))
+
+
+def _reachable(path):
+    """Whether every folder on the way to ``path`` lets other users through (o+x)."""
+    parts = os.path.realpath(path).split(os.sep)
+    for i in range(1, len(parts)):
+        folder = os.sep.join(parts[:i]) or os.sep
+        try:
+            if not os.stat(folder).st_mode & stat.S_IXOTH:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def writable_places() -> tuple[str, ...]:
+    """Every folder a child of another uid may write to (see module docstring), sorted
+    (``tuple`` of ``str``); found once per process."""
+    found = set()
+    _walk_writable("/", found)
+    for path in USUAL:
+        if os.path.isdir(path) and not os.path.islink(path):
+            _walk_writable(path, found)
+    return tuple(sorted(p for p in found if _reachable(p)))
+
+
+def _remove(path):
+    """Remove ``path`` (a file, a link or a whole folder) whatever modes were set in it:
+    folders are made listable before they are walked (root can list any folder, but the modes
+    are reset all the same, so the removal never depends on privileges)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return
+    if not stat.S_ISDIR(st.st_mode):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        return
+    try:
+        os.chmod(path, 0o700)
+    except OSError:
+        pass
+    for root, dirs, _ in os.walk(path):
+        for d in dirs:
+            try:
+                os.chmod(os.path.join(root, d), 0o700, follow_symlinks=False)
+            except (OSError, NotImplementedError):
+                pass
+    shutil.rmtree(path, ignore_errors=True)  # never follows links
+
+
+def files_of(uid: int, places=None) -> list[str]:
+    """Paths owned by ``uid`` directly in ``places`` (default ``writable_places()``): what a
+    child of that uid left there. A folder of its own counts once (its contents go with it)."""
+    left = []
+    for place in places if places is not None else writable_places():
+        try:
+            entries = list(os.scandir(place))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_uid == uid:
+                    left.append(entry.path)
+            except OSError:
+                continue
+    return left
+
+
+def remove_files_of(uid: int, places=None) -> list[str]:
+    """Remove every file and folder owned by ``uid`` in ``places`` (default
+    ``writable_places()``). Returns what still remains (``[]`` when clean)."""
+    for path in files_of(uid, places):
+        _remove(path)
+    return files_of(uid, places)
+
+
+def clean(uid: int) -> bool:
+    """Remove what ``uid`` left in the writable places; whether nothing of it remains."""
+    return not remove_files_of(uid)
+
+
+def mount_scratch(folder, uid, size) -> bool:
+    """At the setuid level: mount a tmpfs of ``size`` bytes, owned by ``uid``, on ``folder``: the scratch's total size
+    is bounded, not only each file's (``RLIMIT_FSIZE``). Whether it could (it needs
+    CAP_SYS_ADMIN, which a container's root usually lacks; then the scratch stays on the
+    container's disk, docs/confinement.md says what that leaves)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    options = f"size={int(size)},mode=0700,uid={int(uid)},gid={int(uid)},nr_inodes=16384".encode()
+    # MS_NOSUID | MS_NODEV | MS_NOEXEC
+    return libc.mount(b"setuid-scratch", os.fsencode(folder), b"tmpfs", 0x2 | 0x4 | 0x8, options) == 0
+
+
+def unmount(folder) -> None:
+    """Detach the tmpfs ``mount_scratch`` put on ``folder``."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.umount2(os.fsencode(folder), 2)  # MNT_DETACH
