@@ -23,6 +23,16 @@ def _copied(value):
     return value
 
 
+def _plain(value) -> bool:
+    """Whether ``value`` is plain data a fresh run can be given too: no handle to an object that
+    lives in the submission's own process (a generator or a model the check built there)."""
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(_plain(v) for v in value.values())
+    return type(value).__name__ not in ("RemoteObject", "LocalObject")
+
+
 class _Call:
     __slots__ = ("name", "args", "kwargs", "result", "failed")
 
@@ -207,6 +217,11 @@ def _replayed(answers, blamed, reference, submission, fresh):
         by_helper.setdefault(record[0], []).append(record)
     changed = []
     for name, records in by_helper.items():
+        # A call given a handle to an object of the submission's own process (sampling's
+        # generators and models) cannot be replayed elsewhere: only plain-data calls are.
+        records = [r for r in records if _plain((r[1], r[2]))]
+        if not records:
+            continue
         other = fresh(name) if fresh is not None else None
         where = other if other is not None else submission
         try:
