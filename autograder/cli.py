@@ -293,6 +293,9 @@ def main(argv=None):
     except preflight.PreflightError as exc:
         print(f"cannot grade: {exc}", file=sys.stderr)
         return PREFLIGHT_FAILED
+    except class_report.ReportNotWritten as exc:  # graded and grades.csv written, but no class report
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     finally:
         progress.close()
     if shard is not None:  # one shard of a class: results and manifest only (cluster/shards.py)

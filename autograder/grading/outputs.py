@@ -7,6 +7,18 @@ from pathlib import Path
 from typing import Callable
 
 
+def student_paths(out) -> dict:
+    """``{student (as shown): [families.Step, ...]}`` from every results.json under ``out`` (this
+    run's and those of earlier runs of other assignments), in the course's order; {} when they
+    cannot be read (a report without the path is still written)."""
+    from autograder.reports import class_load, families
+    try:
+        entries, _ = class_load.load(out)
+    except Exception:  # noqa: BLE001 -- the path is extra; the students' reports must be written
+        return {}
+    return families.student_paths(entries, families.course_order())
+
+
 def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable | None = None,
                         feedback_txt: bool = False, show: Callable | None = None,
                         say: Callable | None = None, roster=None, late_found: dict | None = None) -> tuple:
@@ -39,6 +51,7 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
     from autograder.grading import identical, late, regrade
     from autograder.lms.command import absent_for_run
     from autograder.reports import class_report, console, student
+    from autograder.reports.class_load import shown_name
 
     out = Path(out)
     say_ = say or print
@@ -49,7 +62,9 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
         say_(found.line(totals.get((results[i].student_id, results[i].assignment_id))))
     for r in results:
         console.write_results(r, out)
-        student.write_html(r, out)
+    paths = student_paths(out)  # each student's path across the unit, for their reports
+    for r in results:
+        student.write_html(r, out, paths.get(shown_name(r.student_id)))
         if feedback_txt:
             feedback = out / r.assignment_id / r.student_id / "feedback.txt"
             feedback.write_text(console.table(r) + "\n", encoding="utf-8")  # wrapped, never cut

@@ -129,10 +129,12 @@ def test_missing_late_identical_and_problems_are_listed(small_class):
     assert "same as s1" in identical and ">s4</a></td><td>attention</td><td>identical to s3 (whitespace aside)<" in identical
     problems = section("problems")
     assert ">s3</a></td><td>attention</td><td>timeout</td>" in problems
-    assert ">s4</a></td><td>attention</td><td>grader error</td>" in problems
-    assert "same as s1" not in problems
+    # integrity events (an identical flag) are problems too, listed first and marked
+    assert ">s4</a></td><td>attention</td><td>integrity: identical to s3 (whitespace aside); grader error</td>" \
+        in problems
+    assert ">s2</a></td><td>tokens</td><td>integrity: identical submissions (same as s1)</td>" in problems
     assert ("For the whole class: <a href='#missing'>Did not submit</a> (2) &middot; <a href='#late'>Late work</a> (2)"
-            " &middot; <a href='#identical'>Identical submissions</a> (2) &middot; <a href='#problems'>Problems</a> (2)"
+            " &middot; <a href='#identical'>Identical submissions</a> (2) &middot; <a href='#problems'>Problems</a> (3)"
             in page)
 
 
@@ -234,6 +236,7 @@ _MEASURE = """<script>
   const found = {viewport: window.innerWidth, page: document.documentElement.scrollWidth, spilled: [], outside: []};
   for (const el of document.querySelectorAll('body *')) {
     if (el.tagName === 'STYLE' || el.tagName === 'SCRIPT') continue;
+    if (el.closest('.visually-hidden')) continue;  // clipped on purpose: read aloud, not drawn
     const box = el.getBoundingClientRect();
     if (box.width === 0 && box.height === 0) continue;
     if (box.right > window.innerWidth + 1 || box.left < -1)
