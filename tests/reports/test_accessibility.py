@@ -167,3 +167,14 @@ def test_keyboard_reaches_every_link_with_a_visible_focus(small_class, browser):
                                    "td.f, table.grid tbody td.h')].map(td => td.textContent)")
     assert cells and all(any(w in c for w in ("passed", "failed", "some points")) for c in cells), cells
     assert np.all([c.strip()[0] in "\u2713\u2717\u00bd" for c in cells])
+
+
+@pytest.mark.slow
+def test_the_demos_pages_pass_axe(demo_class, browser):
+    """The demo class's class.html and every student's learned_attention and attention report."""
+    graded = demo_class[1] / "graded"
+    pages = [graded / "class.html"] + sorted(graded.glob("learned_attention/*/report.html")) \
+        + sorted(graded.glob("attention/*/report.html"))
+    assert len(pages) > 5
+    found = {page.relative_to(graded).as_posix(): _serious(_axe(browser, page)) for page in pages}
+    assert {k: v for k, v in found.items() if v} == {}
