@@ -352,7 +352,8 @@ def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = 
         from autograder.reports.families import course_order, student_paths
         paths = student_paths(entries, course_order())
     out.insert(contents_at, "<p class='contents'>For the whole class: " + " &middot; ".join(
-        f"<a href='#{css}'>{caption.split(' (')[0]}</a> ({len(rows)})" for caption, _, rows, css in tail) + "</p>")
+        f"<a href='#{css}'>{caption.split(' (')[0]}</a> ({len(rows)})" for caption, _, rows, css in tail)
+        + " &middot; <a href='#persistent'>Misconceptions across notebooks</a></p>")
     out += [_simple_table(*t) for t in tail]
     out.append(_persistent_html(paths, entries, base))
     out.append("</div>")

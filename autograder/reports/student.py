@@ -169,10 +169,13 @@ def _details(details, elsewhere=None):
              f"<tr><th scope='row'>expected</th><td>{_e(want)}</td></tr>"
              f"<tr><th scope='row'>yours</th><td>{_e(have)}</td></tr>"
              + (f"<tr><th scope='row'>difference</th><td>{_e(note)}</td></tr>" if note else "") + "</table>"]
+    said = set()
     for name in details.get("mistakes") or []:
         parts.append(f"<p class='mistake'>That is the value you get when you {_e(name)}.</p>")
-        if elsewhere:
-            parts.append(_elsewhere(name, elsewhere))
+        line = _elsewhere(name, elsewhere) if elsewhere else ""
+        if line and line not in said:  # one line per family, however many of its mistakes match
+            parts.append(line)
+            said.add(line)
     parts.append(heatmaps(expected, got) or sequences(expected, got))
     return "".join(parts)
 
