@@ -29,7 +29,8 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
 
     In order: the gradebook (``gradebook(results, totals)`` when given: nbgrader's late penalties
     and manual overrides go into the reports), each notebook's ``results.json`` and
-    ``report.html`` (and ``feedback.txt`` with ``feedback_txt``), the identical-notebook flag,
+    ``report.html`` (and ``feedback.txt`` with ``feedback_txt``), the identical-notebook flag, the near-copies
+    for staff (``near_copies.json``),
     the class table ``grades.csv``, and the staff's class report (``class.html`` and its CSVs).
 
     Args:
@@ -50,7 +51,7 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
     """
     from autograder.grading import identical, late, regrade
     from autograder.lms.command import absent_for_run
-    from autograder.reports import class_report, console, student
+    from autograder.reports import class_report, console, near_copies, student
     from autograder.reports.class_load import shown_name
 
     out = Path(out)
@@ -72,6 +73,10 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
             show(console.table(r))
     # After the students' own reports: the flag is for the instructor (grades.csv, identical.csv).
     note_path, flagged = identical.flag(jobs, results, out)
+    try:  # near-copies for staff (reports/near_copies.py): listed in the class report, never graded down
+        near_copies.find(jobs, results, out)
+    except Exception as exc:  # noqa: BLE001 -- an extra for staff must not stop the class's files
+        say_(f"could not compare the solutions for near-copies: {type(exc).__name__}: {exc}")
     absent = absent_for_run(roster, results)  # roster students without a submission ([] without a roster)
     previous = regrade.read_table(out / "grades.csv")  # rows of students not in this run are kept
     csv_path = console.write_grades_csv(results, out / "grades.csv", totals, not_submitted=absent)

@@ -111,6 +111,7 @@ CLASS_STYLE = """
   margin: 0 .3em 0 1em; }
 .class-report table a { display: inline-block; min-width: 24px; min-height: 24px; line-height: 24px; }
 .class-report table.grid tbody th a { padding: 0 .2em; }
+.class-report table.side pre { white-space: pre-wrap; margin: 0; font-size: .85em; max-width: 34em; }
 .class-report caption { text-align: left; font-weight: bold; padding: .2em 0; }
 .autograder-report .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden;
   clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; }
@@ -236,11 +237,13 @@ def _grid_html(entries, stats, base):
             + "".join(rows) + "</tbody></table>")
 
 
-def _simple_table(caption, header, rows, css):
-    """A titled table (``css`` is its class and the title's id), or "None." without rows."""
+def _simple_table(caption, header, rows, css, level=2):
+    """A titled table (``css`` is its class and the title's id; ``level``: the title's h level), or
+    "None." without rows."""
+    title = f"<h{level} id='{css}'>{caption}</h{level}>"
     if not rows:
-        return f"<h2 id='{css}'>{caption}</h2><p>None.</p>"
-    out = [f"<h2 id='{css}'>{caption}</h2><table class='data {css}'><caption class='visually-hidden'>{caption}"
+        return f"{title}<p>None.</p>"
+    out = [f"{title}<table class='data {css}'><caption class='visually-hidden'>{caption}"
            "</caption><tr>" + "".join(f"<th scope='col'>{h}</th>" for h in header) + "</tr>"]
     out += ["<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows]
     return "".join(out) + "</table>"
@@ -282,8 +285,40 @@ def _persistent_html(paths, entries, base):
             "passed. A family not named is no proof that the idea is understood.</p>")
 
 
+def _near_copies_html(near, entries, base):
+    """The near-copies section (``near_copies``): code pairs with their regions side by side, and
+    students sharing a rare combination of named mistakes. Never a grade."""
+    from autograder.reports.near_copies import MIN_SHARED, RARE, mistake_pairs
+    out = ["<h2 id='near-copies'>Near-copies (for staff; never graded down)</h2>",
+           "<p class='small'>Pairs whose solutions share most of their code once the released notebook's code "
+           "is left out (copydetect's winnowing over normalised code: renamed variables, comments and blank "
+           "lines do not hide it), and pairs who made the same rare named mistakes. A reason to look at two "
+           "notebooks side by side, not a finding: short functions and the course's own examples make honest "
+           "twins.</p>"]
+    rows = []
+    for assignment in sorted(near):
+        for pair in near[assignment]:
+            a, b = (_e(shown_name(s)) for s in pair.get("students", ["?", "?"])[:2])
+            share = pair.get("share", [0, 0])
+            evidence = "".join(
+                f"<details><summary>{_e(f)}</summary><table class='data side'><caption class='visually-hidden'>"
+                f"{_e(f)}: {a} and {b}</caption><tr><th scope='col'>{a}</th><th scope='col'>{b}</th></tr>"
+                f"<tr><td><pre>{_e(src[0])}</pre></td><td><pre>{_e(src[1])}</pre></td></tr></table></details>"
+                for f, src in (pair.get("evidence") or {}).items() if isinstance(src, list) and len(src) == 2)
+            rows.append([a + " &amp; " + b, _e(assignment), f"{100 * min(share):.0f}% / {100 * max(share):.0f}%",
+                         evidence or "&ndash;"])
+    out.append(_simple_table("Shared code", ["students", "assignment", "shared (of each)", "their code"],
+                             rows, "near-code", level=3))
+    pairs = [[_e(a) + " &amp; " + _e(b), "<br>".join(f"{_e(x)}: {_e(f)}: {_e(m)} ({n} students)"
+                                                      for x, f, m, n in shared)] for a, b, shared in
+             mistake_pairs(entries)]
+    out.append(_simple_table(f"Rare named mistakes in common (at least {MIN_SHARED}, each made by at most {RARE} "
+                             "students)", ["students", "mistakes"], pairs, "near-mistakes", level=3))
+    return "".join(out)
+
+
 def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = "Class report", stats=None,
-                      mistakes=None, absent=(), paths: dict | None = None) -> str:
+                      mistakes=None, absent=(), paths: dict | None = None, near: dict | None = None) -> str:
     """The class report page (see module docstring) as one str.
 
     Args:
@@ -294,6 +329,7 @@ def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = 
             (``not_submitted``): they count among the students and stand under "Did not submit".
         paths: ``families.student_paths(entries, order)`` when computed already (None: computed
             here in the course's order, ``families.course_order``).
+        near: ``near_copies.read(graded_dir)`` (``{assignment: [pair, ...]}``) or None (none compared).
     Every text from results.json or grades.csv is escaped (``html.escape``)."""
     by_assignment = defaultdict(list)
     for e in entries:
@@ -353,9 +389,11 @@ def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = 
         paths = student_paths(entries, course_order())
     out.insert(contents_at, "<p class='contents'>For the whole class: " + " &middot; ".join(
         f"<a href='#{css}'>{caption.split(' (')[0]}</a> ({len(rows)})" for caption, _, rows, css in tail)
-        + " &middot; <a href='#persistent'>Misconceptions across notebooks</a></p>")
+        + " &middot; <a href='#persistent'>Misconceptions across notebooks</a>"
+        " &middot; <a href='#near-copies'>Near-copies</a></p>")
     out += [_simple_table(*t) for t in tail]
     out.append(_persistent_html(paths, entries, base))
+    out.append(_near_copies_html(near or {}, entries, base))
     out.append("</div>")
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             f"<meta name='viewport' content='width=device-width'><title>{_e(title)}</title></head>"
@@ -383,8 +421,10 @@ def write_all(graded_dir, out=None, assignment=None):
     entries, notes = load(graded_dir, assignment)
     stats, mistakes = check_stats(entries), mistake_table(entries)
     page = out / CLASS_HTML
+    from autograder.reports import near_copies
     page.write_text(render_class_html(entries, notes, base=out, stats=stats, mistakes=mistakes,
-                                      absent=not_submitted(graded_dir)), encoding="utf-8")
+                                      absent=not_submitted(graded_dir), near=near_copies.read(graded_dir)),
+                    encoding="utf-8")
     return {"html": page, "checks": write_checks_csv(stats, out / CHECKS_CSV),
             "mistakes": write_mistakes_csv(mistakes, out / MISTAKES_CSV),
             "entries": len(entries), "notes": notes}

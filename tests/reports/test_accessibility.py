@@ -124,7 +124,11 @@ def _learned_attention_report(tmp_path):
 
 @pytest.mark.slow
 def test_pages_pass_axe_wcag_22_aa(small_class, browser, tmp_path):
+    pair = {"students": ["s1", "s4"], "shared": 120, "share": [0.9, 0.95],
+            "evidence": {"softmax": ["def softmax(z):\n    return z", "def softmax(x):\n    return x"]}}
+    (small_class / "near_copies.json").write_text(json.dumps({"assignments": {"attention": [pair]}}), encoding="utf-8")
     page = class_report.write_all(small_class)["html"]
+    assert "<td>s1 &amp; s4</td>" in page.read_text(encoding="utf-8")
     assert _serious(_axe(browser, page)) == []
     assert _serious(_axe(browser, small_class / "attention" / "s2" / "report.html")) == []
     assert _serious(_axe(browser, _learned_attention_report(tmp_path))) == []
