@@ -285,6 +285,9 @@ def _persistent_html(paths, entries, base):
             "passed. A family not named is no proof that the idea is understood.</p>")
 
 
+NEAR_PAIRS_SHOWN = 30  # pairs per assignment on the page (the most alike); near_copies.json has them all
+
+
 def _near_copies_html(near, entries, base):
     """The near-copies section (``near_copies``): code pairs with their regions side by side, and
     students sharing a rare combination of named mistakes. Never a grade."""
@@ -295,9 +298,10 @@ def _near_copies_html(near, entries, base):
            "lines do not hide it), and pairs who made the same rare named mistakes. A reason to look at two "
            "notebooks side by side, not a finding: short functions and the course's own examples make honest "
            "twins.</p>"]
-    rows = []
+    rows, cut = [], 0
     for assignment in sorted(near):
-        for pair in near[assignment]:
+        cut += max(0, len(near[assignment]) - NEAR_PAIRS_SHOWN)
+        for pair in near[assignment][:NEAR_PAIRS_SHOWN]:
             a, b = (_e(shown_name(s)) for s in pair.get("students", ["?", "?"])[:2])
             share = pair.get("share", [0, 0])
             evidence = "".join(
@@ -309,6 +313,8 @@ def _near_copies_html(near, entries, base):
                          evidence or "&ndash;"])
     out.append(_simple_table("Shared code", ["students", "assignment", "shared (of each)", "their code"],
                              rows, "near-code", level=3))
+    if cut:
+        out.append(f"<p>{cut} more pairs with less shared code are in near_copies.json.</p>")
     pairs = [[_e(a) + " &amp; " + _e(b), "<br>".join(f"{_e(x)}: {_e(f)}: {_e(m)} ({n} students)"
                                                       for x, f, m, n in shared)] for a, b, shared in
              mistake_pairs(entries)]
