@@ -111,6 +111,8 @@ CLASS_STYLE = """
   margin: 0 .3em 0 1em; }
 .class-report table a { display: inline-block; min-width: 24px; min-height: 24px; line-height: 24px; }
 .class-report table.grid tbody th a { padding: 0 .2em; }
+.class-report details summary { min-height: 24px; line-height: 24px; cursor: pointer; }
+.class-report summary:focus-visible { outline: 3px solid #1a4fa0; outline-offset: 2px; }
 .class-report table.side pre { white-space: pre-wrap; margin: 0; font-size: .85em; max-width: 34em; }
 .class-report caption { text-align: left; font-weight: bold; padding: .2em 0; }
 .autograder-report .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden;
