@@ -67,6 +67,12 @@ fi
 AXE_CORE_VERSION=4.14.1
 axe_js=.cache/axe-core/node_modules/axe-core/axe.min.js
 if ! grep -qs "\"version\": \"$AXE_CORE_VERSION\"" .cache/axe-core/node_modules/axe-core/package.json; then
+  if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing npm (for axe-core, tests/reports/test_accessibility.py) with apt-get"
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq npm >/dev/null \
+      || { apt-get -o DPkg::Lock::Timeout=900 update -qq && \
+           DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq npm >/dev/null; } || true
+  fi
   if command -v npm >/dev/null 2>&1; then
     mkdir -p .cache/axe-core
     npm install --prefix .cache/axe-core --no-audit --no-fund --no-save --silent "axe-core@$AXE_CORE_VERSION" >/dev/null \

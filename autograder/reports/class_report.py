@@ -9,10 +9,17 @@ writes three files into ``graded_dir`` (or ``out``):
   pass rate and mean points, the named mistakes ranked by how many students made them (each
   student linked to their ``report.html``), a students x checks heatmap whose rows are sorted
   so that students with the same gaps stand together; then who did not submit, late work,
-  identical submissions and problems (timeouts, crashes, grader errors ...). Who did not
+  identical submissions and problems (integrity events first: an attempted import of the grader's
+  packages, an identical flag; then timeouts, crashes, grader errors ...); the misconceptions that
+  recur across notebooks (``families.py``) and the near-copies for staff (``near_copies.py``,
+  read from ``near_copies.json``). Notebooks of untouched stubs are "not attempted": in no pass
+  rate, mean or histogram column. Histogram columns are whole points when the points are. Who did not
   submit includes the roster students that grades.csv lists as "not submitted" (``not_submitted``). One
   self-contained page (inline style, no script, no network), drawn with the helpers of
-  ``html_report`` (the student report's module), readable on a laptop and printable.
+  ``student.py`` (the student report's module), readable on a laptop and printable, and
+  accessible (WCAG 2.2 AA as axe-core measures it: headers, captions, symbols beside colours,
+  24 px link targets, a focus outline). Every name a folder can have is shown and linked (its
+  bytes percent-encoded in the link).
 * ``class_checks.csv``: one row per check (assignment, function, check, points, submitted,
   passed, pass_rate, mean_points).
 * ``class_mistakes.csv``: one row per named mistake (assignment, function, mistake, count,
