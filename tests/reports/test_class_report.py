@@ -505,3 +505,40 @@ def test_a_report_that_cannot_be_written_fails_the_run(tmp_path):
     with pytest.raises(class_report.ReportNotWritten, match="could not be written"):
         write_class_outputs([], [], out, say=lambda *a: None)
     assert (out / "grades.csv").is_file()  # the grades are written before
+
+
+@pytest.mark.slow
+def test_a_class_run_under_a_c_locale_links_odd_names_and_fails_loudly_without_its_report(tmp_path):
+    """``python -m autograder grade`` under LANG=C with a non-ASCII and a non-UTF-8 student folder:
+    exit 0 and every student linked; then with class.html unwritable (a folder stands there): exit 1
+    and a message that says so, grades.csv written."""
+    import sys
+    from urllib.parse import unquote_to_bytes
+
+    import nbformat
+
+    from autograder.course.registry import EXERCISES
+    from autograder.demo.fill import filled_notebook
+    secret = tmp_path / "secret"
+    secret.write_bytes(os.urandom(32).hex().encode())
+    root = os.fsencode(tmp_path / "submitted")
+    for name in (b"zo\xc3\xab", b"caf\xe9"):
+        os.makedirs(root + b"/" + name + b"/embeddings")
+        nbformat.write(filled_notebook(EXERCISES["embeddings"]), os.fsdecode(root + b"/" + name + b"/embeddings/e.ipynb"))
+    env = dict(os.environ, LANG="C", LC_ALL="C", PYTHONIOENCODING="cp1252")
+
+    def grade(out):
+        return subprocess.run([sys.executable, "-m", "autograder", "grade", "submitted", "--out", out, "--quiet",
+                               "--secret-file", str(secret)], cwd=tmp_path, env=env, capture_output=True, timeout=600)
+    done = grade("graded")
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    page = (tmp_path / "graded" / "class.html").read_text(encoding="utf-8")
+    hrefs = {h.split("'", 1)[0] for h in page.split("href='")[1:] if h.startswith("embeddings/")}
+    assert len(hrefs) == 2 and "embeddings/zo%C3%AB/report.html" in hrefs
+    assert all(os.path.isfile(os.fsencode(tmp_path / "graded") + b"/" + unquote_to_bytes(h)) for h in hrefs)
+    (tmp_path / "graded2" / class_report.CLASS_HTML).mkdir(parents=True)
+    done = grade("graded2")
+    assert done.returncode == 1
+    assert b"error: the class report (class.html, class_checks.csv, class_mistakes.csv) could not be written" \
+        in done.stderr
+    assert (tmp_path / "graded2" / "grades.csv").is_file()
