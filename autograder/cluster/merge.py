@@ -21,7 +21,7 @@ shards' grader-error logs are joined into ``OUT/grader-errors.log``, and ``OUT/s
 says which shards were merged and what each ran on.
 
 Exit status: 0 when merged, 1 when merged but the grader failed on some notebook or the
-gradebook did not take every grade (as a single run), 2 on bad usage, 4 when the shards do
+gradebook did not take every grade or the class report could not be written (as a single run), 2 on bad usage, 4 when the shards do
 not form a whole (nothing written).
 """
 from __future__ import annotations
@@ -257,6 +257,7 @@ def add_arguments(parser):
 
 def command(args, parser) -> int:
     """Run ``python -m autograder merge`` (exit status in the module docstring)."""
+    from autograder.reports.class_report import ReportNotWritten
     t0 = time.perf_counter()
     if any(os.path.abspath(args.out) == os.path.abspath(f) for f in args.shards):
         parser.error(f"--out {args.out} is one of the shard folders: merge into a folder of its own")
@@ -267,6 +268,9 @@ def command(args, parser) -> int:
         for problem in exc.problems:
             print(f"  - {problem}", file=sys.stderr)
         return NOT_WHOLE
+    except ReportNotWritten as exc:  # merged and grades.csv written, but no class report
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except ValueError as exc:
         parser.error(str(exc))
     for warning in checked.warnings:

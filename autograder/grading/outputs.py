@@ -7,6 +7,18 @@ from pathlib import Path
 from typing import Callable
 
 
+def student_paths(out) -> dict:
+    """``{student (as shown): [families.Step, ...]}`` from every results.json under ``out`` (this
+    run's and those of earlier runs of other assignments), in the course's order; {} when they
+    cannot be read (a report without the path is still written)."""
+    from autograder.reports import class_load, families
+    try:
+        entries, _ = class_load.load(out)
+    except Exception:  # noqa: BLE001 -- the path is extra; the students' reports must be written
+        return {}
+    return families.student_paths(entries, families.course_order())
+
+
 def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable | None = None,
                         feedback_txt: bool = False, show: Callable | None = None,
                         say: Callable | None = None, roster=None, late_found: dict | None = None) -> tuple:
@@ -17,7 +29,8 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
 
     In order: the gradebook (``gradebook(results, totals)`` when given: nbgrader's late penalties
     and manual overrides go into the reports), each notebook's ``results.json`` and
-    ``report.html`` (and ``feedback.txt`` with ``feedback_txt``), the identical-notebook flag,
+    ``report.html`` (and ``feedback.txt`` with ``feedback_txt``), the identical-notebook flag, the near-copies
+    for staff (``near_copies.json``),
     the class table ``grades.csv``, and the staff's class report (``class.html`` and its CSVs).
 
     Args:
@@ -38,7 +51,8 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
     """
     from autograder.grading import identical, late, regrade
     from autograder.lms.command import absent_for_run
-    from autograder.reports import class_report, console, student
+    from autograder.reports import class_report, console, near_copies, student
+    from autograder.reports.class_load import shown_name
 
     out = Path(out)
     say_ = say or print
@@ -49,7 +63,9 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
         say_(found.line(totals.get((results[i].student_id, results[i].assignment_id))))
     for r in results:
         console.write_results(r, out)
-        student.write_html(r, out)
+    paths = student_paths(out)  # each student's path across the unit, for their reports
+    for r in results:
+        student.write_html(r, out, paths.get(shown_name(r.student_id)))
         if feedback_txt:
             feedback = out / r.assignment_id / r.student_id / "feedback.txt"
             feedback.write_text(console.table(r) + "\n", encoding="utf-8")  # wrapped, never cut
@@ -57,6 +73,10 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
             show(console.table(r))
     # After the students' own reports: the flag is for the instructor (grades.csv, identical.csv).
     note_path, flagged = identical.flag(jobs, results, out)
+    try:  # near-copies for staff (reports/near_copies.py): listed in the class report, never graded down
+        near_copies.find(jobs, results, out)
+    except Exception as exc:  # noqa: BLE001 -- an extra for staff must not stop the class's files
+        say_(f"could not compare the solutions for near-copies: {type(exc).__name__}: {exc}")
     absent = absent_for_run(roster, results)  # roster students without a submission ([] without a roster)
     previous = regrade.read_table(out / "grades.csv")  # rows of students not in this run are kept
     csv_path = console.write_grades_csv(results, out / "grades.csv", totals, not_submitted=absent)

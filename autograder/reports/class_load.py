@@ -14,6 +14,12 @@ HISTOGRAM_BINS = 10  # tenths of the assignment's maximum score
 
 # The sentence ``checking.expect_close`` / ``expect_equal`` write when a value matches named mistakes.
 _MISTAKE_SENTENCE = re.compile(r"That is (?:the value|what) you get when you (.+?)\.?\s*$", re.S)
+# A check of a function that is still the released stub (``limits.StudentCodeError.describe``).
+_STUB_SENTENCE = "still raises NotImplementedError"
+# The child's import blocker (``child/main.py``: ``_Blocker``) refusing the grader's packages; seen in a
+# check's feedback (imported inside a function) or in the notebook's notes (imported in a cell).
+_BLOCKED_IMPORT = re.compile(r"'((?:solutions|exercises|autograder)(?:\.[\w.]+)?)' is not available to submissions")
+INTEGRITY_IMPORT = "tried to import {} (blocked)"
 
 
 @dataclass
@@ -27,6 +33,7 @@ class Outcome:
     max_score: float
     mistakes: list = field(default_factory=list)
     problems: list = field(default_factory=list)
+    stub: bool = False  # the function still raises NotImplementedError (the released stub)
 
     @property
     def passed(self):
@@ -52,6 +59,11 @@ class Entry:
     link: Path = None
     href: str = field(default=None, repr=False)  # the link as written in the page, once computed
 
+    @property
+    def not_attempted(self) -> bool:
+        """Every check failed on a function that is still the released stub (nothing was tried)."""
+        return bool(self.tests) and all(t.stub and not t.passed for t in self.tests)
+
 
 def mistakes_in(output: str) -> list[str]:
     """The mistake names in one check's feedback ("... That is the value you get when you A
@@ -75,6 +87,24 @@ def _problems_of_text(output):
     if "did not return within" in text:
         found.append("timeout")
     return found
+
+
+def integrity_events(text) -> list[str]:
+    """Integrity events told by a feedback text: attempted imports of the grader's own packages
+    (the reference solutions, the course's checks, the grader), as problem texts; [] when none."""
+    return [INTEGRITY_IMPORT.format(name) for name in dict.fromkeys(_BLOCKED_IMPORT.findall(text or ""))]
+
+
+def shown_name(name) -> str:
+    """A student or assignment name as the page and the CSVs show it: a folder name's bytes read as
+    UTF-8, any byte that is not UTF-8 written as ``\\xNN`` (so two names never look alike), controls
+    escaped (``safetext.clean``)."""
+    from autograder.reports import safetext
+    try:
+        raw = os.fsencode(name)
+    except (UnicodeError, TypeError):
+        raw = str(name).encode("utf-8", "surrogateescape")
+    return safetext.clean(raw.decode("utf-8", "backslashreplace"), safetext.ID_CHARS)
 
 
 def _number(value, default=0.0):
@@ -124,13 +154,17 @@ def _entry(path, rel, data, assignment_hint):
         mistakes = [str(m) for m in mistakes] if isinstance(mistakes, list) else mistakes_in(t.get("output"))
         problems = t_extra.get("problems")
         problems = [str(p) for p in problems] if isinstance(problems, list) else _problems_of_text(t.get("output"))
-        tests.append(Outcome(name, function, _number(t.get("score")), _number(t.get("max_score")), mistakes, problems))
+        output = str(t.get("output") or "")
+        problems = problems + [p for p in integrity_events(output) if p not in problems]
+        tests.append(Outcome(name, function, _number(t.get("score")), _number(t.get("max_score")), mistakes, problems,
+                             _STUB_SENTENCE in output))
     max_score = sum(t.max_score for t in tests) or _number(data.get("max_score"))
     score = _number(data.get("score"), sum(t.score for t in tests))
     problems = set(str(p) for p in extra.get("problems") or [] if p) if isinstance(extra.get("problems"), list) \
         else set()
     for t in tests:
         problems |= set(t.problems)
+    problems |= set(integrity_events(str(data.get("output") or "")))
     late = {str(k): str(v) for k, v in extra.items()
             if ("late" in str(k).lower() or "penalty" in str(k).lower()) and v not in (None, "", 0, False, [], {})}
     return Entry(str(extra.get("assignment") or assignment_hint or default_assignment),
@@ -184,5 +218,7 @@ def load(graded_dir, assignment: str | None = None) -> tuple:
         listed = {p.strip() for p in re.split(r";\s+(?![^(]*\))", row.get("problems") or "") if p.strip()}
         # grades.csv may say more ("several notebooks (not counted: ...)") or know more (added columns)
         entry.problems = {p for p in entry.problems if not any(q.startswith(p + " (") for q in listed)} | listed
+    for entry in entries:  # shown and written as text, whatever bytes the folder's name holds
+        entry.student, entry.assignment = shown_name(entry.student), shown_name(entry.assignment)
     entries.sort(key=lambda e: (e.assignment, e.student))
     return entries, notes

@@ -9,10 +9,17 @@ writes three files into ``graded_dir`` (or ``out``):
   pass rate and mean points, the named mistakes ranked by how many students made them (each
   student linked to their ``report.html``), a students x checks heatmap whose rows are sorted
   so that students with the same gaps stand together; then who did not submit, late work,
-  identical submissions and problems (timeouts, crashes, grader errors ...). Who did not
+  identical submissions and problems (integrity events first: an attempted import of the grader's
+  packages, an identical flag; then timeouts, crashes, grader errors ...); the misconceptions that
+  recur across notebooks (``families.py``) and the near-copies for staff (``near_copies.py``,
+  read from ``near_copies.json``). Notebooks of untouched stubs are "not attempted": in no pass
+  rate, mean or histogram column. Histogram columns are whole points when the points are. Who did not
   submit includes the roster students that grades.csv lists as "not submitted" (``not_submitted``). One
   self-contained page (inline style, no script, no network), drawn with the helpers of
-  ``html_report`` (the student report's module), readable on a laptop and printable.
+  ``student.py`` (the student report's module), readable on a laptop and printable, and
+  accessible (WCAG 2.2 AA as axe-core measures it: headers, captions, symbols beside colours,
+  24 px link targets, a focus outline). Every name a folder can have is shown and linked (its
+  bytes percent-encoded in the link).
 * ``class_checks.csv``: one row per check (assignment, function, check, points, submitted,
   passed, pass_rate, mean_points).
 * ``class_mistakes.csv``: one row per named mistake (assignment, function, mistake, count,
@@ -40,6 +47,7 @@ from urllib.parse import quote
 from autograder.reports.class_load import (  # noqa: F401
     _MISTAKE_SENTENCE,
     HISTOGRAM_BINS,
+    INTEGRITY_IMPORT,
     Entry,
     Outcome,
     _entry,
@@ -49,10 +57,13 @@ from autograder.reports.class_load import (  # noqa: F401
     _read_grades_csv,
     load,
     mistakes_in,
+    shown_name,
 )
 from autograder.reports.class_stats import (  # noqa: F401
     CheckStats,
     _write_csv,
+    binned,
+    bins,
     check_stats,
     gap_order,
     histogram,
@@ -97,11 +108,23 @@ CLASS_STYLE = """
 .class-report table.grid th { font-weight: normal; font-size: .85em; padding: 0 .3em; text-align: right;
   white-space: nowrap; }
 .class-report table.grid thead th { text-align: center; }
-.class-report table.grid td { width: 1.5em; height: 1.2em; border: 1px solid #fff; padding: 0; }
-.class-report td.p { background: #2e7d32; } .class-report td.f { background: #c62828; }
-.class-report td.h { background: #f9a825; } .class-report td.n { background: #bbb; }
-.class-report .legend span { display: inline-block; width: 1em; height: 1em; vertical-align: middle;
+.class-report table.grid td { min-width: 1.7em; height: 1.7em; border: 1px solid #fff; padding: 0;
+  text-align: center; font-weight: bold; }
+.class-report td.p, .class-report .key.p { background: #2e7d32; color: #fff; }
+.class-report td.f, .class-report .key.f { background: #c62828; color: #fff; }
+.class-report td.h, .class-report .key.h { background: #f9a825; color: #000; }
+.class-report td.n, .class-report .key.n { background: #bbb; color: #000; }
+.class-report .legend span.key { display: inline-block; min-width: 1.5em; text-align: center; font-weight: bold;
   margin: 0 .3em 0 1em; }
+.class-report table a { display: inline-block; min-width: 24px; min-height: 24px; line-height: 24px; }
+.class-report table.grid tbody th a { padding: 0 .2em; }
+.class-report details summary { min-height: 24px; line-height: 24px; cursor: pointer; }
+.class-report summary:focus-visible { outline: 3px solid #1a4fa0; outline-offset: 2px; }
+.class-report table.side pre { white-space: pre-wrap; margin: 0; font-size: .85em; max-width: 34em; }
+.class-report caption { text-align: left; font-weight: bold; padding: .2em 0; }
+.autograder-report .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden;
+  clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; }
+.autograder-report a:focus-visible { outline: 3px solid #1a4fa0; outline-offset: 2px; }
 .class-report section.assignment { break-before: page; }
 .class-report table, .class-report tr { break-inside: avoid; }
 .class-report * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
@@ -114,8 +137,10 @@ def _pts(x):
 
 
 def _href(target, base):
-    """URL of the file ``target`` relative to the folder ``base`` ('/'-separated, percent-quoted)."""
-    return quote(os.path.relpath(os.path.abspath(target), base).replace(os.sep, "/"))
+    """URL of the file ``target`` relative to the folder ``base``: '/'-separated, the file system's
+    bytes percent-encoded (``quote`` of ``os.fsencode``), so any name a folder can have links."""
+    rel = os.path.relpath(os.path.abspath(target), base).replace(os.sep, "/")
+    return quote(os.fsencode(rel))
 
 
 def _link(entry, base):
@@ -131,30 +156,47 @@ def _anchor(assignment):
     return "a-" + re.sub(r"[^A-Za-z0-9_-]", "_", assignment)
 
 
+def _hidden(text):
+    """Text for screen readers and copies, not drawn (``visually-hidden``)."""
+    return f"<span class='visually-hidden'>{text}</span>"
+
+
 def _histogram_html(entries, max_score):
-    """Columns of students per tenth of ``max_score``; each range holds its lower end (the last both)."""
-    counts = histogram([e.score for e in entries], max_score)
+    """Columns of students per range of points (``class_stats.bins``: whole points when the points
+    are whole, else tenths of ``max_score``); notebooks not attempted are counted apart."""
+    stubs = [e for e in entries if e.not_attempted]
+    entries = [e for e in entries if not e.not_attempted]
+    scores = [e.score for e in entries]
+    ranges = bins(scores, max_score)
+    counts = binned(scores, ranges)
     top = max(counts) or 1
+    whole = all(isinstance(low, int) for low, _ in ranges)
     bars, labels = [], []
-    for i, n in enumerate(counts):
-        low, high = max_score * i / HISTOGRAM_BINS, max_score * (i + 1) / HISTOGRAM_BINS
+    for (low, high), n in zip(ranges, counts, strict=True):
+        label = _pts(low) if whole and low == high else f"{_pts(low)}&ndash;{_pts(high)}"
         bars.append(f"<td title='{n} students'><span class='count'>{n}</span>"
                     f"<span class='column' style='height: {5 * n / top:.2f}em'></span></td>")
-        labels.append(f"<th>{_pts(low)}&ndash;{_pts(high)}</th>")
-    scores = [e.score for e in entries]
+        labels.append(f"<th scope='col'>{label}{_hidden(' points')}</th>")
     summary = (f"mean {_pts(statistics.fmean(scores))}, median {_pts(statistics.median(scores))} of "
                f"{_pts(max_score)} points; {sum(1 for s in scores if s >= max_score)} with full marks"
-               if scores else "no results")
+               if scores else "no attempted notebooks")
+    if stubs:
+        summary += (f"; {len(stubs)} not attempted (every function still the released stub), "
+                    "counted in no range, pass rate or mean")
+    note = ("Students per number of points (a range holds both ends)." if whole else
+            "Students per range of points (a range holds its lower end).")
     return (f"<h3>Score distribution</h3><p>{summary}</p><table class='histogram'>"
+            f"<caption class='visually-hidden'>Students per range of points</caption>"
             f"<tr>{''.join(bars)}</tr><tr>{''.join(labels)}</tr></table>"
-            "<p class='small'>Students per range of points (a range holds its lower end).</p>")
+            f"<p class='small'>{note}</p>")
 
 
 def _mistakes_html(rows, base):
     if not rows:
         return "<h3>Named mistakes</h3><p>No failed check matched a named mistake.</p>"
-    out = ["<h3>Named mistakes</h3><table class='data mistakes'><tr><th>students</th><th>function</th>"
-           "<th>mistake</th><th>who (their reports)</th></tr>"]
+    out = ["<h3>Named mistakes</h3><table class='data mistakes'><caption class='visually-hidden'>Named mistakes"
+           "</caption><tr><th scope='col'>students</th><th scope='col'>function</th>"
+           "<th scope='col'>mistake</th><th scope='col'>who (their reports)</th></tr>"]
     for _, function, mistake, who in rows:
         out.append(f"<tr class='mistake-row'><td class='num count'>{len(who)}</td><td>{_e(function)}</td>"
                    f"<td class='mistake-name'>{_e(mistake)}</td>"
@@ -163,8 +205,9 @@ def _mistakes_html(rows, base):
 
 
 def _checks_html(stats):
-    out = ["<h3>Checks</h3><table class='data checks'><tr><th>#</th><th>check</th><th>points</th>"
-           "<th>pass rate</th><th>mean points</th></tr>"]
+    out = ["<h3>Checks</h3><table class='data checks'><caption class='visually-hidden'>Checks</caption>"
+           "<tr><th scope='col'>#</th><th scope='col'>check</th><th scope='col'>points</th>"
+           "<th scope='col'>pass rate</th><th scope='col'>mean points</th></tr>"]
     for i, s in enumerate(stats, 1):
         out.append(f"<tr><td class='num'>{i}</td><td class='check-name'>{_e(s.name)}</td><td class='num'>"
                    f"{_pts(s.points)}</td><td class='num'><span class='rate'><span class='bar' "
@@ -173,34 +216,44 @@ def _checks_html(stats):
     return "".join(out) + "</table>"
 
 
+# The grid's cells: CSS class, the symbol drawn, the words a screen reader says (colour is never alone).
+CELLS = {"p": ("\u2713", "passed"), "h": ("\u00bd", "some points"), "f": ("\u2717", "failed"),
+         "n": ("\u2013", "not in this results.json"), "s": ("\u25cb", "not attempted (the released stub)")}
+
+
 def _grid_html(entries, stats, base):
     names = [s.name for s in stats]
-    head = "".join(f"<th title='{_e(n)}'>{i}</th>" for i, n in enumerate(names, 1))
+    head = "".join(f"<th scope='col' title='{_e(n)}'>{i}{_hidden(' ' + _e(n))}</th>"
+                   for i, n in enumerate(names, 1))
     rows = []
     for e in gap_order(entries, names):
         by = {t.name: t for t in e.tests}
         cells = []
         for n in names:
             t = by.get(n)
-            kind = "n" if t is None else "p" if t.passed else "h" if t.score > 0 else "f"
-            cells.append(f"<td class='{kind}'></td>")
-        rows.append(f"<tr><th>{_link(e, base)}</th>{''.join(cells)}<td class='num' style='width: auto; "
-                    f"padding-left: .4em'>{_pts(e.score)}</td></tr>")
-    legend = ("<p class='legend'><span class='p' style='background: #2e7d32'></span>passed"
-              "<span style='background: #f9a825'></span>some points<span style='background: #c62828'></span>"
-              "failed<span style='background: #bbb'></span>not in this results.json</p>")
+            kind = "n" if t is None else "p" if t.passed else "s" if t.stub else "h" if t.score > 0 else "f"
+            symbol, words = CELLS[kind]
+            cells.append(f"<td class='{'n' if kind == 's' else kind}'>{symbol}{_hidden(words)}</td>")
+        rows.append(f"<tr><th scope='row'>{_link(e, base)}</th>{''.join(cells)}<td class='num' style='width: auto; "
+                    f"padding-left: .4em'>{'not attempted' if e.not_attempted else _pts(e.score)}</td></tr>")
+    legend = ("<p class='legend'>Each cell says how a check went: "
+              + "".join(f"<span class='key {'n' if k == 's' else k}' aria-hidden='true'>{sym}</span>{words}"
+                        for k, (sym, words) in CELLS.items()) + ".</p>")
     return ("<h3>Students &times; checks</h3><p>Columns are the checks numbered above; rows are "
             "sorted so that students who failed the same checks stand together.</p>" + legend
-            + f"<table class='grid'><thead><tr><th></th>{head}<th>points</th></tr></thead><tbody>"
+            + "<table class='grid'><caption class='visually-hidden'>Students by checks</caption>"
+            f"<thead><tr><th scope='col'>student</th>{head}<th scope='col'>points</th></tr></thead><tbody>"
             + "".join(rows) + "</tbody></table>")
 
 
-def _simple_table(caption, header, rows, css):
-    """A titled table (``css`` is its class and the title's id), or "None." without rows."""
+def _simple_table(caption, header, rows, css, level=2):
+    """A titled table (``css`` is its class and the title's id; ``level``: the title's h level), or
+    "None." without rows."""
+    title = f"<h{level} id='{css}'>{caption}</h{level}>"
     if not rows:
-        return f"<h2 id='{css}'>{caption}</h2><p>None.</p>"
-    out = [f"<h2 id='{css}'>{caption}</h2><table class='data {css}'><tr>"
-           + "".join(f"<th>{h}</th>" for h in header) + "</tr>"]
+        return f"{title}<p>None.</p>"
+    out = [f"{title}<table class='data {css}'><caption class='visually-hidden'>{caption}"
+           "</caption><tr>" + "".join(f"<th scope='col'>{h}</th>" for h in header) + "</tr>"]
     out += ["<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows]
     return "".join(out) + "</table>"
 
@@ -211,8 +264,76 @@ def is_identical(problem) -> bool:
     return "identical" in text or "duplicate" in text or text.startswith("same as")
 
 
+def is_integrity(problem) -> bool:
+    """Whether a problem is an integrity event: an attempted import of the grader's own packages
+    (``class_load.integrity_events``) or a submission flagged identical (``is_identical``)."""
+    return is_identical(problem) or problem.startswith(INTEGRITY_IMPORT.split("{}")[0])
+
+
+def _problem_text(problems):
+    """A row's problems for the Problems table: integrity events first, marked "integrity:"."""
+    ordered = sorted(problems, key=lambda p: (not is_integrity(p), p))
+    return "; ".join(("integrity: " if is_integrity(p) else "") + p for p in ordered)
+
+
+def _persistent_html(paths, entries, base):
+    """The section of misconceptions that recur across notebooks (``families.persistent``)."""
+    from autograder.reports.families import persistent
+    rows = []
+    link = {(e.student, e.assignment): e for e in entries}
+    for family, who in persistent(paths):
+        for student, made, again, fixed in who:
+            first = link.get((student, made[0]))
+            rows.append([_e(family.label), _link(first, base) if first else _e(student), _e(", ".join(made)),
+                         _e(", ".join(again)), _e(", ".join(fixed)) or "&ndash;"])
+    table = _simple_table("Misconceptions across notebooks", ["misconception", "student", "named in",
+                                                              "again in", "right later in"], rows, "persistent")
+    return (table + "<p class='small'>A misconception is a family of named mistakes (reports/families.py) "
+            "that the checks of several notebooks recognise. Listed: students whose wrong values showed the same "
+            "family in two notebooks or more. \u201cRight later\u201d: a later notebook's checks of that idea all "
+            "passed. A family not named is no proof that the idea is understood.</p>")
+
+
+NEAR_PAIRS_SHOWN = 30  # pairs per assignment on the page (the most alike); near_copies.json has them all
+
+
+def _near_copies_html(near, entries, base):
+    """The near-copies section (``near_copies``): code pairs with their regions side by side, and
+    students sharing a rare combination of named mistakes. Never a grade."""
+    from autograder.reports.near_copies import MIN_SHARED, RARE, mistake_pairs
+    out = ["<h2 id='near-copies'>Near-copies (for staff; never graded down)</h2>",
+           "<p class='small'>Pairs whose solutions share most of their code once the released notebook's code "
+           "is left out (copydetect's winnowing over normalised code: renamed variables, comments and blank "
+           "lines do not hide it), and pairs who made the same rare named mistakes. A reason to look at two "
+           "notebooks side by side, not a finding: short functions and the course's own examples make honest "
+           "twins.</p>"]
+    rows, cut = [], 0
+    for assignment in sorted(near):
+        cut += max(0, len(near[assignment]) - NEAR_PAIRS_SHOWN)
+        for pair in near[assignment][:NEAR_PAIRS_SHOWN]:
+            a, b = (_e(shown_name(s)) for s in pair.get("students", ["?", "?"])[:2])
+            share = pair.get("share", [0, 0])
+            evidence = "".join(
+                f"<details><summary>{_e(f)}</summary><table class='data side'><caption class='visually-hidden'>"
+                f"{_e(f)}: {a} and {b}</caption><tr><th scope='col'>{a}</th><th scope='col'>{b}</th></tr>"
+                f"<tr><td><pre>{_e(src[0])}</pre></td><td><pre>{_e(src[1])}</pre></td></tr></table></details>"
+                for f, src in (pair.get("evidence") or {}).items() if isinstance(src, list) and len(src) == 2)
+            rows.append([a + " &amp; " + b, _e(assignment), f"{100 * min(share):.0f}% / {100 * max(share):.0f}%",
+                         evidence or "&ndash;"])
+    out.append(_simple_table("Shared code", ["students", "assignment", "shared (of each)", "their code"],
+                             rows, "near-code", level=3))
+    if cut:
+        out.append(f"<p>{cut} more pairs with less shared code are in near_copies.json.</p>")
+    pairs = [[_e(a) + " &amp; " + _e(b), "<br>".join(f"{_e(x)}: {_e(f)}: {_e(m)} ({n} students)"
+                                                      for x, f, m, n in shared)] for a, b, shared in
+             mistake_pairs(entries)]
+    out.append(_simple_table(f"Rare named mistakes in common (at least {MIN_SHARED}, each made by at most {RARE} "
+                             "students)", ["students", "mistakes"], pairs, "near-mistakes", level=3))
+    return "".join(out)
+
+
 def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = "Class report", stats=None,
-                      mistakes=None, absent=()) -> str:
+                      mistakes=None, absent=(), paths: dict | None = None, near: dict | None = None) -> str:
     """The class report page (see module docstring) as one str.
 
     Args:
@@ -221,6 +342,9 @@ def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = 
         stats, mistakes: ``check_stats(entries)`` and ``mistake_table(entries)`` when computed already.
         absent: ``(student, assignment)`` pairs of roster students who submitted nothing
             (``not_submitted``): they count among the students and stand under "Did not submit".
+        paths: ``families.student_paths(entries, order)`` when computed already (None: computed
+            here in the course's order, ``families.course_order``).
+        near: ``near_copies.read(graded_dir)`` (``{assignment: [pair, ...]}``) or None (none compared).
     Every text from results.json or grades.csv is escaped (``html.escape``)."""
     by_assignment = defaultdict(list)
     for e in entries:
@@ -242,12 +366,13 @@ def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = 
     for a in sorted(by_assignment):
         group = by_assignment[a]
         top = max(e.max_score for e in group)
-        scores = [e.score for e in group]
-        overview.append([f"<a href='#{_anchor(a)}'>{_e(a)}</a>", len(group), len(students) - len(group),
-                         _pts(statistics.fmean(scores)), _pts(top),
+        tried = [e.score for e in group if not e.not_attempted]
+        overview.append([f"<a href='#{_anchor(a)}'>{_e(a)}</a>", len(group), len(group) - len(tried),
+                         len(students) - len(group), _pts(statistics.fmean(tried)) if tried else "&ndash;", _pts(top),
                          len([m for m in mistakes if m[0] == a])])
-    out.append(_simple_table("Assignments", ["assignment", "submitted", "not submitted", "mean points",
-                                             "of", "named mistakes"], overview, "overview"))
+    out.append(_simple_table("Assignments", ["assignment", "submitted", "not attempted", "not submitted",
+                                             "mean points (attempted)", "of", "named mistakes"], overview,
+                             "overview"))
     contents_at = len(out)
     for a in sorted(by_assignment):
         group = by_assignment[a]
@@ -271,13 +396,19 @@ def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = 
     same = [[_link(e, base), _e(e.assignment), _e("; ".join(p for p in sorted(e.problems) if is_identical(p)))]
             for e in entries if any(is_identical(p) for p in e.problems)]
     tail.append(("Identical submissions", ["student", "assignment", "finding"], same, "identical"))
-    problems = [[_link(e, base), _e(e.assignment), _e("; ".join(p for p in sorted(e.problems) if not is_identical(p)))]
-                for e in entries if any(not is_identical(p) for p in e.problems)]
-    tail.append(("Problems (timeouts, crashes, grader errors ...)", ["student", "assignment", "problems"],
-                 problems, "problems"))
+    problems = [[_link(e, base), _e(e.assignment), _e(_problem_text(e.problems))] for e in entries if e.problems]
+    tail.append(("Problems (integrity events, timeouts, crashes, grader errors ...)",
+                 ["student", "assignment", "problems"], problems, "problems"))
+    if paths is None:
+        from autograder.reports.families import course_order, student_paths
+        paths = student_paths(entries, course_order())
     out.insert(contents_at, "<p class='contents'>For the whole class: " + " &middot; ".join(
-        f"<a href='#{css}'>{caption.split(' (')[0]}</a> ({len(rows)})" for caption, _, rows, css in tail) + "</p>")
+        f"<a href='#{css}'>{caption.split(' (')[0]}</a> ({len(rows)})" for caption, _, rows, css in tail)
+        + " &middot; <a href='#persistent'>Misconceptions across notebooks</a>"
+        " &middot; <a href='#near-copies'>Near-copies</a></p>")
     out += [_simple_table(*t) for t in tail]
+    out.append(_persistent_html(paths, entries, base))
+    out.append(_near_copies_html(near or {}, entries, base))
     out.append("</div>")
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             f"<meta name='viewport' content='width=device-width'><title>{_e(title)}</title></head>"
@@ -305,24 +436,39 @@ def write_all(graded_dir, out=None, assignment=None):
     entries, notes = load(graded_dir, assignment)
     stats, mistakes = check_stats(entries), mistake_table(entries)
     page = out / CLASS_HTML
+    from autograder.reports import near_copies
     page.write_text(render_class_html(entries, notes, base=out, stats=stats, mistakes=mistakes,
-                                      absent=not_submitted(graded_dir)), encoding="utf-8")
+                                      absent=not_submitted(graded_dir), near=near_copies.read(graded_dir)),
+                    encoding="utf-8")
     return {"html": page, "checks": write_checks_csv(stats, out / CHECKS_CSV),
             "mistakes": write_mistakes_csv(mistakes, out / MISTAKES_CSV),
             "entries": len(entries), "notes": notes}
 
 
+class ReportNotWritten(RuntimeError):
+    """The class report could not be written (``write_after_run``); the message says why and where."""
+
+
 def write_after_run(out, say=None):
     """``write_all(out)`` at the end of a class run: prints where the files went (with ``say``,
-    default ``print`` to stderr); a failure is reported and returns None, never ends the run."""
+    default ``print`` to stderr).
+
+    Raises:
+        ReportNotWritten: the report could not be written (the grades are written already; the
+            run must not end as if all went well). Its message names the folder and the cause.
+    """
     import sys
     import traceback
     say = say or (lambda *a: print(*a, file=sys.stderr))
     try:
         written = write_all(out)
-    except Exception:  # the grades are written already; the staff report must not undo a run
-        say(f"could not write the class report:\n{traceback.format_exc()}")
-        return None
+    except Exception as exc:
+        detail = traceback.format_exc()
+        say(f"could not write the class report:\n{detail}")
+        raise ReportNotWritten(f"the class report (class.html, class_checks.csv, class_mistakes.csv) could not be "
+                               f"written in {shown_name(os.fspath(out))}: {type(exc).__name__}: "
+                               f"{shown_name(str(exc))}; the grades are written (grades.csv). Write the report "
+                               f"again with: python -m autograder report {shown_name(os.fspath(out))}") from exc
     say(f"class report (staff only) in {written['html']}; {written['checks'].name}, "
         f"{written['mistakes'].name} beside it")
     return written

@@ -34,9 +34,16 @@ class CheckStats:
 
 
 def check_stats(entries) -> dict:
-    """``{assignment: [CheckStats, ...]}`` in the checks' order as first seen."""
+    """``{assignment: [CheckStats, ...]}`` in the checks' order as first seen. A notebook not
+    attempted (``Entry.not_attempted``: every function still the released stub) names its checks
+    but counts in no pass rate or mean."""
     stats = {}
     for e in entries:
+        if e.not_attempted:
+            for t in e.tests:
+                stats.setdefault(e.assignment, {}).setdefault(
+                    t.name, CheckStats(e.assignment, t.function, t.name, t.max_score))
+            continue
         by_name = stats.setdefault(e.assignment, {})
         for t in e.tests:
             s = by_name.setdefault(t.name, CheckStats(e.assignment, t.function, t.name, t.max_score))
@@ -75,6 +82,34 @@ def histogram(scores: list[float], max_score: float, bins: int = HISTOGRAM_BINS)
     for s in scores:
         share = s / max_score if max_score > 0 else 0.0
         counts[min(max(int(share * bins), 0), bins - 1)] += 1
+    return counts
+
+
+def bins(scores: list[float], max_score: float) -> list[tuple[float, float]]:
+    """The histogram's ranges ``[(low, high), ...]``: one per point (or per run of whole points,
+    at most ``HISTOGRAM_BINS`` + 1 ranges) when ``max_score`` and every score are whole numbers,
+    both ends included; else tenths of ``max_score`` (a range holds its lower end, the last both)."""
+    whole = max_score == int(max_score) and all(float(s) == int(s) for s in scores)
+    if whole and max_score >= 1:
+        top = int(max_score)
+        width = -(-(top + 1) // (HISTOGRAM_BINS + 1))  # ceil: at most 11 ranges (0..10 for 10 points)
+        return [(low, min(low + width - 1, top)) for low in range(0, top + 1, width)]
+    return [(max_score * i / HISTOGRAM_BINS, max_score * (i + 1) / HISTOGRAM_BINS) for i in range(HISTOGRAM_BINS)]
+
+
+def binned(scores: list[float], ranges: list[tuple[float, float]]) -> list[int]:
+    """Counts of ``scores`` in ``ranges`` (``bins``): whole-point ranges hold both ends, tenths
+    their lower end (the last both). Returns: list of ints, one per range."""
+    whole = all(isinstance(low, int) for low, _ in ranges)
+    counts = [0] * len(ranges)
+    for s in scores:
+        for i, (low, high) in enumerate(ranges):
+            last = i == len(ranges) - 1
+            if (low <= s <= high) if whole or last else (low <= s < high):
+                counts[i] += 1
+                break
+        else:
+            counts[0 if s < ranges[0][0] else -1] += 1
     return counts
 
 

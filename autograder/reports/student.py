@@ -46,6 +46,9 @@ STYLE = """
 .autograder-report table.heatmap { border-collapse: collapse; }
 .autograder-report table.heatmap caption { font-weight: bold; white-space: nowrap; }
 .autograder-report table.heatmap td { width: 3.6em; height: 2.2em; text-align: center; font-family: monospace; }
+.autograder-report table.values caption { text-align: left; font-weight: bold; }
+.autograder-report .again { font-style: italic; }
+.autograder-report a:focus-visible { outline: 3px solid #1a4fa0; outline-offset: 2px; }
 """
 
 
@@ -74,6 +77,22 @@ def _colour(x):
     return f"rgb({r:.0f}, {g:.0f}, {b:.0f})"
 
 
+def _luminance(rgb):
+    """WCAG relative luminance of an sRGB colour (0-255 channels), in [0, 1]."""
+    lin = [c / 255 / 12.92 if c / 255 <= 0.03928 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def _ink(share):
+    """Black or white text on the viridis colour of ``share``: whichever contrasts more (WCAG's
+    contrast ratio; one of the two always reaches 4.58:1)."""
+    position = min(max(share, 0.0), 1.0) * (len(VIRIDIS) - 1)
+    i = min(int(position), len(VIRIDIS) - 2)
+    rgb = [round(c) for c in VIRIDIS[i] + (VIRIDIS[i + 1] - VIRIDIS[i]) * (position - i)]
+    light = _luminance(rgb)
+    return "black" if (light + 0.05) / 0.05 >= 1.05 / (light + 0.05) else "white"
+
+
 def _grid_table(grid, low, high, caption):
     rows = []
     for row in grid:
@@ -83,7 +102,7 @@ def _grid_table(grid, low, high, caption):
                 cells.append(f"<td style='background: #bbb'>{_e(fmt(float(x)))}</td>")
                 continue
             share = (x - low) / (high - low)
-            ink = "black" if share > 0.6 else "white"
+            ink = _ink(share)
             cells.append(f"<td style='background: {_colour(share)}; color: {ink}'>{x:.3g}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table class='heatmap'><caption>{caption}</caption>{''.join(rows)}</table>"
@@ -116,7 +135,8 @@ def sequences(expected, got):
     want, have = _sequence(expected), _sequence(got)
     if want is None or have is None:
         return ""
-    rows = ["<table class='values'><tr><th>#</th><th>yours</th><th>expected</th></tr>"]
+    rows = ["<table class='values'><tr><th scope='col'>#</th><th scope='col'>yours</th>"
+            "<th scope='col'>expected</th></tr>"]
     parted = False
     for i in range(max(len(want), len(have))):
         mine = have[i] if i < len(have) else ""
@@ -128,7 +148,18 @@ def sequences(expected, got):
     return "".join(rows) + "</table>"
 
 
-def _details(details):
+def _elsewhere(name, elsewhere):
+    """The line "You made this mistake in <notebook> too" for a named mistake, or ""."""
+    from autograder.reports.families import family_of
+    family = family_of(name)
+    where = elsewhere.get(family.id) if family else None
+    if not where:
+        return ""
+    return (f"<p class='again'>You made this mistake in {_e(', '.join(where))} too: "
+            f"{_e(family.label)}.</p>")
+
+
+def _details(details, elsewhere=None):
     if not details:
         return ""
     expected, got = details.get("expected"), details.get("got")
@@ -141,17 +172,28 @@ def _details(details):
     want, have, note = show_pair(expected, got)   # one precision that tells them apart
     parts = [f"<p>Compared: {_e(details.get('what', ''))}</p>",
              "<table class='values'>"
-             f"<tr><th>expected</th><td>{_e(want)}</td></tr>"
-             f"<tr><th>yours</th><td>{_e(have)}</td></tr>"
-             + (f"<tr><th>difference</th><td>{_e(note)}</td></tr>" if note else "") + "</table>"]
+             f"<tr><th scope='row'>expected</th><td>{_e(want)}</td></tr>"
+             f"<tr><th scope='row'>yours</th><td>{_e(have)}</td></tr>"
+             + (f"<tr><th scope='row'>difference</th><td>{_e(note)}</td></tr>" if note else "") + "</table>"]
+    said = set()
     for name in details.get("mistakes") or []:
         parts.append(f"<p class='mistake'>That is the value you get when you {_e(name)}.</p>")
+        line = _elsewhere(name, elsewhere) if elsewhere else ""
+        if line and line not in said:  # one line per family, however many of its mistakes match
+            parts.append(line)
+            said.add(line)
     parts.append(heatmaps(expected, got) or sequences(expected, got))
     return "".join(parts)
 
 
-def render_html(result) -> str:
+def render_html(result, path=None) -> str:
     """One self-contained HTML page for a ``grade.NotebookResult`` (see module docstring).
+
+    Args:
+        result: the ``NotebookResult``.
+        path: the student's path across the unit (``families.student_path``: ``Step`` list over all
+            their assignments) or None: a failed check whose mistake family the student made in
+            another notebook says so ("You made this mistake in attention too").
 
     Returns:
         str: the page (``render_fragment`` inside a document). Every submission-derived text
@@ -160,16 +202,27 @@ def render_html(result) -> str:
     title = f"{result.assignment_id}: {result.student_id}"
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             f"<title>{_e(title)}</title></head><body style='margin: 2em auto; max-width: 60em'>\n"
-            + render_fragment(result) + "</body></html>\n")
+            + render_fragment(result, path) + "</body></html>\n")
 
 
-def render_fragment(result) -> str:
+def _other_notebooks(result, path):
+    """``{family id: [assignment, ...]}``: the other assignments where each family was named."""
+    found: dict = {}
+    for step in path or []:
+        if step.status in ("made", "again") and step.assignment != result.assignment_id:
+            found.setdefault(step.family.id, []).append(step.assignment)
+    return found
+
+
+def render_fragment(result, path=None) -> str:
     """The report as one ``<div class="autograder-report">`` element with its scoped style,
     for placing inside another page (nbgrader's feedback notebook, see ``nbgrader_glue/gradebook.py``).
 
+    Args: as ``render_html``.
     Returns:
         str: the element. Every submission-derived text is escaped with ``html.escape``.
     """
+    elsewhere = _other_notebooks(result, path)
     passed = [c for c in result.checks if c.score >= c.max_score]
     out = [f"<div class='autograder-report'><style>{STYLE}</style>",
            f"<h1>{_e(result.assignment_id)} &middot; {_e(result.notebook)} &middot; {_e(result.student_id)}</h1>",
@@ -190,16 +243,17 @@ def render_fragment(result) -> str:
                        f"{_e(c.name)} &middot; {c.score:g} of {c.max_score:g} points</p>")
             if not ok:
                 out.append(f"<p class='message'>{_e(c.output)}</p>")
-                out.append(_details(getattr(c, "details", None)))
+                out.append(_details(getattr(c, "details", None), elsewhere))
             out.append("</div>")
     out.append("</div>")
     return "\n".join(out) + "\n"
 
 
-def write_html(result, out_dir) -> Path:
-    """Write ``OUT/<assignment_id>/<student_id>/report.html``; returns its ``Path``."""
+def write_html(result, out_dir, path=None) -> Path:
+    """Write ``OUT/<assignment_id>/<student_id>/report.html``; returns its ``Path``.
+    ``path``: the student's path across the unit (see ``render_html``), or None."""
     from autograder.reports.console import fs_name  # the same folder as results.json, in every locale
-    path = Path(out_dir) / fs_name(result.assignment_id) / fs_name(result.student_id) / "report.html"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(result), encoding="utf-8")
-    return path
+    page = Path(out_dir) / fs_name(result.assignment_id) / fs_name(result.student_id) / "report.html"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(render_html(result, path), encoding="utf-8")
+    return page

@@ -66,14 +66,16 @@ def test_whole_tree_is_graded_and_every_student_gets_results(graded_tree):
     # an HTML report beside every results.json, the broken notebook's included
     assert all((out / "attention" / s / "report.html").is_file() for s in ("ann", "ben", "cat"))
     assert "not a valid notebook" in (out / "attention" / "cat" / "report.html").read_text()
-    # and the class report for staff: ann passes every check, ben (stubs) and cat (broken) none
+    # and the class report for staff: ann passes every check, cat (broken) none; ben handed in the
+    # untouched stubs: not attempted, so in no pass rate (docs/class-report.md)
     with open(out / "class_checks.csv", newline="") as f:
         checks = list(csv.DictReader(f))
     assert checks
-    assert all((c["submitted"], c["passed"]) == ("3", "1") for c in checks)
+    assert all((c["submitted"], c["passed"]) == ("2", "1") for c in checks)
     assert sum(float(c["points"]) for c in checks) == 19
     page = (out / "class.html").read_text(encoding="utf-8")
     assert "href='attention/cat/report.html'" in page and "invalid notebook" in page
+    assert "1 not attempted (every function still the released stub)" in page
 
 
 @pytest.mark.slow

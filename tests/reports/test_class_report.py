@@ -129,10 +129,12 @@ def test_missing_late_identical_and_problems_are_listed(small_class):
     assert "same as s1" in identical and ">s4</a></td><td>attention</td><td>identical to s3 (whitespace aside)<" in identical
     problems = section("problems")
     assert ">s3</a></td><td>attention</td><td>timeout</td>" in problems
-    assert ">s4</a></td><td>attention</td><td>grader error</td>" in problems
-    assert "same as s1" not in problems
+    # integrity events (an identical flag) are problems too, listed first and marked
+    assert ">s4</a></td><td>attention</td><td>integrity: identical to s3 (whitespace aside); grader error</td>" \
+        in problems
+    assert ">s2</a></td><td>tokens</td><td>integrity: identical submissions (same as s1)</td>" in problems
     assert ("For the whole class: <a href='#missing'>Did not submit</a> (2) &middot; <a href='#late'>Late work</a> (2)"
-            " &middot; <a href='#identical'>Identical submissions</a> (2) &middot; <a href='#problems'>Problems</a> (2)"
+            " &middot; <a href='#identical'>Identical submissions</a> (2) &middot; <a href='#problems'>Problems</a> (3)"
             in page)
 
 
@@ -234,6 +236,7 @@ _MEASURE = """<script>
   const found = {viewport: window.innerWidth, page: document.documentElement.scrollWidth, spilled: [], outside: []};
   for (const el of document.querySelectorAll('body *')) {
     if (el.tagName === 'STYLE' || el.tagName === 'SCRIPT') continue;
+    if (el.closest('.visually-hidden')) continue;  // clipped on purpose: read aloud, not drawn
     const box = el.getBoundingClientRect();
     if (box.width === 0 && box.height === 0) continue;
     if (box.right > window.innerWidth + 1 || box.left < -1)
@@ -395,3 +398,148 @@ def test_demo_class_report_in_headless_chromium(demo_graded, tmp_path):
     problems = dom.find("table", class_="problems")
     assert any("eve" in tr.text and "attention" in tr.text and "timeout" in tr.text
                for tr in problems.find_all("tr"))
+
+
+# -- the class report reads true, and is always written ------------------------------
+def test_whole_points_get_whole_point_bins(tmp_path):
+    out = tmp_path / "graded"
+    # 4-point attention: s1 4, s2 0 + 0 + 2 = 2, s3 1 + 0 + 0 = 1, s4 1 + 1 + 0 = 2, s5 0
+    for r in [_attention("s1", 1, 1, 2), _attention("s2", 0, 0, 2), _attention("s3", 1, 0, 0),
+              _attention("s4", 1, 1, 0), _attention("s5", 0, 0, 0)]:
+        report.write_results(r, out)
+    page = class_report.write_all(out)["html"].read_text(encoding="utf-8")
+    histogram = page.split("<table class='histogram'>", 1)[1].split("</table>", 1)[0]
+    labels = [th.split(">", 1)[1].split("<", 1)[0] for th in histogram.split("<th scope='col'")[1:]]
+    counts = [int(c.split("</span>")[0]) for c in histogram.split("<span class='count'>")[1:]]
+    assert labels == ["0", "1", "2", "3", "4"] and counts == [1, 1, 2, 0, 1]
+    assert "0.4&ndash;0.8" not in page
+    # 30 points in runs of 3 whole points: 0-2, 3-5, ..., 30 (11 ranges, both ends held)
+    assert class_report.bins([0, 30], 30)[:2] == [(0, 2), (3, 5)] and class_report.bins([0], 30)[-1] == (30, 30)
+    # fractional points keep tenths of the maximum
+    assert class_report.bins([0.5], 2)[0] == (0.0, 0.2)
+
+
+def test_an_attempted_import_of_the_solutions_is_an_integrity_problem(tmp_path):
+    out = tmp_path / "graded"
+    blocked = "ImportError: 'solutions.attention' is not available to submissions: the grader keeps its hidden values"
+    r = _attention("s1", 0, 1, 2)
+    r.checks[0] = CheckResult("attention_row", "attention_row: weights", 0.0, 1.0, f"attention_row raised {blocked}",
+                              frozenset())
+    report.write_results(r, out)
+    r2 = _attention("s2", 1, 1, 2)
+    r2.notes.append(f"cell 2: {blocked.replace('solutions.attention', 'exercises.attention.checks')}")
+    report.write_results(r2, out)
+    page = class_report.write_all(out)["html"].read_text(encoding="utf-8")
+    problems = page.split("<h2 id='problems'>", 1)[1].split("<h2", 1)[0]
+    assert "<td>attention</td><td>integrity: tried to import solutions.attention (blocked)</td>" in problems
+    assert "<td>attention</td><td>integrity: tried to import exercises.attention.checks (blocked)</td>" in problems
+
+
+def _stub(function, name, points):
+    from autograder.submission import StudentCodeError
+    return CheckResult(function, name, 0.0, points, str(StudentCodeError("not implemented", function)), frozenset())
+
+
+def test_untouched_stubs_are_not_attempted(tmp_path):
+    out = tmp_path / "graded"
+    stub = NotebookResult("s3", "attention", "attention.ipynb",
+                          [_stub("attention_row", "attention_row: weights", 1.0),
+                           _stub("attention_row", "attention_row: context", 1.0),
+                           _stub("softmax", "softmax: no overflow", 2.0)])
+    for r in [_attention("s1", 1, 1, 2), _attention("s2", 0, 1, 2), stub]:
+        report.write_results(r, out)
+    written = class_report.write_all(out)
+    checks = {r["check"]: r for r in _csv(written["checks"])}
+    # pass rates over the two who tried: weights passed by s1 of s1, s2
+    assert (checks["attention_row: weights"]["submitted"], checks["attention_row: weights"]["pass_rate"]) == \
+        ("2", "0.500")
+    page = written["html"].read_text(encoding="utf-8")
+    assert "1 not attempted (every function still the released stub)" in page
+    assert "mean 3.5, median 3.5 of 4 points" in page  # (4 + 3) / 2, not (4 + 3 + 0) / 3
+    overview = page.split("<h2 id='overview'>", 1)[1].split("</table>", 1)[0]
+    assert "<td>3</td><td>1</td><td>0</td><td>3.5</td><td>4</td>" in overview  # submitted, not attempted, ...
+    row = [tr for tr in page.split("<tr>") if ">s3</a></th>" in tr][0]
+    assert "not attempted</td>" in row and "\u2717" not in row  # no "failed" cell for a stub
+    # a started notebook with one stub left is attempted: its stub cell says so, its score counts
+    entries, _ = class_report.load(out)
+    assert [e.student for e in entries if e.not_attempted] == ["s3"]
+
+
+def _odd_names(out):
+    """Results of a UTF-8 non-ASCII student and of a folder whose name is not UTF-8 (bytes)."""
+    report.write_results(_attention("zo\u00eb", 0, 1, 2, {1: [SQRT]}), out)
+    (out / "attention" / "zo\u00eb" / "report.html").write_text("<h1>zoe</h1>", encoding="utf-8")
+    raw = os.fsencode(out / "attention") + b"/caf\xe9"
+    os.mkdir(raw)
+    data = report.results_json(_attention("x", 0, 0, 2, {1: [SQRT]}))
+    with open(raw + b"/results.json", "w", encoding="utf-8") as f:
+        json.dump(data, f)
+    with open(raw + b"/report.html", "w", encoding="utf-8") as f:
+        f.write("<h1>cafe</h1>")
+    return raw
+
+
+def test_any_folder_name_is_shown_and_linked_under_a_c_locale(tmp_path):
+    import sys
+    from urllib.parse import unquote_to_bytes
+    out = tmp_path / "graded"
+    raw = _odd_names(out)
+    env = dict(os.environ, LANG="C", LC_ALL="C", PYTHONIOENCODING="cp1252")
+    done = subprocess.run([sys.executable, "-m", "autograder", "report", str(out)], capture_output=True, env=env,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    page = (out / "class.html").read_text(encoding="utf-8")
+    assert ">zo\u00eb</a>" in page and ">caf\\xe9</a>" in page
+    hrefs = [h.split("'", 1)[0] for h in page.split("href='")[1:] if h.startswith("attention/")]
+    assert "attention/zo%C3%AB/report.html" in hrefs and "attention/caf%E9/report.html" in hrefs
+    for href in hrefs:  # every link opens a file that is there
+        assert os.path.isfile(os.fsencode(out) + b"/" + unquote_to_bytes(href)), href
+    assert raw  # the odd folder is really not UTF-8
+    mistakes = _csv(out / "class_mistakes.csv")
+    assert mistakes[0]["students"] == "caf\\xe9; zo\u00eb"
+
+
+def test_a_report_that_cannot_be_written_fails_the_run(tmp_path):
+    from autograder.grading.outputs import write_class_outputs
+    out = tmp_path / "graded"
+    (out / class_report.CLASS_HTML).mkdir(parents=True)  # class.html cannot be written: a folder stands there
+    with pytest.raises(class_report.ReportNotWritten, match="could not be written"):
+        write_class_outputs([], [], out, say=lambda *a: None)
+    assert (out / "grades.csv").is_file()  # the grades are written before
+
+
+@pytest.mark.slow
+def test_a_class_run_under_a_c_locale_links_odd_names_and_fails_loudly_without_its_report(tmp_path):
+    """``python -m autograder grade`` under LANG=C with a non-ASCII and a non-UTF-8 student folder:
+    exit 0 and every student linked; then with class.html unwritable (a folder stands there): exit 1
+    and a message that says so, grades.csv written."""
+    import sys
+    from urllib.parse import unquote_to_bytes
+
+    import nbformat
+
+    from autograder.course.registry import EXERCISES
+    from autograder.demo.fill import filled_notebook
+    secret = tmp_path / "secret"
+    secret.write_bytes(os.urandom(32).hex().encode())
+    root = os.fsencode(tmp_path / "submitted")
+    for name in (b"zo\xc3\xab", b"caf\xe9"):
+        os.makedirs(root + b"/" + name + b"/embeddings")
+        nbformat.write(filled_notebook(EXERCISES["embeddings"]), os.fsdecode(root + b"/" + name + b"/embeddings/e.ipynb"))
+    env = dict(os.environ, LANG="C", LC_ALL="C", PYTHONIOENCODING="cp1252")
+
+    def grade(out):
+        return subprocess.run([sys.executable, "-m", "autograder", "grade", "submitted", "--out", out, "--quiet",
+                               "--secret-file", str(secret)], cwd=tmp_path, env=env, capture_output=True, timeout=600)
+    done = grade("graded")
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    page = (tmp_path / "graded" / "class.html").read_text(encoding="utf-8")
+    hrefs = {h.split("'", 1)[0] for h in page.split("href='")[1:] if h.startswith("embeddings/")}
+    assert len(hrefs) == 2 and "embeddings/zo%C3%AB/report.html" in hrefs
+    assert all(os.path.isfile(os.fsencode(tmp_path / "graded") + b"/" + unquote_to_bytes(h)) for h in hrefs)
+    (tmp_path / "graded2" / class_report.CLASS_HTML).mkdir(parents=True)
+    done = grade("graded2")
+    assert done.returncode == 1
+    assert b"error: the class report (class.html, class_checks.csv, class_mistakes.csv) could not be written" \
+        in done.stderr
+    assert (tmp_path / "graded2" / "grades.csv").is_file()
