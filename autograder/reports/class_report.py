@@ -38,11 +38,9 @@ Nothing in a broken or foreign results.json stops the report: it is skipped with
 from __future__ import annotations
 
 import os
-import re
 import statistics
 from collections import defaultdict
 from pathlib import Path
-from urllib.parse import quote
 
 from autograder.reports.class_load import (  # noqa: F401
     _MISTAKE_SENTENCE,
@@ -58,6 +56,26 @@ from autograder.reports.class_load import (  # noqa: F401
     load,
     mistakes_in,
     shown_name,
+)
+from autograder.reports.class_sections import (  # noqa: F401  (the page's parts; older imports of them)
+    CELLS,
+    CLASS_STYLE,
+    NEAR_PAIRS_SHOWN,
+    _anchor,
+    _checks_html,
+    _grid_html,
+    _hidden,
+    _histogram_html,
+    _href,
+    _link,
+    _mistakes_html,
+    _near_copies_html,
+    _persistent_html,
+    _problem_text,
+    _pts,
+    _simple_table,
+    is_identical,
+    is_integrity,
 )
 from autograder.reports.class_stats import (  # noqa: F401
     CheckStats,
@@ -83,254 +101,6 @@ CLASS_HTML, CHECKS_CSV, MISTAKES_CSV = "class.html", "class_checks.csv", "class_
 
 
 # -- HTML ---------------------------------------------------------------------------
-CLASS_STYLE = """
-.autograder-report.class-report { max-width: 75em; }
-.class-report .staff { background: #fde2e2; border: 1px solid #c62828; padding: .4em .8em; }
-.class-report table.data { border-collapse: collapse; margin: .6em 0; }
-.class-report table.data th, .class-report table.data td { border: 1px solid #ddd; padding: .2em .5em;
-  text-align: left; vertical-align: top; }
-.class-report table.data td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.class-report .bar { display: inline-block; height: .9em; background: #3b528b; vertical-align: middle; }
-.class-report h2 { font-size: 1.3em; } .class-report h3 { font-size: 1.05em; margin: 1.2em 0 .3em; }
-.class-report section.assignment > h2 { font-size: 1.5em; border-bottom: 2px solid #3b528b; }
-.class-report .small { font-size: .85em; color: #555; margin-top: 0; }
-.class-report table.histogram { border-collapse: collapse; }
-.class-report table.histogram td { vertical-align: bottom; text-align: center; width: 4.2em; height: 6.5em;
-  border-bottom: 1px solid #888; padding: 0 .2em; }
-.class-report table.histogram .count { display: block; font-size: .85em; }
-.class-report table.histogram .column { display: block; background: #3b528b; }
-.class-report table.histogram th { font-weight: normal; font-size: .75em; white-space: nowrap; padding: .2em; }
-.class-report .rate { display: inline-block; width: 8em; background: #eee; margin-right: .4em; text-align: left; }
-.class-report .rate .bar { background: #2e7d32; }
-.class-report td.students a { margin-right: .2em; white-space: nowrap; }
-.class-report td.mistake-name { min-width: 16em; }
-.class-report table.grid { border-collapse: collapse; margin: .6em 0; }
-.class-report table.grid th { font-weight: normal; font-size: .85em; padding: 0 .3em; text-align: right;
-  white-space: nowrap; }
-.class-report table.grid thead th { text-align: center; }
-.class-report table.grid td { min-width: 1.7em; height: 1.7em; border: 1px solid #fff; padding: 0;
-  text-align: center; font-weight: bold; }
-.class-report td.p, .class-report .key.p { background: #2e7d32; color: #fff; }
-.class-report td.f, .class-report .key.f { background: #c62828; color: #fff; }
-.class-report td.h, .class-report .key.h { background: #f9a825; color: #000; }
-.class-report td.n, .class-report .key.n { background: #bbb; color: #000; }
-.class-report .legend span.key { display: inline-block; min-width: 1.5em; text-align: center; font-weight: bold;
-  margin: 0 .3em 0 1em; }
-.class-report table a { display: inline-block; min-width: 24px; min-height: 24px; line-height: 24px; }
-.class-report table.grid tbody th a { padding: 0 .2em; }
-.class-report details summary { min-height: 24px; line-height: 24px; cursor: pointer; }
-.class-report summary:focus-visible { outline: 3px solid #1a4fa0; outline-offset: 2px; }
-.class-report table.side pre { white-space: pre-wrap; margin: 0; font-size: .85em; max-width: 34em; }
-.class-report caption { text-align: left; font-weight: bold; padding: .2em 0; }
-.autograder-report .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden;
-  clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; }
-.autograder-report a:focus-visible { outline: 3px solid #1a4fa0; outline-offset: 2px; }
-.class-report section.assignment { break-before: page; }
-.class-report table, .class-report tr { break-inside: avoid; }
-.class-report * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-@media print { .class-report { max-width: none; font-size: 10pt; } .class-report a { color: inherit; } }
-"""
-
-
-def _pts(x):
-    return f"{x:.4g}"
-
-
-def _href(target, base):
-    """URL of the file ``target`` relative to the folder ``base``: '/'-separated, the file system's
-    bytes percent-encoded (``quote`` of ``os.fsencode``), so any name a folder can have links."""
-    rel = os.path.relpath(os.path.abspath(target), base).replace(os.sep, "/")
-    return quote(os.fsencode(rel))
-
-
-def _link(entry, base):
-    """The student's name as a link to their report (``base``: the page's folder, absolute)."""
-    if not entry.link:
-        return _e(entry.student)
-    if entry.href is None:
-        entry.href = _e(_href(entry.link, base))
-    return f"<a href='{entry.href}'>{_e(entry.student)}</a>"
-
-
-def _anchor(assignment):
-    return "a-" + re.sub(r"[^A-Za-z0-9_-]", "_", assignment)
-
-
-def _hidden(text):
-    """Text for screen readers and copies, not drawn (``visually-hidden``)."""
-    return f"<span class='visually-hidden'>{text}</span>"
-
-
-def _histogram_html(entries, max_score):
-    """Columns of students per range of points (``class_stats.bins``: whole points when the points
-    are whole, else tenths of ``max_score``); notebooks not attempted are counted apart."""
-    stubs = [e for e in entries if e.not_attempted]
-    entries = [e for e in entries if not e.not_attempted]
-    scores = [e.score for e in entries]
-    ranges = bins(scores, max_score)
-    counts = binned(scores, ranges)
-    top = max(counts) or 1
-    whole = all(isinstance(low, int) for low, _ in ranges)
-    bars, labels = [], []
-    for (low, high), n in zip(ranges, counts, strict=True):
-        label = _pts(low) if whole and low == high else f"{_pts(low)}&ndash;{_pts(high)}"
-        bars.append(f"<td title='{n} students'><span class='count'>{n}</span>"
-                    f"<span class='column' style='height: {5 * n / top:.2f}em'></span></td>")
-        labels.append(f"<th scope='col'>{label}{_hidden(' points')}</th>")
-    summary = (f"mean {_pts(statistics.fmean(scores))}, median {_pts(statistics.median(scores))} of "
-               f"{_pts(max_score)} points; {sum(1 for s in scores if s >= max_score)} with full marks"
-               if scores else "no attempted notebooks")
-    if stubs:
-        summary += (f"; {len(stubs)} not attempted (every function still the released stub), "
-                    "counted in no range, pass rate or mean")
-    note = ("Students per number of points (a range holds both ends)." if whole else
-            "Students per range of points (a range holds its lower end).")
-    return (f"<h3>Score distribution</h3><p>{summary}</p><table class='histogram'>"
-            f"<caption class='visually-hidden'>Students per range of points</caption>"
-            f"<tr>{''.join(bars)}</tr><tr>{''.join(labels)}</tr></table>"
-            f"<p class='small'>{note}</p>")
-
-
-def _mistakes_html(rows, base):
-    if not rows:
-        return "<h3>Named mistakes</h3><p>No failed check matched a named mistake.</p>"
-    out = ["<h3>Named mistakes</h3><table class='data mistakes'><caption class='visually-hidden'>Named mistakes"
-           "</caption><tr><th scope='col'>students</th><th scope='col'>function</th>"
-           "<th scope='col'>mistake</th><th scope='col'>who (their reports)</th></tr>"]
-    for _, function, mistake, who in rows:
-        out.append(f"<tr class='mistake-row'><td class='num count'>{len(who)}</td><td>{_e(function)}</td>"
-                   f"<td class='mistake-name'>{_e(mistake)}</td>"
-                   f"<td class='students'>{' '.join(_link(e, base) for e in who)}</td></tr>")
-    return "".join(out) + "</table>"
-
-
-def _checks_html(stats):
-    out = ["<h3>Checks</h3><table class='data checks'><caption class='visually-hidden'>Checks</caption>"
-           "<tr><th scope='col'>#</th><th scope='col'>check</th><th scope='col'>points</th>"
-           "<th scope='col'>pass rate</th><th scope='col'>mean points</th></tr>"]
-    for i, s in enumerate(stats, 1):
-        out.append(f"<tr><td class='num'>{i}</td><td class='check-name'>{_e(s.name)}</td><td class='num'>"
-                   f"{_pts(s.points)}</td><td class='num'><span class='rate'><span class='bar' "
-                   f"style='width: {100 * s.pass_rate:.1f}%'></span></span>{s.passed}/{s.submitted} "
-                   f"({100 * s.pass_rate:.0f}%)</td><td class='num'>{s.mean_points:.2f}</td></tr>")
-    return "".join(out) + "</table>"
-
-
-# The grid's cells: CSS class, the symbol drawn, the words a screen reader says (colour is never alone).
-CELLS = {"p": ("\u2713", "passed"), "h": ("\u00bd", "some points"), "f": ("\u2717", "failed"),
-         "n": ("\u2013", "not in this results.json"), "s": ("\u25cb", "not attempted (the released stub)")}
-
-
-def _grid_html(entries, stats, base):
-    names = [s.name for s in stats]
-    head = "".join(f"<th scope='col' title='{_e(n)}'>{i}{_hidden(' ' + _e(n))}</th>"
-                   for i, n in enumerate(names, 1))
-    rows = []
-    for e in gap_order(entries, names):
-        by = {t.name: t for t in e.tests}
-        cells = []
-        for n in names:
-            t = by.get(n)
-            kind = "n" if t is None else "p" if t.passed else "s" if t.stub else "h" if t.score > 0 else "f"
-            symbol, words = CELLS[kind]
-            cells.append(f"<td class='{'n' if kind == 's' else kind}'>{symbol}{_hidden(words)}</td>")
-        rows.append(f"<tr><th scope='row'>{_link(e, base)}</th>{''.join(cells)}<td class='num' style='width: auto; "
-                    f"padding-left: .4em'>{'not attempted' if e.not_attempted else _pts(e.score)}</td></tr>")
-    legend = ("<p class='legend'>Each cell says how a check went: "
-              + "".join(f"<span class='key {'n' if k == 's' else k}' aria-hidden='true'>{sym}</span>{words}"
-                        for k, (sym, words) in CELLS.items()) + ".</p>")
-    return ("<h3>Students &times; checks</h3><p>Columns are the checks numbered above; rows are "
-            "sorted so that students who failed the same checks stand together.</p>" + legend
-            + "<table class='grid'><caption class='visually-hidden'>Students by checks</caption>"
-            f"<thead><tr><th scope='col'>student</th>{head}<th scope='col'>points</th></tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table>")
-
-
-def _simple_table(caption, header, rows, css, level=2):
-    """A titled table (``css`` is its class and the title's id; ``level``: the title's h level), or
-    "None." without rows."""
-    title = f"<h{level} id='{css}'>{caption}</h{level}>"
-    if not rows:
-        return f"{title}<p>None.</p>"
-    out = [f"{title}<table class='data {css}'><caption class='visually-hidden'>{caption}"
-           "</caption><tr>" + "".join(f"<th scope='col'>{h}</th>" for h in header) + "</tr>"]
-    out += ["<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows]
-    return "".join(out) + "</table>"
-
-
-def is_identical(problem) -> bool:
-    """Whether a problem text says the submission is identical to another's."""
-    text = problem.lower()
-    return "identical" in text or "duplicate" in text or text.startswith("same as")
-
-
-def is_integrity(problem) -> bool:
-    """Whether a problem is an integrity event: an attempted import of the grader's own packages
-    (``class_load.integrity_events``) or a submission flagged identical (``is_identical``)."""
-    return is_identical(problem) or problem.startswith(INTEGRITY_IMPORT.split("{}")[0])
-
-
-def _problem_text(problems):
-    """A row's problems for the Problems table: integrity events first, marked "integrity:"."""
-    ordered = sorted(problems, key=lambda p: (not is_integrity(p), p))
-    return "; ".join(("integrity: " if is_integrity(p) else "") + p for p in ordered)
-
-
-def _persistent_html(paths, entries, base):
-    """The section of misconceptions that recur across notebooks (``families.persistent``)."""
-    from autograder.reports.families import persistent
-    rows = []
-    link = {(e.student, e.assignment): e for e in entries}
-    for family, who in persistent(paths):
-        for student, made, again, fixed in who:
-            first = link.get((student, made[0]))
-            rows.append([_e(family.label), _link(first, base) if first else _e(student), _e(", ".join(made)),
-                         _e(", ".join(again)), _e(", ".join(fixed)) or "&ndash;"])
-    table = _simple_table("Misconceptions across notebooks", ["misconception", "student", "named in",
-                                                              "again in", "right later in"], rows, "persistent")
-    return (table + "<p class='small'>A misconception is a family of named mistakes (reports/families.py) "
-            "that the checks of several notebooks recognise. Listed: students whose wrong values showed the same "
-            "family in two notebooks or more. \u201cRight later\u201d: a later notebook's checks of that idea all "
-            "passed. A family not named is no proof that the idea is understood.</p>")
-
-
-NEAR_PAIRS_SHOWN = 30  # pairs per assignment on the page (the most alike); near_copies.json has them all
-
-
-def _near_copies_html(near, entries, base):
-    """The near-copies section (``near_copies``): code pairs with their regions side by side, and
-    students sharing a rare combination of named mistakes. Never a grade."""
-    from autograder.reports.near_copies import MIN_SHARED, RARE, mistake_pairs
-    out = ["<h2 id='near-copies'>Near-copies (for staff; never graded down)</h2>",
-           "<p class='small'>Pairs whose solutions share most of their code once the released notebook's code "
-           "is left out (copydetect's winnowing over normalised code: renamed variables, comments and blank "
-           "lines do not hide it), and pairs who made the same rare named mistakes. A reason to look at two "
-           "notebooks side by side, not a finding: short functions and the course's own examples make honest "
-           "twins.</p>"]
-    rows, cut = [], 0
-    for assignment in sorted(near):
-        cut += max(0, len(near[assignment]) - NEAR_PAIRS_SHOWN)
-        for pair in near[assignment][:NEAR_PAIRS_SHOWN]:
-            a, b = (_e(shown_name(s)) for s in pair.get("students", ["?", "?"])[:2])
-            share = pair.get("share", [0, 0])
-            evidence = "".join(
-                f"<details><summary>{_e(f)}</summary><table class='data side'><caption class='visually-hidden'>"
-                f"{_e(f)}: {a} and {b}</caption><tr><th scope='col'>{a}</th><th scope='col'>{b}</th></tr>"
-                f"<tr><td><pre>{_e(src[0])}</pre></td><td><pre>{_e(src[1])}</pre></td></tr></table></details>"
-                for f, src in (pair.get("evidence") or {}).items() if isinstance(src, list) and len(src) == 2)
-            rows.append([a + " &amp; " + b, _e(assignment), f"{100 * min(share):.0f}% / {100 * max(share):.0f}%",
-                         evidence or "&ndash;"])
-    out.append(_simple_table("Shared code", ["students", "assignment", "shared (of each)", "their code"],
-                             rows, "near-code", level=3))
-    if cut:
-        out.append(f"<p>{cut} more pairs with less shared code are in near_copies.json.</p>")
-    pairs = [[_e(a) + " &amp; " + _e(b), "<br>".join(f"{_e(x)}: {_e(f)}: {_e(m)} ({n} students)"
-                                                      for x, f, m, n in shared)] for a, b, shared in
-             mistake_pairs(entries)]
-    out.append(_simple_table(f"Rare named mistakes in common (at least {MIN_SHARED}, each made by at most {RARE} "
-                             "students)", ["students", "mistakes"], pairs, "near-mistakes", level=3))
-    return "".join(out)
-
 
 def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = "Class report", stats=None,
                       mistakes=None, absent=(), paths: dict | None = None, near: dict | None = None) -> str:
