@@ -62,13 +62,17 @@ class RecordingSubmission:
         return getattr(self._submission, name)
 
 
-def same_value(a, b) -> bool:
+def same_value(a, b, ordered: bool = False) -> bool:
     """Whether two returned values are the same answer: lists and tuples alike, numbers
-    to 1e-6 relative (1e-9 absolute), dicts with equal keys and values."""
+    to 1e-6 relative (1e-9 absolute), dicts with equal keys and values (and, with
+    ``ordered``, the keys in the same order: a helper whose only mistake is its key order,
+    such as tokens' ``get_pair_counts`` sorted alphabetically, is wrong)."""
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=False))
+        return len(a) == len(b) and all(same_value(x, y, ordered) for x, y in zip(a, b, strict=False))
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+        if ordered and list(a) != list(b):
+            return False
+        return a.keys() == b.keys() and all(same_value(a[k], b[k], ordered) for k in a)
     if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
         return type(a) is type(b) and a == b
     try:
@@ -206,7 +210,7 @@ def _replayed(answers, blamed, reference, submission, fresh):
             ref_helper = getattr(reference, name, None)
             if name in blamed and ref_helper is not None:
                 a, k = _copied((args, kwargs))
-                if not same_value(answer, ref_helper(*a, **k)):
+                if not same_value(answer, ref_helper(*a, **k), ordered=True):
                     wrong = True
     except Exception:  # the reference helper choked on an input: the helper is not proven wrong
         return Excuse()
@@ -228,7 +232,7 @@ def _replayed(answers, blamed, reference, submission, fresh):
             fn = where.function(name)
             for _, args, kwargs, answer in records:
                 a, k = _copied((args, kwargs))
-                if not same_value(answer, fn(*a, **k)):
+                if not same_value(answer, fn(*a, **k), ordered=True):
                     changed.append(name)
                     break
         except Exception:  # it raised, hung or crashed where it answered before
