@@ -31,7 +31,8 @@ def _score(exercise, code, student):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mistake", _mistakes("attention") + _mistakes("next_token"), ids=lambda m: m.id)
+@pytest.mark.parametrize("mistake", _mistakes("attention") + _mistakes("next_token") + _mistakes("kv_cache"),
+                         ids=lambda m: m.id)
 def test_one_score_per_mistake_whoever_hands_it_in(mistake):
     scores = {student: _score(mistake.exercise, mistake.code, student) for student in STUDENTS}
     assert len(set(scores.values())) == 1, scores
