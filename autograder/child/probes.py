@@ -55,6 +55,38 @@ def cubic_loss():
     return _LossOfMatrix(lambda W: np.sum(W ** 3), "sum of the cubes of the entries")
 
 
+# -- kv_cache: the cache the decode_step checks hand a student's decode_step -----------------
+class ContractCache:
+    """The KVCache contract (append(k, v) storing copies; keys, values as float64 arrays of
+    shape (t, d_k), (t, d_v); len), written for the grader: decode_step's checks use it, so a
+    bug in a student's own KVCache is charged to KVCache's checks alone. Any attribute a
+    student's decode_step sets on it stays (plain object)."""
+
+    def __init__(self):
+        self._key_rows, self._value_rows = [], []
+
+    def append(self, k, v):
+        self._key_rows.append(np.array(k, dtype=float))
+        self._value_rows.append(np.array(v, dtype=float))
+
+    @property
+    def keys(self):
+        return np.stack(self._key_rows) if self._key_rows else np.zeros((0, 0))
+
+    @property
+    def values(self):
+        return np.stack(self._value_rows) if self._value_rows else np.zeros((0, 0))
+
+    def __len__(self):
+        return len(self._key_rows)
+
+
+@probe("kv_cache")
+def kv_cache():
+    """An empty ``ContractCache``."""
+    return ContractCache()
+
+
 # -- kv_cache: arrays the grader keeps a handle on ------------------------------------------
 @probe("mutable_array")
 def mutable_array(values):

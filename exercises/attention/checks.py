@@ -59,16 +59,22 @@ def check_softmax_rows(softmax, rng):
 
 @check("softmax", "random cases, including large scores and axis=0", points=1)
 def check_softmax_random(softmax, rng):
-    for case in range(4):
-        shape = tuple(int(n) for n in rng.integers(1, 7, size=int(rng.integers(1, 3))))
-        z = rng.normal(size=shape) * float(rng.choice([1.0, 5.0, 50.0]))
-        if case == 0:
-            z = z + 1000.0  # e ** 1000 overflows: only a shifted softmax survives
-        axis = int(rng.choice([-1, 0]))
+    """Shapes and values are drawn per student, the conditions under which each named mistake
+    shows are not: scores past 1000 (overflow), a 2-D grid with axis=-1 (a softmax over the wrong
+    axis) and one with axis=0 (the axis ignored), each with at least 2 rows and 2 columns, and
+    a last case of any shape. The same mistake costs every student the same points."""
+    def grid():
+        return tuple(int(n) for n in rng.integers(2, 7, size=2))
+    any_shape = tuple(int(n) for n in rng.integers(1, 7, size=int(rng.integers(1, 3))))
+    cases = [(grid(), -1, 1000.0), (grid(), -1, 0.0), (grid(), 0, 0.0), (any_shape, int(rng.choice([-1, 0])), 0.0)]
+    for shape, axis, offset in cases:
+        # offset 1000: e ** 1000 overflows, only a shifted softmax survives
+        z = rng.normal(size=shape) * float(rng.choice([1.0, 5.0, 50.0])) + offset
         expect_close(softmax(z, axis=axis), ref.softmax(z, axis=axis), atol=1e-9, rtol=1e-7,
                      what=f"softmax(z, axis={axis}) for z of shape {shape}, z = {np.round(z, 3).tolist()}",
                      mistakes={"exponentiate without first subtracting the largest score (overflow)":
                                _naive_softmax(z, axis=axis),
+                               "take the softmax over the wrong axis": ref.softmax(z, axis=0) if axis == -1 else None,
                                "ignore the axis argument": ref.softmax(z, axis=-1) if axis == 0 else None})
 
 

@@ -22,6 +22,15 @@ def softmax(z, axis=-1):
 ''', failing=("check_softmax_rows",),
         feedback="instead of each row's own largest"),
 
+    Mistake(E, "softmax", "first_axis_always", '''
+def softmax(z, axis=-1):
+    z = np.asarray(z, dtype=float)
+    e = np.exp(z - z.max(axis=0, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)   # the first axis, whatever axis says
+''', failing=("check_softmax_rows",
+              "check_softmax_random"),
+        feedback="take the softmax over the wrong axis"),
+
     Mistake(E, "attention_matrix", "scaled_by_d_v", '''
 def attention_matrix(Q, K, V, causal=False):
     Q, K, V = (np.asarray(a, float) for a in (Q, K, V))

@@ -58,12 +58,14 @@ def _weight_mistakes(Q, K, causal=False, d_v=None):
 
 
 def _random_qkv(rng, large=False):
-    """Random Q, K, V with T up to 12 and d_k, d_v up to 16 (independently).
+    """Random Q, K, V with T up to 12 and d_k, d_v up to 16, d_v never equal to d_k (so a
+    scaling by the values' width instead of the keys' shows for every student).
 
     With ``large=True`` every query is aligned with its own key so that its scaled score
     is 1000 or more: a softmax that does not subtract the maximum overflows to nan.
     """
-    T, d_k, d_v = int(rng.integers(2, 13)), int(rng.integers(1, 17)), int(rng.integers(1, 17))
+    T, d_k, d_v = int(rng.integers(2, 13)), int(rng.integers(1, 17)), int(rng.integers(1, 16))
+    d_v += d_v >= d_k  # 1..16 without d_k
     Q, K, V = rng.normal(size=(T, d_k)), rng.normal(size=(T, d_k)), rng.normal(size=(T, d_v))
     if large:  # row i's own score is 1000 (i + 1): far apart, so each row needs its own shift
         Q = 1000.0 * np.sqrt(d_k) * np.arange(1, T + 1)[:, None] * K / np.sum(K * K, axis=1, keepdims=True)

@@ -7,11 +7,15 @@ width 768). Randomized cases are compared with the reference solution
 (solutions/kv_cache.py). Each known mistake is a small wrong variant of ``wrong.py``, so the feedback
 can name it when a student's value matches.
 
+decode_step's checks decode into the grader's cache of the contract (``probes.ContractCache``),
+not the student's KVCache: a KVCache bug is charged to KVCache's checks alone.
+
 Efficiency is checked by count, not by clock, in the same calls whose outputs are checked:
-``decode_step`` gets the weights as real arrays whose products with token rows are counted by
-the grader (``autograder/submission/counted.py``; reading the values out costs nothing), and before each
-step the grader puts into the cache rows that are not the earlier tokens' projections, so only
-a step that reads the cache gives the right context.
+every decode_step check hands it the weights as real arrays whose products with token rows are
+counted by the grader (``autograder/submission/counted.py``; reading the values out costs nothing),
+and the counted check decodes its steps into ONE cache the student's code fills itself: the
+first steps as in any other check, then with a row of the grader's appended (through
+``append``) before each step, so only a step that reads the cache gives the right context.
 """
 import numpy as np
 
@@ -94,94 +98,29 @@ def check_cache_copies(KVCache, submission):
 
 
 # -- decode_step --------------------------------------------------------------------------------------------
-@check("decode_step", '"the" on an empty cache', points=1)
-def check_decode_first(decode_step, KVCache):
-    cache = KVCache()
-    context = decode_step(X_THE_CAT[0], cache, W_Q, W_K, W_V)
-    expect_close(context, CONTEXT_THE, what='context of "the", decoded on an empty cache')
-    _expect_cache(cache, [K_THE], [V_THE], 'after decoding "the" (its key and value, appended)')
+def _cache(submission):
+    """An empty cache of the contract, built where the student's code runs (``probes.ContractCache``).
+    decode_step's checks decode into it, not into the student's own KVCache: a KVCache bug is
+    charged to KVCache's checks only."""
+    return submission.probe("kv_cache")
 
 
-@check("decode_step", '"cat" with "the" already in the cache', points=1)
-def check_decode_second(decode_step, KVCache):
-    cache = KVCache()
-    cache.append(np.array(K_THE), np.array(V_THE))
-    context = decode_step(X_THE_CAT[1], cache, W_Q, W_K, W_V)
-    expect_close(context, CONTEXT_CAT, what='context of "cat", with the key and value of "the" in the cache',
-                 mistakes=_decode_mistakes(X_THE_CAT[1], [K_THE], [V_THE], (W_Q, W_K, W_V)))
-    _expect_cache(cache, [K_THE, K_CAT], [V_THE, V_CAT], 'after decoding "cat"')
+def _counted(submission, Ws):
+    """The weights as matrices whose products the grader counts. Every decode_step check passes
+    these (only check_decode_counts judges the count), so the weights' type does not tell a
+    judged step from another."""
+    return [submission.counted_weights(W) for W in Ws]
 
 
-@check("decode_step", 'decoding "the" then "cat" gives the rows of the full computation', points=1)
-def check_decode_the_cat(decode_step, KVCache):
-    cache = KVCache()
-    contexts = [decode_step(x, cache, W_Q, W_K, W_V) for x in X_THE_CAT]
-    expect_close(contexts[0], CONTEXT_THE, what='context of "the" (first decode step)')
-    expect_close(contexts[1], CONTEXT_CAT, what='context of "cat" (second decode step)',
-                 mistakes=_decode_mistakes(X_THE_CAT[1], [K_THE], [V_THE], (W_Q, W_K, W_V)))
+def _step(decode_step, x, cache, counters):
+    for counter in counters:
+        counter.new_step()
+    return decode_step(x, cache, *counters)
 
 
-@check("decode_step", "random sequences (T up to 16) match the full recomputation within 1e-9", points=2)
-def check_decode_random(decode_step, KVCache, rng):
-    for _ in range(3):
-        X, Ws = _random_sequence(rng)
-        want = ref.causal_self_attention(X, *Ws)
-        cache = KVCache()
-        for t, x in enumerate(X):
-            context = decode_step(x, cache, *Ws)
-            expect_close(context, want[t], atol=1e-9, rtol=1e-9,
-                         what=f"context of token {t} of {len(X)} (d_model {len(x)}, d_k {Ws[0].shape[1]}, "
-                              f"d_v {Ws[2].shape[1]}), decoded one token at a time",
-                         mistakes=_decode_mistakes(x, X[:t] @ Ws[1], X[:t] @ Ws[2], Ws))
-
-
-# n decode steps with weights of width d_model: honest caching projects n token rows through
-# each matrix, recomputing the prefix 1 + 2 + ... + n = n(n+1)/2 = 21.
-COUNT_STEPS, COUNT_D_MODEL, COUNT_D_K, COUNT_D_V = 6, 32, 4, 5
-
-
-def _changed_cache(KVCache, keys, values):
-    """A new cache (the student's class) holding the rows the grader chose."""
-    cache = KVCache()
-    for k, v in zip(keys, values):
-        cache.append(k, v)
-    return cache
-
-
-@check("decode_step", "each step projects only the new token (rows counted through W_Q, W_K, W_V)", points=2)
-def check_decode_counts(decode_step, KVCache, submission, rng):
-    """Counted in the calls whose outputs are checked. Before each step the grader puts into
-    the cache keys and values that are not the projections of the earlier tokens (each row
-    moved by random noise): a step that reads the cache attends over those rows, one that
-    recomputes the prefix does not. The weights are real arrays whose products with token
-    rows the grader counts (``autograder/submission/counted.py``); reading them out costs nothing."""
-    n, d_model = COUNT_STEPS, COUNT_D_MODEL
-    Ws = _random_weights(rng, d_model, COUNT_D_K, COUNT_D_V)
-    # Tokens of norm about 1, so projections and scores are of order 1 and no softmax saturates:
-    # every row of the cache weighs in the context, and a changed row shows up in it.
-    X = rng.normal(size=(n + 1, d_model)) / np.sqrt(d_model)
-    counters = [submission.counted_weights(W) for W in Ws]
+def _expect_counts(counters, n):
+    """Fail when ``n`` decode steps projected more than ``n`` token rows through a matrix."""
     names = ("W_Q", "W_K", "W_V")
-    for t in range(1, n + 1):
-        keys = X[:t] @ Ws[1] + rng.normal(size=(t, COUNT_D_K))
-        values = X[:t] @ Ws[2] + rng.normal(size=(t, COUNT_D_V))
-        cache = _changed_cache(KVCache, keys, values)
-        for counter in counters:
-            counter.new_step()
-        context = decode_step(X[t], cache, *counters)
-        q, k, v = (X[t] @ W for W in Ws)
-        want = _attend(q, np.vstack([keys, k]), np.vstack([values, v]))
-        # Recomputing from the tokens: all of them, or those this check gave decode_step (from 1).
-        recomputed = _attend(q, X[:t + 1] @ Ws[1], X[:t + 1] @ Ws[2])
-        from_seen = _attend(q, X[1:t + 1] @ Ws[1], X[1:t + 1] @ Ws[2])
-        expect_close(context, want, atol=1e-9, rtol=1e-9,
-                     what=f"context of decode step {t} of {n}, after the grader changed the {t} keys and values "
-                          "in the cache (they are no longer the projections of the earlier tokens)",
-                     mistakes={"recompute the earlier keys and values from the tokens instead of reading them "
-                               "from the cache (a step must attend over what the cache holds)": recomputed,
-                               "recompute the keys and values of the tokens your decode_step was given instead "
-                               "of reading them from the cache (a step must attend over what the cache holds)":
-                               from_seen})
     totals = {name: c.rows_projected for name, c in zip(names, counters)}
     over = {name: total for name, total in totals.items() if total > n}
     if over:
@@ -194,6 +133,102 @@ def check_decode_counts(decode_step, KVCache, submission, rng):
              "recompute the prefix (the projections of every earlier token) at every step, even when "
              "the result is then read from the cache. Read the earlier keys and values from the cache, "
              "and project only the new token.")
+
+
+@check("decode_step", '"the" on an empty cache', points=1)
+def check_decode_first(decode_step, submission):
+    cache, counters = _cache(submission), _counted(submission, (W_Q, W_K, W_V))
+    context = _step(decode_step, X_THE_CAT[0], cache, counters)
+    expect_close(context, CONTEXT_THE, what='context of "the", decoded on an empty cache')
+    _expect_cache(cache, [K_THE], [V_THE], 'after decoding "the" (its key and value, appended)')
+
+
+@check("decode_step", '"cat" with "the" already in the cache', points=1)
+def check_decode_second(decode_step, submission):
+    cache = _cache(submission)
+    cache.append(np.array(K_THE), np.array(V_THE))
+    counters = _counted(submission, (W_Q, W_K, W_V))
+    context = _step(decode_step, X_THE_CAT[1], cache, counters)
+    expect_close(context, CONTEXT_CAT, what='context of "cat", with the key and value of "the" in the cache',
+                 mistakes=_decode_mistakes(X_THE_CAT[1], [K_THE], [V_THE], (W_Q, W_K, W_V)))
+    _expect_cache(cache, [K_THE, K_CAT], [V_THE, V_CAT], 'after decoding "cat"')
+
+
+@check("decode_step", 'decoding "the" then "cat" gives the rows of the full computation', points=1)
+def check_decode_the_cat(decode_step, submission):
+    cache, counters = _cache(submission), _counted(submission, (W_Q, W_K, W_V))
+    contexts = [_step(decode_step, x, cache, counters) for x in X_THE_CAT]
+    expect_close(contexts[0], CONTEXT_THE, what='context of "the" (first decode step)')
+    expect_close(contexts[1], CONTEXT_CAT, what='context of "cat" (second decode step)',
+                 mistakes=_decode_mistakes(X_THE_CAT[1], [K_THE], [V_THE], (W_Q, W_K, W_V)))
+
+
+@check("decode_step", "random sequences (T up to 16) match the full recomputation within 1e-9", points=2)
+def check_decode_random(decode_step, submission, rng):
+    for _ in range(3):
+        X, Ws = _random_sequence(rng)
+        want = ref.causal_self_attention(X, *Ws)
+        cache, counters = _cache(submission), _counted(submission, Ws)
+        for t, x in enumerate(X):
+            context = _step(decode_step, x, cache, counters)
+            expect_close(context, want[t], atol=1e-9, rtol=1e-9,
+                         what=f"context of token {t} of {len(X)} (d_model {len(x)}, d_k {Ws[0].shape[1]}, "
+                              f"d_v {Ws[2].shape[1]}), decoded one token at a time",
+                         mistakes=_decode_mistakes(x, X[:t] @ Ws[1], X[:t] @ Ws[2], Ws))
+
+
+# n decode steps with weights of width d_model: honest caching projects n token rows through
+# each matrix, recomputing the prefix 1 + 2 + ... + n = n(n+1)/2 = 21.
+COUNT_STEPS = 6
+
+
+@check("decode_step", "each step projects only the new token (rows counted through W_Q, W_K, W_V)", points=2)
+def check_decode_counts(decode_step, submission, rng):
+    """Counted in the calls whose outputs are checked, all steps decoded into ONE cache that the
+    student's decode_step fills itself. Before each step the grader appends, through the cache's
+    own ``append``, the key and value of a token decode_step is never given (rows that are no
+    token's projection: random noise added): a step that reads the cache attends over them, one
+    that recomputes keys and values from the tokens it was given cannot. Whatever the step does,
+    its products with token rows are counted (the weights are real arrays, counted by the grader,
+    ``autograder/submission/counted.py``; reading them out costs nothing), so a step that reads the
+    cache and also recomputes the prefix loses the points too, however it tells this cache apart."""
+    n = COUNT_STEPS
+    d_model, d_k, d_v = (int(d) for d in rng.integers(2, 9, size=3))  # as the random check draws them
+    Ws = _random_weights(rng, d_model, d_k, d_v)
+    # Tokens of norm about 1, so projections and scores are of order 1 and no softmax saturates:
+    # every row of the cache weighs in the context, and a row the grader put in shows up in it.
+    X = rng.normal(size=(n, d_model)) / np.sqrt(d_model)
+    hidden = rng.normal(size=(n, d_model)) / np.sqrt(d_model)
+    # The first steps decode into an empty cache nobody else touches (as in every other check);
+    # from step `first_change` on, the grader appends a row of its own before each step.
+    first_change = int(rng.integers(3, n))
+    counters = _counted(submission, Ws)
+    cache = _cache(submission)
+    keys, values = [], []
+    for t in range(n):
+        if t + 1 >= first_change:
+            k_in = hidden[t] @ Ws[1] + rng.normal(size=d_k)
+            v_in = hidden[t] @ Ws[2] + rng.normal(size=d_v)
+            cache.append(k_in, v_in)
+            keys.append(k_in)
+            values.append(v_in)
+        context = _step(decode_step, X[t], cache, counters)
+        q, k, v = (X[t] @ W for W in Ws)
+        keys.append(k)
+        values.append(v)
+        want = _attend(q, np.vstack(keys), np.vstack(values))
+        # Recomputing from the tokens decode_step was given, without the rows the grader put in.
+        from_seen = _attend(q, X[:t + 1] @ Ws[1], X[:t + 1] @ Ws[2])
+        expect_close(context, want, atol=1e-9, rtol=1e-9,
+                     what=f"context of decode step {t + 1} of {n}"
+                          + (f", after the grader changed the cache by appending the key and value of a token "
+                             f"your decode_step was not given ({t + 2 - first_change} such rows so far, between "
+                             "the rows your steps appended)" if t + 1 >= first_change else ""),
+                     mistakes={"recompute the keys and values of the tokens your decode_step was given instead "
+                               "of reading them from the cache (a step must attend over what the cache holds)":
+                               from_seen})
+    _expect_cache(cache, keys, values, f"after {n} decode steps, the grader's rows between them")
+    _expect_counts(counters, n)
 
 
 # -- causal_self_attention ------------------------------------------------------------------------------

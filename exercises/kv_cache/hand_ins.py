@@ -78,6 +78,31 @@ class KVCache:
 ''', failing=("check_cache_copies",),
         feedback="instead of a copy"),
 
+    # A KVCache bug costs KVCache's checks only: decode_step's checks decode into the grader's
+    # cache of the contract (checks._cache), not into the student's class.
+    Mistake(E, "KVCache", "keys_and_values_swapped", '''
+class KVCache:
+    def __init__(self):
+        self.key_rows, self.value_rows = [], []
+
+    def append(self, k, v):
+        self.key_rows.append(np.array(v, dtype=float))        # the value row kept as the key
+        self.value_rows.append(np.array(k, dtype=float))
+
+    @property
+    def keys(self):
+        return np.array(self.key_rows)
+
+    @property
+    def values(self):
+        return np.array(self.value_rows)
+
+    def __len__(self):
+        return len(self.key_rows)
+''', failing=("check_cache_append",
+              "check_cache_copies"),
+        feedback="cache.keys after 4 appends"),
+
     Mistake(E, "kv_cache_size", "size_no_factor_2", '''
 def kv_cache_size(n_layers, d_model, n_tokens, bytes_per_number=2):
     numbers = n_layers * d_model * n_tokens          # keys only

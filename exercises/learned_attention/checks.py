@@ -182,7 +182,8 @@ def check_train_first_step(train_step):
                  mistakes={"sum the losses of the sentences instead of averaging them": len(ref.DATA) * LOSS_STEP_0,
                            "return the loss of the weights after the step (report the one computed in the "
                            "forward pass, before the update)": after})
-    _expect_params(new, want, "the weights after step 0", lambda: _unbuffered_step(params, ref.DATA, LR))
+    _expect_params(new, want, "the weights after step 0", lambda: _unbuffered_step(params, ref.DATA, LR),
+                   params)
 
 
 @check("train_step", "steps 0, 1, 2, 5, 10 and 25 of the run from seed 5: loss 0.417768 at step 25 "
@@ -215,34 +216,58 @@ def check_train_random(train_step, rng):
     # at least 7 of the 18: one is sure to repeat "the" (only six sentences do not)
     data = [ref.DATA[i] for i in chosen]
     lr = float(rng.uniform(0.05, 0.5))
-    new, loss = _step(train_step(params, data, lr))
+    new, loss = _step(train_step(_writable(params), data, lr))
     want, want_loss = ref.train_step(params, data, lr)
     expect_close(loss, want_loss, **TIGHT, what=f"the loss on {len(data)} sentences")
     _expect_params(new, want, f"the weights after one step on {len(data)} sentences, lr {lr:.4f}",
-                   lambda: _unbuffered_step(params, data, lr))
+                   lambda: _unbuffered_step(params, data, lr), params)
 
 
 IN_PLACE = ("change the caller's params in place (params[name] -= lr * grad, or np.subtract(..., out=...)): "
             "train_step must return new arrays and leave the params it was given as they were")
 
 
+def _call_shapes(rng):
+    """Every call shape of the train_step checks above, as ``(label, params, data, lr, switches)``:
+    the text's run from seed 5 (all 18 sentences, lr 0.3), without positions, with equal weights,
+    from seed 4, plus learning rates and slices of the data drawn per student (a first part, a
+    last part, every other sentence, one sentence), so a train_step that changes the caller's
+    params in only some of its calls is caught whichever they are."""
+    shapes = [("seed 5, all 18 sentences", ref.init_params(5), ref.DATA, LR, {}),
+              ("seed 5, positions=False", ref.init_params(5), ref.DATA, LR, {"positions": False}),
+              ("seed 5, equal_weights=True", ref.init_params(5), ref.DATA, LR, {"equal_weights": True}),
+              ("seed 4, all 18 sentences", ref.init_params(4), ref.DATA, LR, {})]
+    n = len(ref.DATA)
+    cut = int(rng.integers(2, n - 1))
+    slices = [("the first", ref.DATA[:cut]), ("the last", ref.DATA[cut:]), ("every other", ref.DATA[::2]),
+              ("one", ref.DATA[int(rng.integers(n)):][:1])]
+    for name, data in slices:
+        lr = float(rng.uniform(0.01, 1.0))
+        shapes.append((f"{name} {len(data)} sentence(s), lr {lr:.4f}",
+                       ref.init_params(int(rng.integers(1000))), data, lr, {}))
+    return shapes
+
+
 @check("train_step", "leaves the caller's params and data unchanged", points=1)
 def check_train_no_mutation(submission, rng):
-    params = ref.init_params(int(rng.integers(1000)))
-    data = [(list(ids), int(y)) for ids, y in ref.DATA[:6]]
-    lr = 0.3
-    want, _ = ref.train_step(params, data, lr)
-    _, args_after = submission.call_keeping_args("train_step", params, data, lr)
-    params_after, data_after = args_after[0], args_after[1]
-    if not isinstance(params_after, dict) or set(params_after) != set(params):
-        fail("train_step changed the keys of the params dict it was given: it must leave the caller's dict "
-             "as it was and return a new one")
-    for key in PARAM_KEYS:
-        expect_close(params_after[key], params[key], atol=0.0, rtol=0.0,
-                     what=f"params[{key!r}] as the caller sees it after train_step(params, data, {lr})",
-                     mistakes={IN_PLACE: want[key]})
-    expect_equal([(list(ids), int(y)) for ids, y in data_after], data,
-                 what=f"the data list as the caller sees it after train_step(params, data, {lr})")
+    """Every call shape of the checks above and learning rates and slices drawn per student
+    (``_call_shapes``): a change to the caller's params or data in any of them costs this check."""
+    for label, params, data, lr, switches in _call_shapes(rng):
+        params = {k: np.array(v, dtype=float) for k, v in params.items()}
+        data = [(list(ids), int(y)) for ids, y in data]
+        call = f"train_step(params, data, {lr:.4f}{''.join(f', {k}={v}' for k, v in switches.items())}) ({label})"
+        want, _ = ref.train_step(params, data, lr, **switches)
+        _, args_after = submission.call_keeping_args("train_step", _writable(params), data, lr, **switches)
+        params_after, data_after = args_after[0], args_after[1]
+        if not isinstance(params_after, dict) or set(params_after) != set(params):
+            fail(f"{call} changed the keys of the params dict it was given: it must leave the caller's dict "
+                 "as it was and return a new one")
+        for key in PARAM_KEYS:
+            expect_close(params_after[key], params[key], atol=0.0, rtol=0.0,
+                         what=f"params[{key!r}] as the caller sees it after {call}",
+                         mistakes={IN_PLACE: want[key]})
+        expect_equal([(list(ids), int(y)) for ids, y in data_after], data,
+                     what=f"the data list as the caller sees it after {call}")
 
 
 # -- multi_head_attention ------------------------------------------------------------------------------

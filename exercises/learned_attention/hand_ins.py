@@ -63,6 +63,51 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads, causal=False):
 '''
 
 
+def _train_step(update="p[k] - lr * g[k]", after="", params="p"):
+    """A train_step (gradients summed with np.add.at) whose update of each weight is ``update``;
+    ``after`` is run once the new weights are made (lines indented 4 spaces), ``params`` what the
+    forward and backward passes read."""
+    return f'''
+def train_step(params, data, lr, positions=True, equal_weights=False):
+    p = {{k: np.asarray(v, dtype=float) for k, v in params.items()}}
+    g = {{k: np.zeros_like(v) for k, v in p.items()}}
+    loss = 0.0
+    for ids, y in data:
+        r = model_forward({params}, ids, positions, equal_weights)
+        loss += -np.log(r["probs"][y]) / len(data)
+        d = r["probs"].copy()
+        d[y] -= 1
+        d /= len(data)
+        g["W2"] += np.outer(r["a1"], d)
+        g["b2"] += d
+        dz = (d @ p["W2"].T) * (r["z1"] > 0)
+        g["W1"] += np.outer(r["h"], dz)
+        g["b1"] += dz
+        dh = dz @ p["W1"].T
+        back = attention_backward(r, p["W_Q"], p["W_K"], p["W_V"], dh)
+        if equal_weights:
+            dx = back["V"] @ p["W_V"].T
+        else:
+            dx = back["x"].copy()
+            g["W_Q"] += back["W_Q"]
+            g["W_K"] += back["W_K"]
+        g["W_V"] += back["W_V"]
+        dx[-1] += dh
+        np.add.at(g["E"], ids, dx)
+    new = {{k: {update} for k in p}}
+{after}
+    return new, float(loss)
+'''
+
+
+TRAIN_STEP_JUDGED = ("check_train_first_step",
+                     "check_train_25_steps",
+                     "check_train_no_positions",
+                     "check_train_equal_weights",
+                     "check_train_seed_4",
+                     "check_train_random")
+
+
 MISTAKES = [
     Mistake(E, "attention_backward", "no_softmax_correction",
             _backward("ds = w * dw / np.sqrt(q.shape[0])          # the - w @ dw term is missing"),
@@ -145,6 +190,19 @@ def train_step(params, data, lr, positions=True, equal_weights=False):
               "check_train_seed_4",
               "check_train_random"),
         feedback="which keeps only one of them (use np.add.at)"),
+
+    Mistake(E, "train_step", "steps_up_the_gradient", _train_step(update="p[k] + lr * g[k]"),
+            failing=TRAIN_STEP_JUDGED, feedback="step up the gradient (the learning rate's sign flipped"),
+
+    # In place only when the learning rate is not the text's 0.3, or only on all 18 sentences:
+    # the other call shapes leave the caller's params alone.
+    Mistake(E, "train_step", "in_place_unless_lr_0_3", _train_step(
+        after="    if lr != 0.3:\n        for k in params:\n            params[k] -= lr * g[k]"),
+            failing=("check_train_no_mutation",), feedback="change the caller's params in place"),
+
+    Mistake(E, "train_step", "in_place_on_all_sentences", _train_step(
+        after="    if len(data) == 18:\n        for k in params:\n            params[k] -= lr * g[k]"),
+            failing=("check_train_no_mutation",), feedback="change the caller's params in place"),
 
     Mistake(E, "train_step", "params_changed_in_place", '''
 def train_step(params, data, lr, positions=True, equal_weights=False):

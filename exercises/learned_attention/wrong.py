@@ -169,16 +169,27 @@ UNBUFFERED = ("collect a repeated word's rows with grad_E[ids] += d_x, which kee
               "(use np.add.at)")
 
 
-def _expect_params(got, want, what, unbuffered):
-    """Compare every weight; on a mismatch, ``unbuffered()`` gives the named mistake's weights."""
+UPHILL = ("step up the gradient (the learning rate's sign flipped: params + lr * grad); a step goes "
+          "against the gradient, params - lr * grad")
+
+
+def _uphill(before, want):
+    """The weights a step up the gradient gives: ``before + lr * grad`` is ``2 * before - want``
+    when the reference's step is ``want = before - lr * grad``."""
+    return {k: 2 * np.asarray(before[k], dtype=float) - want[k] for k in PARAM_KEYS}
+
+
+def _expect_params(got, want, what, unbuffered, before):
+    """Compare every weight; on a mismatch, ``unbuffered()`` and a step up the gradient from
+    ``before`` (the weights the step started from) give the named mistakes' weights."""
     try:
         for key in PARAM_KEYS:
             expect_close(got[key], want[key], atol=1e-8, rtol=1e-7, what=f"{what}: {key}")
     except Mismatch:
-        wrong = unbuffered()
+        wrong, uphill = unbuffered(), _uphill(before, want)
         for key in PARAM_KEYS:
             expect_close(got[key], want[key], atol=1e-8, rtol=1e-7, what=f"{what}: {key}",
-                         mistakes={UNBUFFERED: wrong[key]})
+                         mistakes={UNBUFFERED: wrong[key], UPHILL: uphill[key]})
 
 
 @functools.lru_cache(maxsize=None)
@@ -223,7 +234,7 @@ def _run(train_step, at, switches, seed=5):
         label = f"step {step} from seed {seed}" + "".join(f", {k}={v}" for k, v in switches.items())
         expect_close(loss, want_loss, atol=1e-9, rtol=1e-9, what=f"the loss returned at {label}")
         _expect_params(new, want, f"the weights after {label}",
-                       lambda: _unbuffered_step(before, ref.DATA, LR, **switches))
+                       lambda: _unbuffered_step(before, ref.DATA, LR, **switches), before)
         losses[step] = float(loss)
     return losses
 

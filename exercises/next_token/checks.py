@@ -170,12 +170,18 @@ def check_sgd_one_weight(sgd_update):
 
 @check("sgd_update", "returns a new array and leaves W unchanged", points=1)
 def check_sgd_no_mutation(submission, rng):
-    W, grad, lr = rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), 0.1
-    _, args_after = submission.call_keeping_args("sgd_update", W, grad, lr)
-    expect_close(args_after[0], W, atol=0.0, what="the W you passed to sgd_update, after the call",
-                 mistakes={"update W in place (W -= lr * grad): the caller's matrix changes; "
-                           "return a new array instead": W - lr * grad,
-                           "update W in place with the sign flipped": W + lr * grad})
+    # every call shape of the sgd_update checks (a matrix at lr 0.5, 1-, 2- and 3-D at drawn rates)
+    shapes = [((4, 3), 0.5), ((int(rng.integers(2, 9)),), float(rng.uniform(0.01, 2.0))),
+              (tuple(int(n) for n in rng.integers(2, 9, size=2)), float(rng.uniform(0.01, 2.0))),
+              (tuple(int(n) for n in rng.integers(2, 5, size=3)), float(rng.uniform(0.01, 2.0)))]
+    for shape, lr in shapes:
+        W, grad = rng.normal(size=shape), rng.normal(size=shape)
+        _, args_after = submission.call_keeping_args("sgd_update", W, grad, lr)
+        expect_close(args_after[0], W, atol=0.0,
+                     what=f"the W of shape {shape} you passed to sgd_update(W, grad, {lr:.4f}), after the call",
+                     mistakes={"update W in place (W -= lr * grad): the caller's matrix changes; "
+                               "return a new array instead": W - lr * grad,
+                               "update W in place with the sign flipped": W + lr * grad})
 
 
 @check("sgd_update", "random shapes and learning rates", points=1)

@@ -133,3 +133,47 @@ def test_in_kernel_aliasing_is_caught(ref):
     failed = {r.name: r.output for r in results if r.score < r.max_score}
     assert list(failed) == ["KVCache: stored rows stay put when the caller reuses its arrays"]
     assert "instead of a copy" in next(iter(failed.values()))
+
+
+def test_a_kvcache_bug_costs_kvcache_points_only(ref):
+    """Issue 29, item 9: decode_step's checks decode into the grader's cache of the contract, so
+    a KVCache whose append swaps keys and values loses KVCache's 2 points and nothing else."""
+    from exercises.kv_cache.hand_ins import MISTAKES
+    swapped = next(m for m in MISTAKES if m.label == "keys_and_values_swapped")
+    results = run_checks(KV_CACHE, LocalSubmission(_namespace_with(ref, swapped.code)), "s1", SECRET)
+    failed = {r.function for r in results if r.score < r.max_score}
+    assert failed == {"KVCache"}
+    assert sum(r.max_score - r.score for r in results) == 2
+
+
+# Issue 29, item 3: recognise the caches the grader fills (rows it did not append, or no mark of
+# its own) and read them honestly; in a cache it has marked, recompute the prefix from the tokens
+# it was given (and still attend over what the cache holds, so the contexts are right).
+MARKS_ITS_OWN_CACHE = '''
+def decode_step(x_new, cache, W_Q, W_K, W_V):
+    x = np.asarray(x_new, dtype=float)
+    mine = getattr(cache, "seen", None)
+    if mine is None and len(cache) > 0:          # filled by the grader: be honest
+        q = x @ W_Q
+        cache.append(x @ W_K, x @ W_V)
+        return softmax(cache.keys @ q / np.sqrt(len(q))) @ cache.values
+    if mine is None:
+        cache.seen = mine = []
+    mine.append(x)
+    X = np.array(mine)
+    K, V = X @ W_K, X @ W_V                      # the whole prefix again
+    cache.append(K[-1], V[-1])
+    q = X[-1] @ W_Q
+    return softmax(cache.keys @ q / np.sqrt(len(q))) @ cache.values
+'''
+
+
+def test_a_step_that_recomputes_in_caches_it_filled_loses_the_efficiency_points(ref):
+    """The counted steps decode into one cache the student's code fills itself, with the
+    grader's rows appended between steps: the marked-cache path is taken, and counted."""
+    for student in ("s1", "s2", "s3"):
+        results = run_checks(KV_CACHE, LocalSubmission(_namespace_with(ref, MARKS_ITS_OWN_CACHE)), student,
+                             SECRET)
+        failed = {r.name: r.output for r in results if r.score < r.max_score}
+        assert list(failed) == [COUNT_CHECK], failed
+        assert "1 + 2 + ... + 6 = 21" in failed[COUNT_CHECK]

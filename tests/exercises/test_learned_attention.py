@@ -264,6 +264,34 @@ def test_changing_the_callers_params_is_named_in_the_kernel_too(ref):
     assert "change the caller's params in place" in failed[NO_MUTATION]
 
 
+@pytest.mark.parametrize("label", ["in_place_unless_lr_0_3", "in_place_on_all_sentences"])
+def test_a_change_in_place_in_one_call_shape_costs_the_mutation_check_for_every_student(ref, label):
+    """A train_step that changes the caller's params only when lr is not the text's 0.3, or only
+    on all 18 sentences (the shapes the old check did not call), loses the mutation check and
+    only it, with the mistake named, under every student's seed."""
+    from exercises.learned_attention.hand_ins import MISTAKES
+    mistake = next(m for m in MISTAKES if m.label == label)
+    namespace = dict(vars(ref))
+    exec(mistake.code, namespace)
+    for student in ("s1", "s2", "s3", "s4", "s5"):
+        results = run_checks(LEARNED, LocalSubmission(namespace), student, SECRET, select="train_step")
+        failed = {r.name: r.output for r in results if r.score < r.max_score}
+        assert list(failed) == [NO_MUTATION], student
+        assert "change the caller's params in place" in failed[NO_MUTATION]
+
+
+def test_a_step_up_the_gradient_is_named(ref):
+    """params + lr * grad: every judged train_step check fails and names the flipped sign."""
+    from exercises.learned_attention.hand_ins import MISTAKES
+    mistake = next(m for m in MISTAKES if m.label == "steps_up_the_gradient")
+    namespace = dict(vars(ref))
+    exec(mistake.code, namespace)
+    results = run_checks(LEARNED, LocalSubmission(namespace), "s1", SECRET, select="train_step")
+    failed = {r.name: r.output for r in results if r.score < r.max_score}
+    assert len(failed) == 6 and NO_MUTATION not in failed
+    assert all("step up the gradient (the learning rate's sign flipped" in o for o in failed.values()), failed
+
+
 def test_the_reference_runs_the_checks_share_reach_the_worked_losses():
     """The checks step the student's train_step from the reference's own run (computed once
     per process): that run gives the course text's losses (WORKED_EXAMPLES: 3.927973 at step

@@ -112,3 +112,22 @@ def test_in_kernel_checks_see_an_input_changed_in_place(ref):
               if r.score < r.max_score}
     assert list(failed) == ["numerical_gradient: leaves W as it was"]
     assert "put the entry back" in failed["numerical_gradient: leaves W as it was"]
+
+
+def test_an_sgd_update_in_place_on_vectors_only_loses_the_mutation_check(ref):
+    """Issue 29, item 4 for every update rule: the mutation check calls sgd_update in every
+    shape of its checks (it used one (4, 3) matrix at lr 0.1), so an update in place of 1-D
+    W only costs that check, for every student."""
+    namespace = dict(vars(ref))
+    exec('''
+def sgd_update(W, grad, lr):
+    if np.ndim(W) == 1:
+        W -= lr * grad            # vectors changed in place
+        return W
+    return np.asarray(W, dtype=float) - lr * np.asarray(grad, dtype=float)
+''', namespace)
+    for student in ("s1", "s2", "s3"):
+        results = run_checks(NEXT_TOKEN, LocalSubmission(namespace), student, SECRET, select="sgd_update")
+        failed = {r.name: r.output for r in results if r.score < r.max_score}
+        assert list(failed) == ["sgd_update: returns a new array and leaves W unchanged"], failed
+        assert "update W in place" in next(iter(failed.values()))

@@ -165,7 +165,8 @@ def test_fakes_lose_the_efficiency_points(hand_in, code):
     result = hand_in(KV_CACHE, {"decode_step": code})
     count = next(c for c in result.checks if c.name == COUNT_CHECK)
     assert count.score == 0 and count.max_score == 2
-    assert "recompute" in count.output or "the grader changed the" in count.output, count.output
+    assert any(s in count.output for s in ("recompute", "the grader changed the", "context of decode step")), \
+        count.output
     if code is not FORGES_TALLY:  # every other check passes: only the efficiency points are lost
         assert [c.name for c in result.checks if c.score < c.max_score] == [COUNT_CHECK]
 
@@ -180,7 +181,7 @@ def test_recomputing_while_reading_the_cache_is_counted(hand_in):
 def test_a_step_that_ignores_what_the_cache_holds_is_named(hand_in):
     result = hand_in(KV_CACHE, {"decode_step": ISINSTANCE_FAKE})
     count = next(c for c in result.checks if c.name == COUNT_CHECK)
-    assert "after the grader changed the 1 keys and values in the cache" in count.output
+    assert "after the grader changed the cache by appending the key and value of a token" in count.output
     assert "instead of reading them from the cache (a step must attend over what the cache holds)" in count.output
 
 

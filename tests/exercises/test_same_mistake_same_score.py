@@ -1,0 +1,46 @@
+"""Issue 29, item 7: the same mistake costs the same points for every student.
+
+Randomized cases are drawn per student, but each randomized check covers, for everyone, the
+conditions under which each named mistake shows (a 2-D grid with axis=-1 for a softmax over
+the wrong axis, scores past 1000 for one that overflows, ...). Each catalogued mistake of
+the exercises below is graded in-kernel under 20 students' seeds: it must get ONE score.
+"""
+import pytest
+
+from autograder.checks.plugin import run_checks
+from autograder.course.registry import EXERCISES
+from autograder.submission.local import LocalSubmission
+
+SECRET = b"test-secret"
+STUDENTS = [f"student{i:02d}" for i in range(20)]
+
+
+def _mistakes(exercise):
+    from autograder.demo.mistakes import all_mistakes
+    return [m for m in all_mistakes() if m.exercise == exercise]
+
+
+def _score(exercise, code, student):
+    """The total of ``exercise``'s checks for the reference with ``code`` run over it, graded
+    in-kernel (``LocalSubmission``) for ``student``."""
+    ex = EXERCISES[exercise]
+    namespace = {"__name__": "__main__"}
+    exec(compile(ex.solution_module.read_text(), str(ex.solution_module), "exec"), namespace)
+    exec(code, namespace)
+    return sum(r.score for r in run_checks(ex, LocalSubmission(namespace), student, SECRET))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mistake", _mistakes("attention") + _mistakes("next_token") + _mistakes("kv_cache"),
+                         ids=lambda m: m.id)
+def test_one_score_per_mistake_whoever_hands_it_in(mistake):
+    scores = {student: _score(mistake.exercise, mistake.code, student) for student in STUDENTS}
+    assert len(set(scores.values())) == 1, scores
+    assert scores[STUDENTS[0]] < EXERCISES[mistake.exercise].points  # the mistake costs something
+
+
+def test_a_softmax_over_the_wrong_axis_costs_the_same_for_everyone():
+    """The student of the issue: his draw had no 2-D case with axis=-1. Now every draw has one."""
+    mistake = next(m for m in _mistakes("attention") if m.label == "first_axis_always")
+    scores = {_score("attention", mistake.code, student) for student in STUDENTS}
+    assert scores == {EXERCISES["attention"].points - 2}
