@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import io
 import os
 import re
@@ -245,13 +246,24 @@ def every_generated_file(names=None) -> dict:
     """``{Path: text}`` of everything the build writes: each named exercise's copies (default: all),
     then the pages generated from the exercise folders (README's table, docs/worked-examples.md,
     ``course/pages.py``) and the documentation's generated tables (``course/docs_tables.py``)."""
-    from autograder.course import docs_tables, pages
+    files = exercise_files(names)
+    files.update(page_files())
+    return files
+
+
+def exercise_files(names=None) -> dict:
+    """``{Path: text}``: the generated copies of each named exercise (default: all)."""
     files = {}
     for name in names or list(EXERCISES):
         files.update(generated_files(find(name)))
-    files.update(pages.pages())
-    files.update(docs_tables.generated_pages())
     return files
+
+
+def page_files() -> dict:
+    """``{Path: text}``: the pages generated from every exercise folder and the documentation's
+    tables (they read the reference modules, so a new exercise's are written first)."""
+    from autograder.course import docs_tables, pages
+    return {**pages.pages(), **docs_tables.generated_pages()}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -264,17 +276,19 @@ def command(args: argparse.Namespace) -> int:
     """Write every generated file that differs from what the build makes now, or with ``args.check``
     list them and return 1 (0 when everything is current)."""
     drift = []
-    for path, text in every_generated_file(args.names).items():
-        current = path.read_text(encoding="utf-8") if path.exists() else None
-        if current == text:
-            continue
-        rel = path.relative_to(PROJECT_ROOT)
-        if args.check:
-            drift.append(str(rel))
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            print(f"wrote {rel}")
+    for phase in (lambda: exercise_files(args.names), page_files):  # the pages import what the first writes
+        importlib.invalidate_caches()
+        for path, text in phase().items():
+            current = path.read_text(encoding="utf-8") if path.exists() else None
+            if current == text:
+                continue
+            rel = path.relative_to(PROJECT_ROOT)
+            if args.check:
+                drift.append(str(rel))
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+                print(f"wrote {rel}")
     if drift:
         print("out of date (run `python -m autograder build`):\n  " + "\n  ".join(drift))
         return 1

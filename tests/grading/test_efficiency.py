@@ -174,8 +174,20 @@ def test_fakes_lose_the_efficiency_points(hand_in, code):
 def test_recomputing_while_reading_the_cache_is_counted(hand_in):
     result = hand_in(KV_CACHE, {"decode_step": RECOMPUTES_AND_READS})
     count = next(c for c in result.checks if c.name == COUNT_CHECK)
-    # step t projects the t tokens it was given so far through W_K and W_V: 1 + 2 + ... + 6 = 21
-    assert "W_Q 6, W_K 21, W_V 21" in count.output, count.output
+    # Step t projects every row its cache holds through W_K and W_V: the t tokens it was given,
+    # plus one more for each key and value the grader appended through the cache before that
+    # step (one before each step from a drawn step on, step 3 at the earliest). So the first two
+    # steps project 1 and 2 rows, step t at least t and at least one more than step t - 1, and
+    # the totals are the sums of the steps.
+    import re
+    found = re.search(r"W_Q (\d+), W_K (\d+), W_V (\d+) \(through W_K, step by step: \[([\d, ]+)\]\)", count.output)
+    assert found, count.output
+    w_q, w_k, w_v = (int(found.group(i)) for i in (1, 2, 3))
+    steps = [int(n) for n in found.group(4).split(",")]
+    assert w_q == 6 and len(steps) == 6 and steps[:2] == [1, 2]
+    assert all(rows >= t for t, rows in enumerate(steps, start=1))
+    assert all(b >= a + 1 for a, b in zip(steps, steps[1:], strict=False))
+    assert w_k == w_v == sum(steps) >= 21
 
 
 def test_a_step_that_ignores_what_the_cache_holds_is_named(hand_in):
