@@ -70,8 +70,9 @@ def softmax(z):
 # %% module=true
 TOY_VOCAB = ("long", "live", "the", "king", "queen", "said", "yes", "peel", "banana", "now")
 TOY_INDEX = {word: i for i, word in enumerate(TOY_VOCAB)}
-TOY_SENTENCES = ("long live the king", "long live the queen", "the king said yes", "the queen said yes",
-                 "peel the banana now")
+TOY_SENTENCES = tuple([f"long live the {royal}" for royal in ("king", "queen")]
+                      + [f"the {royal} said yes" for royal in ("king", "queen")]
+                      + ["peel the banana now"])
 
 
 def train_toy_model(steps=3001, lr=0.5, width=4, hidden=12, seed=0):
