@@ -284,7 +284,9 @@ def main(argv=None):
     from autograder.grading import (
         late,  # a late resubmission that replaced an on-time one: found before its record is replaced
     )
-    late_found = late.for_cli(args.gradebook, args.path, jobs, out, secret, limits)
+    # Found after the preflight (its limits, with the confinement level, key the resume records
+    # that hold an on-time copy's earlier score) and before those records are replaced.
+    late_found = lambda limits: late.for_cli(args.gradebook, args.path, jobs, out, secret, limits)  # noqa: E731
     try:
         # Recorded before the reports: the gradebook's late penalties and manual overrides go into them.
         run = grade_class(jobs, secret, limits, args.jobs, out, level=args.confinement, progress=progress,

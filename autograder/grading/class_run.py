@@ -356,7 +356,8 @@ def grade_class(jobs: list, secret: bytes, limits, workers: int, out, *, level: 
         outputs: write the class's files (``grading/outputs.py``); ``False`` for one shard of a class,
             whose results and resume records the merge reads (``cluster/``).
         roster: the course roster (``lms.roster.Roster``) or ``None``; late_found: ``late.for_cli``'s
-            finds or ``None`` (both passed to ``grading/outputs.py``).
+            finds, a callable ``late_found(limits)`` giving them once the preflight chose the level,
+            or ``None`` (both passed to ``grading/outputs.py``).
     Returns:
         ``ClassRun``.
     Raises:
@@ -369,6 +370,8 @@ def grade_class(jobs: list, secret: bytes, limits, workers: int, out, *, level: 
     if chosen is not None:
         limits = dataclasses.replace(limits, level=chosen)  # every worker uses the level checked here
     out = Path(out)
+    if callable(late_found):  # before grading replaces the resume records it reads
+        late_found = late_found(limits)
     results, failures = grade_all(jobs, secret, limits, max(1, workers), progress=progress, out=out,
                                   resume=resume)
     if not outputs:  # one shard of a class (cluster/shards.py): the merge writes the class's files
