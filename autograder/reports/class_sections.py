@@ -8,32 +8,14 @@ import re
 import statistics
 from urllib.parse import quote
 
-from autograder.reports.class_load import (  # noqa: F401
-    _MISTAKE_SENTENCE,
-    HISTOGRAM_BINS,
+from autograder.reports.class_load import (
     INTEGRITY_IMPORT,
-    Entry,
-    Outcome,
-    _entry,
-    _late_columns,
-    _number,
-    _problems_of_text,
-    _read_grades_csv,
-    load,
-    mistakes_in,
     shown_name,
 )
-from autograder.reports.class_stats import (  # noqa: F401
-    CheckStats,
-    _write_csv,
+from autograder.reports.class_stats import (
     binned,
     bins,
-    check_stats,
     gap_order,
-    histogram,
-    mistake_table,
-    write_checks_csv,
-    write_mistakes_csv,
 )
 from autograder.reports.student import _e
 
