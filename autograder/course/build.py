@@ -48,7 +48,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import jupytext
 import nbformat
 
 from autograder.checks.declared import check_metas, points_by_function
@@ -103,6 +102,7 @@ def source_notebook(exercise):
             the contract has no ``solution``, ``tests`` or ``visible`` cell (or no visible
             case), or the ``checker``/``summary`` cell is missing.
     """
+    import jupytext  # here, not at the top: it costs about 2 s, and `python -m autograder` imports this module
     text = jupytext.read(exercise.text_form, fmt="py:percent")
     points = points_by_function(exercise)
     cases = visible.visible_cases(exercise, solution_module(exercise))
@@ -166,6 +166,7 @@ def source_notebook(exercise):
 
 def solution_module(exercise) -> str:
     """Source text of ``solutions/<name>.py``: the ``module`` and ``solution`` cells, markers removed."""
+    import jupytext  # here, not at the top: it costs about 2 s, and `python -m autograder` imports this module
     text = jupytext.read(exercise.text_form, fmt="py:percent")
     parts = [f'"""Reference solutions for the "{exercise.name}" exercise.\n\n'
              f"GENERATED from exercises/{exercise.name}/notebook.py by `python -m autograder build`: edit that\n"
