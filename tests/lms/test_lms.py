@@ -267,6 +267,7 @@ def test_grade_stops_before_grading_on_a_broken_roster(tmp_path, capsys):
     assert not (tmp_path / "graded").exists()
 
 
+@pytest.mark.slow  # an nbgrader gradebook: several nbgrader commands, each a few seconds
 def test_roster_loads_students_into_nbgraders_gradebook(tmp_path):
     from nbgrader.api import Gradebook
     path = tmp_path / "roster.csv"
@@ -300,6 +301,7 @@ def test_a_class_run_lists_roster_students_without_a_notebook(tmp_path, capsys):
     assert absent_for_run(None, results) == []
 
 
+@pytest.mark.slow  # an nbgrader gradebook: several nbgrader commands, each a few seconds
 def test_roster_commands_check_and_load(tmp_path, capsys):
     from nbgrader.api import Gradebook
     path = tmp_path / "roster.csv"

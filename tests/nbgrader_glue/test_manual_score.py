@@ -33,6 +33,7 @@ def _score(course_dir, *args):
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow  # an nbgrader gradebook: several nbgrader commands, each a few seconds
 def test_a_manual_score_from_the_command_line_counts_and_can_be_cleared(graded):
     course, root = graded
     full = sum(m.points for m in check_metas(ATTENTION))

@@ -43,6 +43,7 @@ def test_the_checks_points_are_what_the_gradebook_was_given():
     assert points_by_function(ATTENTION)["attention_row"] == 5  # the course's 5 points (WORKED_EXAMPLES)
 
 
+@pytest.mark.slow  # an nbgrader gradebook: several nbgrader commands, each a few seconds
 def test_grade_refuses_before_anything_is_graded_or_recorded(lowered, tmp_path):
     course, submission = lowered
     before = _digest(course)
@@ -58,6 +59,7 @@ def test_grade_refuses_before_anything_is_graded_or_recorded(lowered, tmp_path):
     assert not (tmp_path / "graded").exists() and not (tmp_path / "autograded").exists()
 
 
+@pytest.mark.slow  # an nbgrader gradebook: several nbgrader commands, each a few seconds
 def test_recording_one_notebook_never_gives_more_than_the_maximum(lowered):
     course, submission = lowered
     from nbgrader import api
