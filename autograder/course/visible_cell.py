@@ -13,6 +13,12 @@ _visible_cases = {}    # function -> its visible cases (written at the end of th
 class VisibleCheckFailed(AssertionError):
     """A visible check failed; the lines printed above say which, and why."""
 
+    def _render_traceback_(self):
+        """What Jupyter shows for it (IPython asks for this method): the message alone, in plain
+        text (no frames, no colours), so nbgrader validate and its dialog show those lines."""
+        lines = str(self).splitlines() or [""]
+        return [f"{type(self).__name__}: {lines[0]}", *lines[1:]]
+
 
 def _clip(text, limit=300):
     """``text`` on one line; a long one keeps its start and its end, joined by " ... "."""
