@@ -157,8 +157,12 @@ def failure_message(failing, points, width=FAILURE_WIDTH):
     out = [f"{len(failing)} visible check{'s' if len(failing) != 1 else ''} did not pass."]
     if named:
         out.append("Fix first (a known mistake gives these values):")
+        grouped = {}  # one line per function and mistake, however many of its checks it fails
         for name, mistakes in named:
-            out += textwrap.wrap(f"{name}: you " + "; or you ".join(mistakes), width,
+            grouped.setdefault((name.split(":", 1)[0], tuple(mistakes)), []).append(name)
+        for (function, mistakes), names in grouped.items():
+            which = names[0] if len(names) == 1 else f"{function}, {len(names)} checks"
+            out += textwrap.wrap(f"{which}: you " + "; or you ".join(mistakes), width,
                                  initial_indent="  ", subsequent_indent="    ")
     if other:
         counts = {}
