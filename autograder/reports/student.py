@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.checks.api import fmt
+from autograder.checks.api import expected_got, fmt
 from autograder.checks.values import show_pair
 
 # Every rule is scoped to the report's own element, so the fragment can sit inside another
@@ -170,13 +170,22 @@ def _named_sentences(mistakes):
 
 def message_once(output, details) -> str:
     """A failed check's message without the sentence naming its mistake, when the report names
-    that mistake in its own box below (``_details``): each mistake is said once."""
+    that mistake in its own box below (``_details``): each mistake is said once. A message that
+    only says what was compared, expected and got becomes "": the values table says it."""
     text = str(output or "")
     if not details:
         return text
     for sentence in _named_sentences(details.get("mistakes")):
         text = text.replace(" " + sentence, "").replace(sentence, "")
-    return text.strip()
+    text = text.strip()
+    if not details.get("withheld"):  # just "what: expected E, got G.": the table below says it
+        try:
+            said = f"{details.get('what', '')}: {expected_got(details.get('expected'), details.get('got'))}."
+        except Exception:  # noqa: BLE001 -- values the table cannot print either: keep the message
+            said = None
+        if text == said:
+            return ""
+    return text
 
 
 def fix_first(result) -> list:
@@ -304,7 +313,9 @@ def render_fragment(result, path=None, record=None) -> str:
                        f"{_e(c.name)} &middot; {c.score:g} of {c.max_score:g} points</p>")
             if not ok:
                 details = getattr(c, "details", None)
-                out.append(f"<p class='message'>{_e(message_once(c.output, details))}</p>")
+                message = message_once(c.output, details)
+                if message:
+                    out.append(f"<p class='message'>{_e(message)}</p>")
                 out.append(_details(details, elsewhere))
             out.append("</div>")
     out.append("</div>")
