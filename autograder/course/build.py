@@ -16,10 +16,11 @@ The text form is jupytext's percent format. Cell headers say what a cell is:
 * ``# %% demo=true``: an instructor demo (a long training run, heavy plots): tagged
   ``instructor-demo`` so grading skips it, and an nbgrader locked (read-only) cell with
   ``grade_id`` ``demo_<n>`` (n = 1, 2, ... in notebook order). See ``demo_cell``.
-* ``# %% checker=true``: where the visible-check helper goes (a locked cell; the build
-  writes its body, the text of ``autograder/course/visible_cell.py``).
-* ``# %% visible="attention_row"``: that function's visible checks (a locked cell; the
-  build writes its body from ``VISIBLE`` in the exercise's ``visible.py``: values only, see ``visible.py``).
+* ``# %% checker=true``: where the visible-check helper goes (a locked, collapsed cell; the
+  build writes its body: the text of ``autograder/course/visible_cell.py`` and the visible
+  cases from ``VISIBLE`` in the exercise's ``visible.py``: values only, see ``visible.py``).
+* ``# %% visible="attention_row"``: that function's visible checks (a locked one-line cell
+  that runs them and prints PASS or FAIL).
 * ``# %% summary=true``: the last code cell: which visible checks pass, and how many hidden
   checks and points grade the notebook after submission (a locked cell written by the build).
 * ``# %%``: any other code: demonstrations, plots.
@@ -137,14 +138,16 @@ def source_notebook(exercise):
                 raise ValueError(f"{exercise.text_form.name}: visible cell for {name!r}, which has no "
                                  f"visible cases in {exercise.checks_file.name}")
             seen_visible.add(name)
-            new = nbformat.v4.new_code_cell(visible.check_cell(name, mine))
+            new = nbformat.v4.new_code_cell(visible.check_cell(name))
             new.metadata["nbgrader"] = _nbgrader(f"visible_{name}", locked=True)
         elif meta.get("checker") or meta.get("summary"):
             kind = "checker" if meta.get("checker") else "summary"
             seen_special.add(kind)
-            source = visible.helper_cell() if kind == "checker" else \
+            source = visible.helper_cell(cases) if kind == "checker" else \
                 visible.summary_cell(cases, check_metas(exercise))
             new = nbformat.v4.new_code_cell(source)
+            if kind == "checker":  # collapsed in JupyterLab and Notebook 7: out of the student's way
+                new.metadata["jupyter"] = {"source_hidden": True}
             new.metadata["nbgrader"] = _nbgrader(f"visible_{kind}", locked=True)
         else:
             meta.pop("module", None)

@@ -5,12 +5,17 @@ call on the course's public worked-example inputs, the expected value, and the v
 known mistakes give there, computed by the same wrong variants (``wrong.py``) the hidden
 checks use. ``python -m autograder build`` renders them as VALUES ONLY into the notebook:
 
-* a locked ``checker`` cell: the comparison helper, the text of ``course/visible_cell.py``;
-* a locked ``visible="<function>"`` cell per contract function: one ``check_visible``
-  call whose cases hold the literal inputs, the expected value and the named mistakes'
-  values (no code that computes a reference or a mistake, no hidden or randomized case);
-* a locked ``summary`` cell: which visible checks pass, and how many hidden checks and
-  points grade the notebook after submission (read from the ``@check`` decorators).
+* a locked ``checker`` cell, collapsed (``jupyter.source_hidden``): the comparison helper,
+  the text of ``course/visible_cell.py``, then every visible case with its literal inputs,
+  the expected value at full precision and the named mistakes' values (no code that
+  computes a reference or a mistake, no hidden or randomized case);
+* a locked ``visible="<function>"`` cell per contract function: one line,
+  ``check_visible("<function>")``, which prints PASS or FAIL per case and never raises, so
+  Run All runs every cell;
+* a locked ``summary`` cell, the last code cell: which visible checks pass, how many hidden
+  checks and points grade the notebook after submission (read from the ``@check``
+  decorators), and, when a visible check fails, one short ``VisibleCheckFailed`` with the
+  named mistakes first: the one cell ``nbgrader validate`` reports.
 
 ``tests/course/test_build.py`` fails when the notebooks drift from what the check files give,
 and ``tests/course/test_visible.py`` runs every case against the reference.
@@ -117,8 +122,10 @@ def _lists(value):
 
 
 def _value(value):
-    """Expected and mistake values: arrays (also inside lists) as plain lists, floats to 6 decimals."""
-    return to_source(value if isinstance(value, dict) else _lists(value), digits=6)
+    """Expected and mistake values: arrays (also inside lists) as plain lists, floats at full
+    precision (``repr``), so the notebook prints them as the hidden feedback does (rounding
+    here first, then to 6 significant digits when shown, printed 1.60357 for 1.6035649)."""
+    return to_source(value if isinstance(value, dict) else _lists(value))
 
 
 # -- reading the cases --------------------------------------------------------------------------
@@ -185,7 +192,8 @@ def _call_source(case, number):
     if "return " not in code:
         return f"lambda: {code}", ""
     body = "\n".join("    " + line if line.strip() else "" for line in code.strip("\n").splitlines())
-    return f"_case_{number}", f"def _case_{number}():\n{body}\n\n\n"
+    name = f"_case_{case.function}_{number}"
+    return name, f"def {name}():\n{body}\n\n\n"
 
 
 def _case_source(case, number):
@@ -211,45 +219,53 @@ def _case_source(case, number):
     return prelude, lines
 
 
-def check_cell(function: str, cases) -> str:
-    """Source of the visible check cell of ``function``: one ``check_visible`` call holding
-    all its cases (a scenario is a small function defined just before the call).
+def cases_source(cases) -> str:
+    """The end of the checker cell: every visible case, as ``_visible_cases[function] = [...]``
+    (a scenario is a small function defined just before), functions in case order."""
+    functions = list(dict.fromkeys(c.function for c in cases))
+    parts = ["# -- the visible cases: calls on the worked examples, the course's values, and the values",
+             "# known mistakes give (the check cell under each function runs them) --"]
+    for function in functions:
+        preludes, lines = [], []
+        for number, case in enumerate((c for c in cases if c.function == function), 1):
+            prelude, case_lines = _case_source(case, number)
+            preludes.append(prelude)
+            lines += case_lines
+        parts.append("".join(preludes) + f"_visible_cases[{function!r}] = [\n"
+                     + "\n".join("    " + line for line in lines) + "\n]")
+    return "\n".join(parts)
 
-    The call sits in an ``if`` (never an assignment or a bare expression turned into one),
-    so the grader's child process, which runs only definitions and assignments, never runs it.
+
+def check_cell(function: str, cases=None) -> str:
+    """Source of the visible check cell of ``function``: one line that runs its cases (which
+    the checker cell holds); it prints and never raises, so Run All goes on.
+
+    A bare call (no assignment), so the grader's child keeps no name from it.
     """
-    preludes, lines = [], []
-    for number, case in enumerate(cases, 1):
-        prelude, case_lines = _case_source(case, number)
-        preludes.append(prelude)
-        lines += case_lines
-    return (f"# Visible checks of {function}: your function on the worked examples, compared with the\n"
-            f"# course's values and with the values known mistakes give. Written by the course build.\n"
-            + "".join(preludes) + f"if _failed := check_visible({function!r}, [\n"
-            + "\n".join("    " + line for line in lines) + "\n]):\n"
-            + "    raise VisibleCheckFailed(_failed)")
+    return f"check_visible({function!r})"
 
 
 def summary_cell(cases, metas):
-    """Source of the summary cell: the visible check names, and the hidden checks' count and points."""
+    """Source of the summary cell: the hidden checks' count and points, and the one raise
+    ``nbgrader validate`` reports when a visible check fails (the checker cell knows the names)."""
     points = {}
     for meta in metas:
         points[meta.function] = points.get(meta.function, 0.0) + meta.points
-    names = "".join(f"\n        {c.name!r}," for c in cases)
     per_function = ", ".join(f"{f!r}: {p:g}" for f, p in points.items())
-    return ("# Where you stand: which visible checks pass, and what is graded after you submit.\n"
-            f"visible_checks_summary(\n    names=[{names}\n    ],\n    hidden_checks={len(metas)},\n"
-            f"    points={{{per_function}}})")
+    return ("# Where you stand; raises once, here, if a visible check above does not pass.\n"
+            f"if _failed := visible_checks_summary(hidden_checks={len(metas)}, points={{{per_function}}}):\n"
+            "    raise VisibleCheckFailed(_failed)")
 
 
 VALUES_SOURCE = Path(__file__).resolve().parents[1] / "checks" / "values.py"
 PASTE_MARK = "  # PASTE show_values.py"
 
 
-def helper_cell() -> str:
+def helper_cell(cases=()) -> str:
     """Source of the locked cell that defines ``check_visible`` and ``visible_checks_summary``:
     the text of ``course/visible_cell.py``, with its import of ``show_values`` replaced by that
-    module's code (the one way numbers are printed; the notebook has no grader package).
+    module's code (the one way numbers are printed; the notebook has no grader package: the
+    grader blocks a notebook's import of it), then ``cases_source(cases)``.
 
     Raises:
         ValueError: ``course/visible_cell.py`` lost its marked import line.
@@ -264,4 +280,5 @@ def helper_cell() -> str:
     body = body.replace("import numpy as np\n", "", 1) if "import numpy as np" in helper else body
     pasted = ["# -- how values are printed (the course's show_values module) --", body,
               "# -- the comparisons --"]
-    return "\n".join(lines[:marked[0]] + pasted + lines[marked[0] + 1:])
+    text = "\n".join(lines[:marked[0]] + pasted + lines[marked[0] + 1:])
+    return text + ("\n\n\n" + cases_source(cases) if cases else "")

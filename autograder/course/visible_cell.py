@@ -1,15 +1,23 @@
 # Visible checks: your functions against the course's worked examples.
 # This cell only COMPARES values: the expected values, and the values that known mistakes
-# give, are written out in each check cell below. Run this cell first; nothing here is
+# give, are written out at its end (the visible cases). Run this cell first; nothing here is
 # graded. (The course build writes this text into every notebook.)
 import numpy as np
 from autograder.checks.values import show, show_pair  # PASTE show_values.py (the build puts its text here)
 
 _visible_results = {}  # "function: label" -> True (passed) or False (failed), latest run
+_visible_named = {}    # "function: label" -> the mistakes its latest wrong value matched
+_visible_cases = {}    # function -> its visible cases (written at the end of this cell)
 
 
 class VisibleCheckFailed(AssertionError):
     """A visible check failed; the lines printed above say which, and why."""
+
+    def _render_traceback_(self):
+        """What Jupyter shows for it (IPython asks for this method): the message alone, in plain
+        text (no frames, no colours), so nbgrader validate and its dialog show those lines."""
+        lines = str(self).splitlines() or [""]
+        return [f"{type(self).__name__}: {lines[0]}", *lines[1:]]
 
 
 def _clip(text, limit=300):
@@ -68,28 +76,34 @@ def _hint(got, want, compare, atol):
 
 def _run_case(function, case):
     """``(passed, lines)`` for one case: its call, then the comparison."""
+    return _outcome(function, case)[:2]
+
+
+def _outcome(function, case):
+    """``(passed, lines, named)``: as ``_run_case``, and the names of the known mistakes
+    whose value the function returned ([] when none matched)."""
     compare, atol = case.get("compare", "close"), case.get("atol", 1e-4)
     try:
         got = case["run"]()
     except NotImplementedError:
         return False, [f"not implemented yet: {function} still raises NotImplementedError "
-                       "(fill in its cell above and run it)"]
+                       "(fill in its cell above and run it)"], []
     except Exception as exc:
         if compare == "raises" and type(exc).__name__ == case["expected"]:
-            return True, []
+            return True, [], []
         hint = case.get("hints", {}).get(type(exc).__name__)
-        return False, [f"your code raised {type(exc).__name__}: {_clip(str(exc), 200)}"] + ([hint] if hint else [])
+        return False, [f"your code raised {type(exc).__name__}: {_clip(str(exc), 200)}"] + ([hint] if hint else []), []
     if compare == "raises":
-        return False, [f"returned {show(got)}; expected it to raise {case['expected']}"]
+        return False, [f"returned {show(got)}; expected it to raise {case['expected']}"], []
     part = case.get("part")
     if part is not None:
         if not isinstance(got, (tuple, list)) or len(got) <= part:
             return False, [f"expected a tuple of {case.get('parts', part + 1)} results, "
-                           f"got {show(got)}"]
+                           f"got {show(got)}"], []
         got = got[part]
     want = case["expected"]
     if _same(got, want, compare, atol):
-        return True, []
+        return True, [], []
     # both at one precision that tells them apart (and the difference when they print alike)
     shown_want, shown_got, note = show_pair(_numbers(want) if compare == "close" else want, got)
     lines = [f"expected {shown_want}", f"got      {shown_got}" + (f"  ({note})" if note else "")]
@@ -101,63 +115,76 @@ def _run_case(function, case):
         hint = _hint(got, want, compare, atol).strip()
         if hint:
             lines.append(hint)
-    return False, lines
+    return False, lines, named
 
 
 FAILURE_WIDTH = 76  # nbgrader validate shows each line of an error up to 86 characters, indented by 4
 
 
-def failure_message(function, failures, total, width=FAILURE_WIDTH):
-    """The text of the exception a failing visible check cell raises: what ``nbgrader
-    validate`` and its Validate button show, so it is short. The first failing check in
-    full (its name, expected, got, the named mistake or a hint), the others by name, on
-    lines of at most ``width`` characters (a long value is shortened in its middle).
-
-    failures: ``[(label, lines)]`` of the failing checks, ``lines`` as ``_run_case`` gives
-    them; total: how many visible checks ``function`` has.
-    """
-    import textwrap
-    label, lines = failures[0]
-    out = [f"{len(failures)} of {total} visible checks of {function} failed.",
-           *textwrap.wrap(f"{function}: {label}", width)]
-    for line in lines:
-        if line.startswith(("expected ", "got ")):
-            room = width - 2
-            out.append("  " + (line if len(line) <= room else
-                               line[:room // 2 - 3] + " ... " + line[-(room - room // 2 - 2):]))
-        else:
-            out += textwrap.wrap(line, width, initial_indent="  ", subsequent_indent="  ")
-    if len(failures) > 1:
-        out += textwrap.wrap("Also failed: " + "; ".join(f[0] for f in failures[1:]), width)
-    return "\n".join(out)
-
-
-def check_visible(function, cases):
+def check_visible(function, cases=None):
     """Run the visible checks of ``function``; print PASS or FAIL (expected, got, the named
-    mistake) for each. Returns "" when all pass, else the short account of the failures
-    (``failure_message``) that the check cell raises VisibleCheckFailed with, so the cell
-    shows as failed and ``nbgrader validate`` shows what went wrong."""
-    failed = []
+    mistake) for each. Never raises: a failing check does not stop Run All; the summary
+    cell at the end of the notebook raises once for all of them (``visible_checks_summary``).
+
+    cases: the cases to run (default: those this cell wrote for ``function``).
+    """
+    cases = _visible_cases.get(function, []) if cases is None else cases
     for case in cases:
         name = f"{function}: {case['label']}"
-        passed, lines = _run_case(function, case)
+        passed, lines, named = _outcome(function, case)
         _visible_results[name] = passed
+        _visible_named[name] = named
         print(("PASS  " if passed else "FAIL  ") + name)
         for line in lines:
             print("      " + line)
-        if not passed:
-            failed.append((case["label"], lines))
-    if not failed:
-        return ""
-    return failure_message(function, failed, len(cases))
 
 
-def visible_checks_summary(names, hidden_checks, points):
+def failure_message(failing, points, width=FAILURE_WIDTH):
+    """The text the summary cell raises ``VisibleCheckFailed`` with, which is what
+    ``nbgrader validate`` and its Validate button show: short, what to fix first.
+
+    failing: ``[(check name, [named mistakes])]`` of the checks that fail or did not run;
+    points: ``{function: points}``. The named mistakes come first, the functions worth most
+    points first; then how many other checks fail per function; lines of at most ``width``.
+    """
+    import textwrap
+
+    def weight(item):
+        return -points.get(item[0].split(":", 1)[0], 0.0)
+
+    named = sorted((f for f in failing if f[1]), key=weight)
+    other = sorted((f for f in failing if not f[1]), key=weight)
+    out = [f"{len(failing)} visible check{'s' if len(failing) != 1 else ''} did not pass."]
+    if named:
+        out.append("Fix first (a known mistake gives these values):")
+        grouped = {}  # one line per function and mistake, however many of its checks it fails
+        for name, mistakes in named:
+            grouped.setdefault((name.split(":", 1)[0], tuple(mistakes)), []).append(name)
+        for (function, mistakes), names in grouped.items():
+            which = names[0] if len(names) == 1 else f"{function}, {len(names)} checks"
+            out += textwrap.wrap(f"{which}: you " + "; or you ".join(mistakes), width,
+                                 initial_indent="  ", subsequent_indent="    ")
+    if other:
+        counts = {}
+        for name, _ in other:
+            function = name.split(":", 1)[0]
+            counts[function] = counts.get(function, 0) + 1
+        listed = ", ".join(f"{f} ({n} check{'s' if n != 1 else ''})" for f, n in counts.items())
+        out += textwrap.wrap(("Also failing: " if named else "Failing: ") + listed, width, subsequent_indent="  ")
+    out.append("Each FAIL above, under its function's check cell, shows expected and got.")
+    return "\n".join(out)
+
+
+def visible_checks_summary(hidden_checks, points, names=None):
     """List which visible checks passed, and say what the hidden grading adds.
 
-    names: every visible check of this notebook; hidden_checks: how many hidden checks
-    grade it; points: {function: points its hidden checks carry}.
+    hidden_checks: how many hidden checks grade the notebook; points: {function: points its
+    hidden checks carry}; names: every visible check of this notebook (default: every case
+    this cell wrote). Returns "" when every visible check passes, else ``failure_message``,
+    which the summary cell raises (the one cell ``nbgrader validate`` reports).
     """
+    if names is None:
+        names = [f"{f}: {c['label']}" for f, cases in _visible_cases.items() for c in cases]
     passed = sum(_visible_results.get(n) is True for n in names)
     print("Visible checks of this notebook (worked examples; they earn no points by themselves):")
     for n in names:
@@ -171,3 +198,5 @@ def visible_checks_summary(names, hidden_checks, points):
     print(f"\nAfter you submit, {hidden_checks} hidden checks grade this notebook for {total:g} points "
           f"({per_function}). They use these worked examples AND cases randomized for each "
           "student, so passing every visible check is a good sign, not a guarantee.")
+    failing = [(n, _visible_named.get(n, [])) for n in names if _visible_results.get(n) is not True]
+    return failure_message(failing, points) if failing else ""

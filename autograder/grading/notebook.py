@@ -71,7 +71,7 @@ def startup_notes(report: dict, limits=None) -> list[str]:
         if err["type"] == "NotImplementedError" or (unfinished and err["type"] == "NameError"):
             continue  # an unfinished stub (and what it left undefined); its checks say so
         if err["type"] == "VisibleCheckFailed":
-            continue  # a visible check cell that failed; the hidden checks of its function say why
+            continue  # the visible checks' summary (or an older release's check cell); the hidden checks say why
         cell, where = err.get("cell"), err.get("where")
         cell = safetext.clean(cell if isinstance(cell, str) else f"cell {cell}", safetext.WHERE_CHARS)
         where = safetext.clean(where, safetext.WHERE_CHARS) if where else None

@@ -65,7 +65,8 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
         console.write_results(r, out)
     paths = student_paths(out)  # each student's path across the unit, for their reports
     for r in results:
-        student.write_html(r, out, paths.get(shown_name(r.student_id)))
+        student.write_html(r, out, paths.get(shown_name(r.student_id)),
+                           totals.get((r.student_id, r.assignment_id)))  # headline: the grade of record
         if feedback_txt:
             feedback = out / r.assignment_id / r.student_id / "feedback.txt"
             feedback.write_text(console.table(r) + "\n", encoding="utf-8")  # wrapped, never cut

@@ -34,13 +34,14 @@ def _check_lines(checks):
     return lines
 
 
-def feedback_notebook(course, result, path):
+def feedback_notebook(course, result, path, record=None):
     """The notebook ``nbgrader generate_feedback`` renders for one graded submission.
 
     Args:
         course: ``CourseDirectory``.
         result: its ``grade.NotebookResult``.
         path: the submitted .ipynb file.
+        record: the gradebook's ``Totals`` of it (the report's headline), or None.
     Returns:
         ``nbformat.NotebookNode``: the sanitized submission with the grader's report on
         top and each function's checks under its hidden-test cell. A submission that
@@ -79,7 +80,7 @@ def feedback_notebook(course, result, path):
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="\n".join(lines) + "\n")]
     report_cell = nbformat.v4.new_code_cell(REPORT_CELL_SOURCE, metadata={"editable": False, "deletable": False})
     report_cell.outputs = [nbformat.v4.new_output("display_data", data={
-        "text/html": render_fragment(result), "text/plain": table(result)})]
+        "text/html": render_fragment(result, record=record), "text/plain": table(result)})]
     nb.cells.insert(0, report_cell)
     return nb
 
@@ -98,12 +99,12 @@ def _replace(path, write):
         raise
 
 
-def write_feedback_notebook(course, result, path):
+def write_feedback_notebook(course, result, path, record=None):
     """Write ``autograded/<student>/<assignment>/<notebook>.ipynb`` and copy the submission's
     ``timestamp.txt`` and ``submission_secret.txt`` beside it. Returns the notebook's ``Path``."""
     from autograder.course.registry import find
     nbformat = _nbgrader()[0]
-    nb = feedback_notebook(course, result, path)
+    nb = feedback_notebook(course, result, path, record)
     dest = Path(course.format_path(course.autograded_directory, result.student_id, result.assignment_id))
     target = dest / find(result.assignment_id).notebook
     _replace(target, lambda f: f.write(nbformat.writes(nb).encode("utf-8")))

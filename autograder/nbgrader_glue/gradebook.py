@@ -283,7 +283,7 @@ def record(course, graded, totals=None):
             result.notes.extend(n for n in counted.notes() if n not in result.notes)
             if totals is not None:
                 totals[(result.student_id, result.assignment_id)] = counted
-            write_feedback_notebook(course, result, job.path)
+            write_feedback_notebook(course, result, job.path, counted)  # headline: the grade of record
             recorded += 1
         except RecordError as exc:
             problems.append(f"{where}: not recorded: {exc}")

@@ -5,7 +5,11 @@ Code: each function's solution region (the notebook's solution cell of that func
 ``grade_id``, else the function's ``def`` found with ``ast``) is fingerprinted by ``copydetect``
 (winnowing over normalised tokens: names, comments and blank lines do not count) with the released
 notebook's code of that cell as boilerplate, so the scaffold every student starts from is not
-evidence. A student's regions are joined in the exercise's function order; a pair of students is
+evidence; the course's worked examples are boilerplate too (``course_code``: the notebook's own
+demonstration cells, the code its text shows, and the exercise's ``worked.py``), so two students
+who paste the same worked inputs into their cells are not near-copies for that. Lines the course
+gave are first dropped from each student's code (the same line, indentation and comment aside),
+then copydetect leaves out the course code's fingerprints: a pasted block leaves no seam. A student's regions are joined in the exercise's function order; a pair of students is
 listed when the shared code covers at least ``SHARE`` of both students' code and at least
 ``MIN_TOKENS`` characters of normalised code. Very short functions (a two-line softmax) are honest
 twins across a class, which is why the whole assignment is compared, not one function.
@@ -22,6 +26,7 @@ from __future__ import annotations
 import ast
 import io
 import json
+import re
 from itertools import combinations
 from pathlib import Path
 
@@ -63,9 +68,12 @@ def fingerprint(code: str, boilerplate=()):
 def compare(code_a: str, code_b: str, boilerplate: str = "") -> tuple:
     """``(shared, share_a, share_b)``: normalised code (characters) both hold beyond the
     ``boilerplate`` code, and its share of each (floats in [0, 1])."""
-    from copydetect import compare_files
     base = fingerprint(boilerplate).hashes if boilerplate.strip() else []
-    a, b = fingerprint(code_a, base), fingerprint(code_b, base)
+    return _shared(fingerprint(code_a, base), fingerprint(code_b, base))
+
+
+def _shared(a, b) -> tuple:
+    from copydetect import compare_files
     if not len(a.hashes) or not len(b.hashes):
         return 0, 0.0, 0.0
     shared, (share_a, share_b), _ = compare_files(a, b)
@@ -77,23 +85,63 @@ def flagged(share_a: float, share_b: float, shared: int) -> bool:
     return shared >= MIN_TOKENS and min(share_a, share_b) >= SHARE
 
 
-def code_pairs(solutions: dict, functions, released: dict | None = None) -> list:
+_FENCE = re.compile(r"```(?:python|py)?\n(.*?)```", re.S)
+
+
+def course_code(exercise, release_nb=None) -> str:
+    """The course's own code a student may copy into a solution cell, as one text: the release's
+    code cells other than the solution cells (imports, the worked examples' inputs and the calls
+    that print them, the visible cases), the fenced code of its text cells, and the exercise's
+    ``worked.py`` (the course text's figures). "" for what cannot be read."""
+    parts = []
+    if release_nb is not None:
+        for cell in release_nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if cell.get("cell_type") == "code" and not meta.get("solution"):
+                parts.append(cell.source)
+            elif cell.get("cell_type") == "markdown":
+                parts += _FENCE.findall(cell.source)
+    worked = Path(getattr(exercise, "folder", "") or "") / "worked.py"
+    try:
+        parts.append(worked.read_text(encoding="utf-8"))
+    except (OSError, UnicodeError):
+        pass
+    return "\n\n".join(parts)
+
+
+def _line(text: str) -> str:
+    """A line without its indentation and its trailing comment (a '#' after code and a space)."""
+    return re.sub(r"\s+#.*$", "", text).strip() if not text.lstrip().startswith("#") else ""
+
+
+def _without(given: set, code: str) -> str:
+    """``code`` without the lines the course gave (the same code line, comments and indentation
+    aside): pasted blocks leave no seams for the winnowing to find across their edges."""
+    return "\n".join(x for x in code.splitlines() if _line(x) not in given)
+
+
+def code_pairs(solutions: dict, functions, released: dict | None = None, course: str = "") -> list:
     """Near-copy pairs of one assignment.
 
     Args:
         solutions: ``{student: {function: source}}`` (``regions``).
         functions: the exercise's functions, in order.
         released: ``{function: source}`` of the released notebook (the boilerplate), or None.
+        course: more boilerplate: the course's worked-example code (``course_code``), or "".
     Returns:
         list of dicts ``{"students": [a, b], "shared": int, "share": [float, float],
         "evidence": {function: [source a, source b]}}``, the largest share first.
     """
     released = released or {}
-    joined = {s: "\n\n".join(regions_.get(f, "") for f in functions) for s, regions_ in solutions.items()}
-    boilerplate = "\n\n".join(released.get(f, "") for f in functions)
+    boilerplate = "\n\n".join([*(released.get(f, "") for f in functions), course])
+    given = {_line(x) for x in boilerplate.splitlines()} - {""}
+    joined = {s: _without(given, "\n\n".join(regions_.get(f, "") for f in functions))
+              for s, regions_ in solutions.items()}
+    base = fingerprint(boilerplate).hashes if boilerplate.strip() else []
+    prints = {s: fingerprint(code, base) for s, code in joined.items()}  # each student's once
     pairs = []
     for a, b in combinations(sorted(solutions), 2):
-        shared, share_a, share_b = compare(joined[a], joined[b], boilerplate)
+        shared, share_a, share_b = _shared(prints[a], prints[b])
         if flagged(share_a, share_b, shared):
             evidence = {f: [solutions[a].get(f, ""), solutions[b].get(f, "")] for f in functions
                         if solutions[a].get(f, "").strip() or solutions[b].get(f, "").strip()}
@@ -149,10 +197,11 @@ def find(jobs, results, out) -> Path | None:
     for assignment, solutions in sorted(by_assignment.items()):
         exercise = exercises[assignment]
         try:
-            released = regions(nbformat.read(exercise.release_notebook, as_version=4), exercise.functions)
+            release_nb = nbformat.read(exercise.release_notebook, as_version=4)
+            released = regions(release_nb, exercise.functions)
         except Exception:  # noqa: BLE001 -- without the release, nothing is subtracted
-            released = {}
-        found[assignment] = code_pairs(solutions, exercise.functions, released)
+            release_nb, released = None, {}
+        found[assignment] = code_pairs(solutions, exercise.functions, released, course_code(exercise, release_nb))
     path = Path(out) / NOTE_FILE
     path.write_text(json.dumps({"assignments": found}, indent=1, ensure_ascii=False), encoding="utf-8")
     return path

@@ -79,11 +79,13 @@ def display_name(name, limit: int = ID_CHARS) -> str:
     """A file or folder name (a student id ...) as text: its bytes read as UTF-8, then cleaned.
 
     Under a non-UTF-8 locale (``LANG=C``) Python decodes file names as ASCII with
-    surrogate escapes; taking the bytes back gives the same text as under UTF-8, so ids
-    print and go into UTF-8 files identically in every locale.
+    surrogate escapes; taking the bytes back (``os.fsencode``) gives the same text as under
+    UTF-8, so ids print and go into UTF-8 files identically in every locale. A byte that is
+    not UTF-8 is written as ``\\xNN`` (never U+FFFD, which would give two folders that differ
+    only in such a byte one student id), as the class report's ``class_load.shown_name`` does.
     """
     try:
         raw = os.fsencode(name)
     except (UnicodeError, TypeError):
         raw = str(name).encode("utf-8", "surrogateescape")
-    return clean(raw.decode("utf-8", "replace"), limit)
+    return clean(raw.decode("utf-8", "backslashreplace"), limit)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.checks.api import fmt
+from autograder.checks.api import expected_got, fmt
 from autograder.checks.values import show_pair
 
 # Every rule is scoped to the report's own element, so the fragment can sit inside another
@@ -38,6 +38,7 @@ STYLE = """
 .autograder-report .failed .status { color: #c62828; }
 .autograder-report .message { white-space: pre-wrap; }
 .autograder-report .mistake { background: #fff3cd; padding: .3em .6em; }
+.autograder-report .fixfirst { border: 2px solid #8a6d00; padding: .2em 1em; }
 .autograder-report table.values td, .autograder-report table.values th { border: 1px solid #ddd;
   padding: .2em .6em; vertical-align: top; font-family: monospace; }
 .autograder-report tr.parted td { background: #ffe0e0; }
@@ -159,6 +160,73 @@ def _elsewhere(name, elsewhere):
             f"{_e(family.label)}.</p>")
 
 
+def _named_sentences(mistakes):
+    """The sentences ``checks/api.py`` ends a message with when a known mistake matched."""
+    if not mistakes:
+        return []
+    names = " (or when you ".join(mistakes) + ")" * (len(mistakes) - 1)
+    return [f"That is the value you get when you {names}.", f"That is what you get when you {names}."]
+
+
+def message_once(output, details) -> str:
+    """A failed check's message without the sentence naming its mistake, when the report names
+    that mistake in its own box below (``_details``): each mistake is said once. A message that
+    only says what was compared, expected and got becomes "": the values table says it."""
+    text = str(output or "")
+    if not details:
+        return text
+    for sentence in _named_sentences(details.get("mistakes")):
+        text = text.replace(" " + sentence, "").replace(sentence, "")
+    text = text.strip()
+    if not details.get("withheld"):  # just "what: expected E, got G.": the table below says it
+        try:
+            said = f"{details.get('what', '')}: {expected_got(details.get('expected'), details.get('got'))}."
+        except Exception:  # noqa: BLE001 -- values the table cannot print either: keep the message
+            said = None
+        if text == said:
+            return ""
+    return text
+
+
+def fix_first(result) -> list:
+    """What to fix first: ``[(mistake, points lost, [check names])]`` of the named mistakes of
+    ``result``'s failed checks, most points lost first (then by name). A check that names two
+    mistakes counts its lost points for each."""
+    lost: dict = {}
+    for c in result.checks:
+        details = getattr(c, "details", None) or {}
+        if c.score >= c.max_score:
+            continue
+        for name in details.get("mistakes") or []:
+            points, checks = lost.get(name, (0.0, []))
+            lost[name] = (points + c.max_score - c.score, checks + [c.name])
+    return sorted(((n, p, cs) for n, (p, cs) in lost.items()), key=lambda x: (-x[1], x[0]))
+
+
+def _fix_first_html(result):
+    found = fix_first(result)
+    if not found:
+        return ""
+    items = "".join(f"<li>You {_e(name)}: {points:g} point{'s' if points != 1 else ''} lost "
+                    f"({_e('; '.join(checks))})</li>" for name, points, checks in found)
+    return f"<div class='fixfirst'><h2>What to fix first</h2><ol>{items}</ol></div>"
+
+
+def _headline(result, record, passed):
+    """The grade of record in bold; the checks' own points beside it when they differ."""
+    checks = f"{len(passed)} of {len(result.checks)} checks passed"
+    if record is None:
+        return f"<p class='score'>{result.score:g} of {result.max_score:g} points; {checks}</p>"
+    why = []
+    if getattr(record, "late_penalty", 0) > 0:
+        why.append(f"the course's late-work policy took {record.late_penalty:g} points")
+    if abs(getattr(record, "raw", result.score) - result.score) > 1e-9:
+        why.append(f"a grader's score counts where one was given ({record.raw:g} points before any penalty)")
+    line = (f"<p class='score'>Grade of record: {record.score:g} of {record.max_score:g} points</p>"
+            f"<p>The checks gave {result.score:g} of {result.max_score:g} points ({checks})")
+    return line + ("; " + "; ".join(why) if why else "") + ".</p>"
+
+
 def _details(details, elsewhere=None):
     if not details:
         return ""
@@ -186,7 +254,7 @@ def _details(details, elsewhere=None):
     return "".join(parts)
 
 
-def render_html(result, path=None) -> str:
+def render_html(result, path=None, record=None) -> str:
     """One self-contained HTML page for a ``grade.NotebookResult`` (see module docstring).
 
     Args:
@@ -194,6 +262,9 @@ def render_html(result, path=None) -> str:
         path: the student's path across the unit (``families.student_path``: ``Step`` list over all
             their assignments) or None: a failed check whose mistake family the student made in
             another notebook says so ("You made this mistake in attention too").
+        record: the gradebook's count of this submission (``gradebook.Totals``: ``score``,
+            ``max_score``, ``raw``, ``late_penalty``) or None: the headline is the grade of
+            record, with the checks' own points below it when they differ.
 
     Returns:
         str: the page (``render_fragment`` inside a document). Every submission-derived text
@@ -202,7 +273,7 @@ def render_html(result, path=None) -> str:
     title = f"{result.assignment_id}: {result.student_id}"
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             f"<title>{_e(title)}</title></head><body style='margin: 2em auto; max-width: 60em'>\n"
-            + render_fragment(result, path) + "</body></html>\n")
+            + render_fragment(result, path, record) + "</body></html>\n")
 
 
 def _other_notebooks(result, path):
@@ -214,7 +285,7 @@ def _other_notebooks(result, path):
     return found
 
 
-def render_fragment(result, path=None) -> str:
+def render_fragment(result, path=None, record=None) -> str:
     """The report as one ``<div class="autograder-report">`` element with its scoped style,
     for placing inside another page (nbgrader's feedback notebook, see ``nbgrader_glue/gradebook.py``).
 
@@ -226,8 +297,7 @@ def render_fragment(result, path=None) -> str:
     passed = [c for c in result.checks if c.score >= c.max_score]
     out = [f"<div class='autograder-report'><style>{STYLE}</style>",
            f"<h1>{_e(result.assignment_id)} &middot; {_e(result.notebook)} &middot; {_e(result.student_id)}</h1>",
-           f"<p class='score'>{result.score:g} of {result.max_score:g} points; "
-           f"{len(passed)} of {len(result.checks)} checks passed</p>"]
+           _headline(result, record, passed), _fix_first_html(result)]
     if result.notes:
         out.append("<div class='notes'><h2>About the notebook</h2><ul>"
                    + "".join(f"<li>{_e(n)}</li>" for n in result.notes) + "</ul></div>")
@@ -242,18 +312,22 @@ def render_fragment(result, path=None) -> str:
                        f"<p><span class='status'>{'PASS' if ok else 'FAIL'}</span> "
                        f"{_e(c.name)} &middot; {c.score:g} of {c.max_score:g} points</p>")
             if not ok:
-                out.append(f"<p class='message'>{_e(c.output)}</p>")
-                out.append(_details(getattr(c, "details", None), elsewhere))
+                details = getattr(c, "details", None)
+                message = message_once(c.output, details)
+                if message:
+                    out.append(f"<p class='message'>{_e(message)}</p>")
+                out.append(_details(details, elsewhere))
             out.append("</div>")
     out.append("</div>")
     return "\n".join(out) + "\n"
 
 
-def write_html(result, out_dir, path=None) -> Path:
+def write_html(result, out_dir, path=None, record=None) -> Path:
     """Write ``OUT/<assignment_id>/<student_id>/report.html``; returns its ``Path``.
-    ``path``: the student's path across the unit (see ``render_html``), or None."""
+    ``path``: the student's path across the unit, ``record``: the gradebook's count (see
+    ``render_html``), each or None."""
     from autograder.reports.console import fs_name  # the same folder as results.json, in every locale
     page = Path(out_dir) / fs_name(result.assignment_id) / fs_name(result.student_id) / "report.html"
     page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(render_html(result, path), encoding="utf-8")
+    page.write_text(render_html(result, path, record), encoding="utf-8")
     return page

@@ -53,12 +53,22 @@ def test_equal_keys_and_raises():
 
 def test_summary_lists_every_check_and_the_hidden_points(capsys):
     helper._visible_results.clear()
+    helper._visible_named.clear()
     assert helper.check_visible("f", [{"label": "a", "run": lambda: 1.0, "expected": 1.0},
-                                      {"label": "b", "run": lambda: 2.0, "expected": 1.0}]) == \
-        "1 of 2 visible checks of f failed.\nf: b\n  expected 1\n  got      2"
-    helper.visible_checks_summary(["f: a", "f: b", "g: c"], hidden_checks=7, points={"f": 3.0, "g": 2.0})
+                                      {"label": "b", "run": lambda: 2.0, "expected": 1.0,
+                                       "mistakes": {"add one": 2.0}}]) is None
+    assert "FAIL  f: b\n      expected 1\n      got      2\n" in capsys.readouterr().out
+    failed = helper.visible_checks_summary(hidden_checks=7, points={"f": 3.0, "g": 2.0},
+                                           names=["f: a", "f: b", "g: c"])
     out = capsys.readouterr().out
     assert "  PASS     f: a" in out and "  FAIL     f: b" in out and "  not run  g: c" in out
     assert "1 of 3 visible checks pass." in out
     assert "After you submit, 7 hidden checks grade this notebook for 5 points (f 3, g 2)" in out
     assert "randomized for each student" in out
+    assert failed.splitlines() == ["2 visible checks did not pass.",
+                                   "Fix first (a known mistake gives these values):",
+                                   "  f: b: you add one",
+                                   "Also failing: g (1 check)",
+                                   "Each FAIL above, under its function's check cell, shows expected and got."]
+    helper._visible_results.update({"f: b": True, "g: c": True})
+    assert helper.visible_checks_summary(7, {"f": 3.0}, names=["f: a", "f: b", "g: c"]) == ""

@@ -532,6 +532,11 @@ def test_a_late_resubmission_is_named_and_the_on_time_one_can_be_graded_instead(
     assert report["output"].startswith("late resubmission: this notebook was submitted")
     feedback = nbformat.read(t.course / "autograded" / "alice" / NAME / ATTENTION.notebook, as_version=4)
     assert "late resubmission: this notebook was submitted" in feedback.cells[0].outputs[0].data["text/html"]
+    # the headline of both reports is the grade of record, the checks' own points below it
+    page = (t.course / "graded" / NAME / "alice" / "report.html").read_text(encoding="utf-8")
+    for html_text in (page, feedback.cells[0].outputs[0].data["text/html"]):
+        assert f"<p class='score'>Grade of record: 0 of {ATTENTION_POINTS:g} points</p>" in html_text
+        assert f"The checks gave {ATTENTION_POINTS:g} of {ATTENTION_POINTS:g} points" in html_text
 
     # The instructor's choice: the on-time submission counts. nbgrader collects it back ...
     t.run(COLLECT_ON_TIME + " --ExchangeCollect.check_owner=False", t.course, t.tmp / "instructor",

@@ -5,7 +5,9 @@ axe-core (the npm registry's accessibility engine, pinned and installed by scrip
 chromium-driver, as in tests/nbgrader_glue/test_hub_browser.py). Checked: the class report of a
 small graded class (a failed check with a named mistake, a late row, an identical flag, a problem,
 an attempted import of the solutions) and a learned_attention student report with named mistakes
-and heatmaps; no violation of impact serious or critical is allowed. Then the keyboard: Tab
+and heatmaps; the visible checks' output in a notebook run in a real kernel and rendered to HTML by
+nbconvert (a stub notebook and one with a catalogued mistake); no violation of impact serious or
+critical is allowed. Then the keyboard: Tab
 reaches every link of the class report, each with a visible focus outline.
 """
 import csv
@@ -93,15 +95,17 @@ def browser(tmp_path_factory):
     driver.quit()
 
 
-def _axe(driver, page):
-    """axe-core's violations of ``TAGS`` on ``page``: ``[(rule id, impact, nodes, html of first node)]``."""
+def _axe(driver, page, include=None):
+    """axe-core's violations of ``TAGS`` on ``page``: ``[(rule id, impact, nodes, html of first node)]``.
+    ``include``: CSS selectors of the parts to check (axe's context), or None for the whole page."""
     driver.get(page.as_uri())
     driver.execute_script(AXE_JS.read_text(encoding="utf-8"))
     found = driver.execute_async_script(
         "const done = arguments[arguments.length - 1];"
-        "axe.run(document, {runOnly: {type: 'tag', values: arguments[0]}, resultTypes: ['violations']})"
+        "const context = arguments[1] ? {include: arguments[1].map(s => [s])} : document;"
+        "axe.run(context, {runOnly: {type: 'tag', values: arguments[0]}, resultTypes: ['violations']})"
         ".then(r => done(JSON.stringify(r.violations))).catch(e => done(JSON.stringify({error: String(e)})));",
-        TAGS)
+        TAGS, include)
     violations = json.loads(found)
     assert isinstance(violations, list), violations
     return [(v["id"], v["impact"], len(v["nodes"]), v["nodes"][0]["html"][:200]) for v in violations]
@@ -182,3 +186,36 @@ def test_the_demos_pages_pass_axe(demo_class, browser):
     assert len(pages) > 5
     found = {page.relative_to(graded).as_posix(): _serious(_axe(browser, page)) for page in pages}
     assert {k: v for k, v in found.items() if v} == {}
+
+
+def _notebook_page(nb, tmp_path, name):
+    """``nb`` run in a real kernel (nbclient; a failing cell does not stop it) and written as HTML by
+    nbconvert: ``(page, selectors of the visible-check cells' outputs)``."""
+    from nbclient import NotebookClient
+    from nbconvert import HTMLExporter
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    page = tmp_path / f"{name}.html"
+    page.write_text(HTMLExporter().from_notebook_node(nb)[0], encoding="utf-8")
+    ids = [c.id for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("visible_")]
+    return page, [f'[id="cell-id={i}"] .jp-OutputArea-output' for i in ids]
+
+
+@pytest.mark.slow
+def test_the_visible_checks_output_in_a_notebook_passes_axe(browser, tmp_path):
+    """What the visible checks print (PASS/FAIL, expected and got, the named mistake) and the
+    summary cell's one error, as a student sees them: our outputs, not nbconvert's own page chrome
+    (its prompts' colours are the template's)."""
+    import nbformat
+
+    from autograder.course.registry import EXERCISES
+    from autograder.demo.fill import filled_notebook
+    from autograder.demo.mistakes import all_mistakes
+    exercise = EXERCISES["attention"]
+    mistake = next(m for m in all_mistakes() if m.exercise == "attention" and m.label == "no_sqrt_scaling")
+    for name, nb in (("mistake", filled_notebook(exercise, {mistake.function: mistake.code})),
+                     ("stubs", nbformat.read(exercise.release_notebook, as_version=4))):
+        page, outputs = _notebook_page(nb, tmp_path, name)
+        text = page.read_text(encoding="utf-8")
+        assert "FAIL  " in text and "VisibleCheckFailed" in text and len(outputs) == len(exercise.functions) + 2
+        assert _serious(_axe(browser, page, outputs)) == [], name

@@ -109,3 +109,29 @@ def test_a_rare_combination_of_named_mistakes(tmp_path):
     entries = [e for e in entries if e.student != "s4"]  # now rare1 is made by s1 and s2 alone
     assert near_copies.mistake_pairs(entries) == [
         ("s1", "s2", [("attention", "attention_row", rare2, 2), ("attention", "causal_mask", rare1, 2)])]
+
+
+def test_the_courses_worked_examples_are_not_evidence():
+    """Two students who paste the notebook's worked-example code (the inputs of "the cat" and
+    "river bank loan", the calls that print them) above their own, different code."""
+    release = nbformat.read(EX.release_notebook, as_version=4)
+    shown = [c.source for c in release.cells if c.cell_type == "code"
+             and not c.metadata.get("nbgrader", {}).get("solution")
+             and any(word in c.source for word in ("X_the_cat =", "Q_rbl =", "attention_matrix(Q_rbl"))]
+    assert len(shown) >= 3
+    pasted = "\n".join(shown) + "\n"
+    a = {"softmax": pasted + "def softmax(z, axis=-1):\n    e = np.exp(z - z.max(axis, keepdims=True))\n"
+                             "    return e / e.sum(axis, keepdims=True)\n"}
+    b = {"softmax": pasted + "def softmax(z, axis=-1):\n    top = np.max(z, axis=axis, keepdims=True)\n"
+                             "    out = []\n    for row in np.exp(z - top):\n        out.append(row / row.sum())\n"
+                             "    return np.array(out)\n"}
+    released = near_copies.regions(release, EX.functions)
+    course = near_copies.course_code(EX, release)
+    assert "RBL_OUTPUT" in course   # exercises/attention/worked.py, the course text's figures
+    assert near_copies.code_pairs({"a": a, "b": b}, ["softmax"], released) != []  # the pasted code alone
+    assert near_copies.code_pairs({"a": a, "b": b}, ["softmax"], released, course) == []
+    # a real near-copy (COPY of HONEST_A) is still found with the worked examples subtracted
+    both = ["softmax", "attention_matrix"]
+    hand_ins = {s: {f: pasted + code[f] for f in both} for s, code in (("a", HONEST_A), ("b", HONEST_B),
+                                                                        ("c", COPY))}
+    assert [p["students"] for p in near_copies.code_pairs(hand_ins, both, released, course)] == [["a", "c"]]
