@@ -36,15 +36,36 @@ def _imported(node) -> set[str]:
     return {GROUPS[n.split(".")[0]] for n in names if n.split(".")[0] in GROUPS}
 
 
-def _top_level(tree):
-    """The statements of ``tree`` run when the cell runs: all but function and class bodies."""
-    stack = list(tree.body)
+def _statements(body):
+    """The statements of ``body`` that run when it runs: nested blocks (``if``, ``for``, ``with``,
+    ``try``) included, function and class bodies not (a ``def`` itself is yielded)."""
+    stack = list(body)
     while stack:
         node = stack.pop()
         yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(n for n in getattr(node, field, ()) or () if isinstance(n, ast.AST))
+
+
+def _calls(tree):
+    """Names called outside function and class bodies in ``tree``."""
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            yield node.func.id
         stack.extend(ast.iter_child_nodes(node))
+
+
+def _parse(source):
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def _run_cells(cells) -> list[str]:
@@ -69,33 +90,26 @@ def groups(cells) -> list[str]:
         sources = _run_cells(c for c in cells if hasattr(c, "source"))
     else:
         sources = [c[1] for c in cells if isinstance(c, (tuple, list)) and len(c) == 2 and isinstance(c[1], str)]
-    found, helpers, calls = set(), {}, set()
-    for source in sources:
-        if not any(name in source for name in GROUPS):
-            calls.update(_called_names(source))
+    found, helpers = set(), {}
+    for source in sources:  # only cells that name a group are parsed: most name none
+        named = [g for name, g in GROUPS.items() if name in source]
+        if not named:
             continue
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            found.update(g for name, g in GROUPS.items() if name in source)
+        tree = _parse(source)
+        if tree is None:
+            found.update(named)
             continue
-        for node in _top_level(tree):
+        for node in _statements(tree.body):
             found |= _imported(node)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 inner = set().union(*(_imported(n) for n in ast.walk(node)))
-                if inner:
+                if inner - found:
                     helpers[node.name] = inner
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                calls.add(node.func.id)
-    for name in calls & set(helpers):
-        found |= helpers[name]
+    for source in sources:  # a helper that imports one: is it called where the grader runs it?
+        names = [n for n in helpers if n in source and not helpers[n] <= found]
+        if names:
+            tree = _parse(source)
+            called = set(_calls(tree)) if tree is not None else set()
+            for name in called.intersection(names):
+                found |= helpers[name]
     return sorted(found)
-
-
-def _called_names(source: str) -> set[str]:
-    """Names called by the top-level statements of ``source`` (empty when it does not parse)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return set()
-    return {n.func.id for n in _top_level(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
