@@ -21,9 +21,10 @@ with an error on a notebook whose kernel died, so the crash notebook is autograd
 a run of its own (its time counted, its points compared when it finishes). ``--classes honest``
 grades the class without them (no hang for nbgrader to wait out: the harder comparison);
 ``--classes honest hostile`` grades both, one after the other, each with its own nbgrader run.
-For each run of ours it also prints where the wall time went: until the first notebook's
-result (the preflight, the workers' start, the first sandbox), the grading, and after the last
-result (the gradebook and the reports).
+For each run of ours it also prints where the wall time went: until the first student's
+results came back (the preflight, the workers' start, that student's notebooks: a worker hands
+back a student's results together), the other students, and after the last results (the
+gradebook and the reports).
 
 It also prints the interpreter-plus-numpy floor (``python -I -c "import numpy"``, median of
 5) and our time per notebook against it: the wall time over all notebooks, and the mean of
@@ -162,9 +163,10 @@ def grade_one_class(tmp, args, hostile):
               f"({nbgrader_cpu / ours_cpu:.1f}x less); same points per function on "
               f"{len(results) - len(differ)} of {len(results)} notebooks; grader failures: {failures}")
         if marks:
-            print(f"  until the first result (preflight, workers' start, first sandbox): {marks[0] - t0:.1f} s; "
-                  f"grading: {marks[-1] - marks[0]:.1f} s more; after the last result (gradebook, "
-                  f"reports, class report): {t0 + ours_seconds - marks[-1]:.1f} s")
+            # a worker hands back a student's results together, when it has graded them all
+            print(f"  until the first student's results came back (preflight, workers' start, that student's "
+                  f"notebooks): {marks[0] - t0:.1f} s; the other students: {marks[-1] - marks[0]:.1f} s more; "
+                  f"after the last results (gradebook, reports, class report): {t0 + ours_seconds - marks[-1]:.1f} s")
         for line in differ:
             print(f"  differs: {line}")
         honest = [r.seconds for r in results if r.student_id not in HOSTILE]
