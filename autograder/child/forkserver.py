@@ -18,7 +18,7 @@ then serves requests on CONTROL_FD, a unix socket whose other end the grader hol
   filter read from SECCOMP_FD (the same compiled allow-list bubblewrap installs on a
   cold child: ``confinement.seccomp_bpf``, so it can start no process, open no socket ...)
   *before* it runs anything else, then becomes an ordinary child (``main.serve_child``:
-  only its two pipes stay open, RLIMIT_NPROC, Landlock). Answer ``{"pid": N}``.
+  only its two pipes stay open, RLIMIT_NPROC, Landlock). Answer ``{"pid": N, "loaded": [groups imported so far]}``.
 * ``{"op": "end", "pid": N, "wait": s}``: wait up to ``s`` seconds for child N to exit
   (0: not at all), then SIGKILL it, reap it and empty the scratch folder, so the next
   notebook finds nothing of this one. Answer ``{"status": wait status as Popen's
@@ -171,13 +171,25 @@ def _project_root():
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def _load(groups, loaded, scratch):
+def _load(groups, loaded, scratch, statuses, forked):
     """Import the ``OPTIONAL`` groups named in ``groups`` not in ``loaded`` yet (unknown
-    names are ignored), then empty the scratch folder of what the imports wrote."""
+    names are ignored), then empty the scratch folder of what the imports wrote.
+
+    Only while no notebook's process of this sandbox is running: the scratch folder is this
+    server's working folder and matplotlib's configuration folder, and a notebook may write
+    there (a ``matplotlibrc``, a font list) what an import would then read in this process,
+    which has no seccomp filter. So the folder is emptied first, with no process left that
+    could write into it; while one runs, nothing is imported here (the notebook about to be
+    forked imports what it needs itself, as a cold child does)."""
     import importlib
     todo = [g for g in groups if isinstance(g, str) and g in OPTIONAL and g not in loaded]
     if not todo:
         return
+    _reap_others(statuses)
+    forked -= set(statuses)
+    if forked:
+        return
+    _empty_scratch(scratch)
     if "matplotlib" in todo:
         from .mplcache import seed
         seed(_project_root())  # the font list, so the import does not scan the fonts
@@ -218,7 +230,7 @@ def main():
     _empty_scratch(scratch)  # caches the imports wrote (matplotlib's): every notebook starts empty
     import gc
     gc.freeze()  # what is loaded now stays shared with the children (copy-on-write)
-    statuses, loaded = {}, set()
+    statuses, loaded, forked = {}, set(), set()  # forked: processes not reaped yet
     buffer = b""
     while True:
         try:
@@ -236,18 +248,20 @@ def main():
                 msg = {}
             if msg.get("op") == "spawn" and len(fds) == 2:
                 load = msg.get("load")
-                _load(load if isinstance(load, list) else [], loaded, scratch)
+                _load(load if isinstance(load, list) else [], loaded, scratch, statuses, forked)
                 pid = os.fork()
                 if pid == 0:
                     _child(control, seccomp_fd, fds)
+                forked.add(pid)
                 for fd in fds:
                     os.close(fd)
                 fds = []
-                answer = {"pid": pid}
+                answer = {"pid": pid, "loaded": sorted(loaded)}
             elif msg.get("op") == "modules":
                 answer = {"modules": sorted({m.split(".")[0] for m in sys.modules})}
             elif msg.get("op") == "end" and isinstance(msg.get("pid"), int):
                 answer = {"status": _end(msg["pid"], msg.get("wait", 0), scratch, statuses)}
+                forked.discard(msg["pid"])
             else:
                 answer = {"error": "unknown request"}
             for fd in fds:

@@ -146,7 +146,8 @@ class StudentSandbox:
         seconds = self.limits.startup_seconds if self._first or new else 10.0
         answer = self._ask({"op": "spawn", "load": new}, fds, seconds)
         self._first = False
-        self.loaded.update(new)
+        if isinstance(answer.get("loaded"), list):  # what the server holds now (it skips a
+            self.loaded = set(answer["loaded"])      # load while another notebook runs)
         if not isinstance(answer.get("pid"), int) or answer["pid"] <= 0:
             self.broken = f"the fork server could not fork ({answer})"
             self.close()

@@ -108,3 +108,24 @@ def test_an_import_the_reading_does_not_see_happens_in_the_notebook_s_own_child(
         with ChildSubmission([(1, shown)], LIMITS, host=box) as sub:
             assert sub.function("drawn")() == "Figure"
         assert "matplotlib" in box.modules() and box.loaded == {"matplotlib"}
+
+
+def test_the_server_never_imports_while_a_notebook_could_have_written_what_the_import_reads():
+    """The scratch folder is the fork server's working folder, where matplotlib looks for a
+    ``matplotlibrc`` first: the server imports pyplot only with no notebook's process running,
+    after emptying the folder, so one notebook's file cannot reach the server (which has no
+    seccomp filter) nor the notebooks forked after it."""
+    plant = ('import os\ndef plant():\n    with open(os.path.join(os.getcwd(), "matplotlibrc"), "w") as f:\n'
+             '        f.write("lines.linewidth: 7\\n")\n    return sorted(os.listdir(os.getcwd()))\n')
+    width = 'import matplotlib.pyplot as plt\ndef width():\n    return float(plt.rcParams["lines.linewidth"])\n'
+    with StudentSandbox(LIMITS) as box:
+        with ChildSubmission([(1, plant)], LIMITS, host=box) as planter:
+            assert "matplotlibrc" in planter.function("plant")()
+            with ChildSubmission([(1, width)], LIMITS, host=box) as drawer:
+                drawer.ensure_started()
+                assert drawer.proc.host is box
+                drawer.function("width")()  # imported in its own process: whatever its folder holds
+            assert "matplotlib" not in box.modules() and box.loaded == set()
+        with ChildSubmission([(1, width)], LIMITS, host=box) as drawer:
+            assert drawer.function("width")() == 1.5  # matplotlib's default: the planted file is gone
+        assert "matplotlib" in box.modules() and box.loaded == {"matplotlib"}
