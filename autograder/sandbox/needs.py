@@ -62,9 +62,11 @@ def _calls(tree):
 
 
 def _parse(source):
+    """``ast.Module`` of ``source``, or ``None`` when it cannot be parsed (a syntax error, a
+    null byte, nesting too deep for the parser)."""
     try:
         return ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
 

@@ -129,3 +129,8 @@ def test_the_server_never_imports_while_a_notebook_could_have_written_what_the_i
         with ChildSubmission([(1, width)], LIMITS, host=box) as drawer:
             assert drawer.function("width")() == 1.5  # matplotlib's default: the planted file is gone
         assert "matplotlib" in box.modules() and box.loaded == {"matplotlib"}
+
+
+def test_a_cell_too_deep_to_parse_is_read_as_text():
+    deep = "import tiktoken\nx = " + "(" * 200_000 + ")" * 200_000
+    assert groups(_cells(deep)) == ["tiktoken"]
