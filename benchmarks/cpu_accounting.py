@@ -7,8 +7,9 @@ out) in this process, one warm sandbox per student (``warm.StudentSandbox``), an
 CPU seconds (user + system) into: the grader (this process: pytest, the checks, the
 reference computations, decoding answers) and the sandboxes (the fork server's start, its
 imports, and every notebook's forked process), measured with ``getrusage`` as each
-sandbox is closed and reaped. Also the CPU of one fork server start alone, and each
-exercise's mean wall time per notebook. On a machine with N cores a class cannot be graded
+sandbox is closed and reaped. Also the CPU of one fork server start alone (numpy only, and
+with pyplot, tiktoken or both loaded for a notebook that needs them: ``sandbox/needs.py``),
+and each exercise's mean wall time per notebook. On a machine with N cores a class cannot be graded
 faster than (its CPU seconds) / N.
 """
 import argparse
@@ -38,6 +39,24 @@ def cpu():
     return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
+def start_cpu(load=(), rounds=3):
+    """Mean CPU seconds ``(in the sandbox, in the grader)`` of one fork server start that then
+    imports the optional groups ``load`` (``child/forkserver.py``'s OPTIONAL) for one child,
+    which exits at once; the sandbox is closed and reaped before the next."""
+    own0, kids0 = cpu()
+    for _ in range(rounds):
+        with StudentSandbox(Limits()) as box:
+            time.sleep(2.0)  # its fork server imports meanwhile
+            if load:
+                r, w = os.pipe()
+                child = box.spawn((r, w), load)
+                os.close(r)
+                os.close(w)  # the child reads an empty setup line and exits
+                child.end(5.0)
+    own1, kids1 = cpu()
+    return (kids1 - kids0) / rounds, (own1 - own0) / rounds
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=12)
@@ -52,16 +71,16 @@ def main():
         with StudentSandbox(Limits()) as box:  # the grader's first-use costs, not counted
             for job in jobs[:6]:
                 grade_job(job, SECRET, Limits(), box)
-        own0, kids0 = cpu()
-        for _ in range(3):
-            with StudentSandbox(Limits()):
-                time.sleep(3.0)  # its fork server imports meanwhile; closed without a notebook
-        own1, kids1 = cpu()
-        server = (kids1 - kids0) / 3
         print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; "
               f"load average {os.getloadavg()[0]:.1f}")
-        print(f"one fork server start (interpreter, numpy, matplotlib.pyplot, tiktoken and its encoding, "
-              f"the child's code): {server:.3f} CPU s in the sandbox, {(own1 - own0) / 3:.3f} in the grader")
+        for load in ((), ("matplotlib",), ("tiktoken",), ("matplotlib", "tiktoken")):
+            server, grader = start_cpu(load)
+            what = " and ".join({"matplotlib": "pyplot", "tiktoken": "tiktoken with its encoding"}[g] for g in load)
+            print(f"one fork server start (interpreter, numpy, the child's code{', then ' + what if what else ''}): "
+                  f"{server:.3f} CPU s in the sandbox, {grader:.3f} in the grader")
+            if not load:
+                plain = server
+        server = plain  # what a student whose notebooks need neither pays (the optional loads come on top)
         students = {}
         for job in jobs:
             students.setdefault(job.student_id, []).append(job)

@@ -1,6 +1,6 @@
 """Benchmark: one class graded by serial ``nbgrader autograde`` and by this grader, in one run.
 
-    python benchmarks/vs_nbgrader.py [--students 16] [--jobs 1 2] [--corpus] [--no-hostile]
+    python benchmarks/vs_nbgrader.py [--students 16] [--jobs 1 2] [--corpus] [--classes honest hostile]
 
 Builds a ``submitted/`` tree (``--students`` students, each handing in every exercise,
 cycling through the reference, the untouched stubs and every catalogued mistake, as
@@ -13,12 +13,18 @@ execution of every notebook. Prints both wall times, their ratio, the CPU second
 shared machine), and on how many notebooks the points per function agree, naming each
 notebook where they do not. Asserts nothing.
 
-Unless ``--no-hostile``, three more students hand in an attention notebook whose
+With ``--classes hostile`` (the default), three more students hand in an attention notebook whose
 ``causal_mask`` hangs (an endless loop), crashes (kills its own process) or allocates
 4 GiB (more than the child's 1 GiB address space; nbgrader's kernel has no such limit, so
 the bomb returns nothing afterwards and both graders give it 0). nbgrader autograde stops
 with an error on a notebook whose kernel died, so the crash notebook is autograded by it in
-a run of its own (its time counted, its points compared when it finishes).
+a run of its own (its time counted, its points compared when it finishes). ``--classes honest``
+grades the class without them (no hang for nbgrader to wait out: the harder comparison);
+``--classes honest hostile`` grades both, one after the other, each with its own nbgrader run.
+For each run of ours it also prints where the wall time went: until the first student's
+results came back (the preflight, the workers' start, that student's notebooks: a worker hands
+back a student's results together), the other students, and after the last results (the
+gradebook and the reports).
 
 It also prints the interpreter-plus-numpy floor (``python -I -c "import numpy"``, median of
 5) and our time per notebook against it: the wall time over all notebooks, and the mean of
@@ -91,81 +97,109 @@ def _by_function(result):
     return points
 
 
+def grade_one_class(tmp, args, hostile):
+    """Build one class under ``tmp`` (with the hostile notebooks when ``hostile``), grade it with
+    nbgrader and with this grader at each ``args.jobs``, print the figures."""
+    tmp.mkdir(parents=True)
+    if args.corpus:
+        entries = corpus()
+        write_submissions(tmp / "nbgrader-submitted", entries, nbgrader=True)
+        write_submissions(tmp / "submitted", entries)
+        what = f"the parity corpus ({len(entries)} hand-ins)"
+    else:
+        build_class(tmp / "submitted", args.students)
+        what = f"{args.students} students x {len(EXERCISES)} exercises"
+    if hostile:
+        add_hostile(tmp / "submitted")
+        if args.corpus:
+            add_hostile(tmp / "nbgrader-submitted")
+        what += f" + {len(HOSTILE)} hostile (hang, crash, memory bomb)"
+    else:
+        what += ", honest (no hang, crash or memory bomb)"
+    nbgrader_tree = tmp / ("nbgrader-submitted" if args.corpus else "submitted")
+    crash_tree = tmp / "nbgrader-crash"
+    if (nbgrader_tree / "zz_crash").is_dir():  # nbgrader's copies: ours keeps every notebook
+        shutil.copytree(nbgrader_tree / "zz_crash", crash_tree / "zz_crash")
+        shutil.copytree(nbgrader_tree, tmp / "nbgrader-main", ignore=shutil.ignore_patterns("zz_crash"))
+        nbgrader_tree = tmp / "nbgrader-main"
+    load_before = os.getloadavg()[0]
+    c0 = cpu_seconds()
+    theirs, nbgrader_seconds = nbgrader_autograde(tmp / "nbgrader", nbgrader_tree, SECRET)
+    nbgrader_failed = []
+    if crash_tree.is_dir():
+        t0 = time.perf_counter()
+        try:
+            crashed, _ = nbgrader_autograde(tmp / "nbgrader-c", crash_tree, SECRET)
+            theirs.update(crashed)
+        except RuntimeError as exc:
+            nbgrader_failed.append(f"zz_crash ({str(exc)[:120]})")
+        nbgrader_seconds += time.perf_counter() - t0  # (its generate_assignment included)
+    nbgrader_cpu = cpu_seconds() - c0  # (generate_assignment included: a few seconds)
+    n = len(theirs) + len(nbgrader_failed)
+    floor = floor_seconds()
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; "
+          f"load average {load_before:.1f} before nbgrader, {os.getloadavg()[0]:.1f} after")
+    print(f"class: {what}, {n} notebooks")
+    if nbgrader_failed:
+        print(f"nbgrader autograde stopped with an error on: {', '.join(nbgrader_failed)}")
+    print(f"floor (python -I -c 'import numpy'): {floor:.3f} s")
+    print(f"nbgrader autograde, serial: {nbgrader_seconds:.1f} s ({nbgrader_seconds / n:.2f} s a notebook), "
+          f"{nbgrader_cpu:.1f} CPU s")
+    for jobs in args.jobs:
+        marks = []  # when each notebook's result came back: the grading ends at the last one
+        load_before = os.getloadavg()[0]
+        t0, c0 = time.perf_counter(), cpu_seconds()
+        run = grade_class(discover(tmp / "submitted"), SECRET, Limits(), jobs, tmp / f"graded-{jobs}", resume=False,
+                          progress=lambda *_, marks=marks: marks.append(time.perf_counter()))
+        results, failures = run.results, run.failures
+        ours_seconds, ours_cpu = time.perf_counter() - t0, cpu_seconds() - c0
+        differ = [f"{r.student_id}/{r.assignment_id} (ours {_by_function(r)}, nbgrader "
+                  f"{theirs.get((r.student_id, r.assignment_id), 'no grade')})"
+                  for r in results if _by_function(r) != theirs.get((r.student_id, r.assignment_id))]
+        per = ours_seconds / len(results)
+        print(f"python -m autograder grade --jobs {jobs} (load average {load_before:.1f} before): "
+              f"{ours_seconds:.1f} s ({per:.2f} s a notebook = {per / floor:.1f}x the floor); nbgrader / this = "
+              f"{nbgrader_seconds / ours_seconds:.1f}x; {ours_cpu:.1f} CPU s "
+              f"({nbgrader_cpu / ours_cpu:.1f}x less); same points per function on "
+              f"{len(results) - len(differ)} of {len(results)} notebooks; grader failures: {failures}")
+        if marks:
+            # a worker hands back a student's results together, when it has graded them all
+            print(f"  until the first student's results came back (preflight, workers' start, that student's "
+                  f"notebooks): {marks[0] - t0:.1f} s; the other students: {marks[-1] - marks[0]:.1f} s more; "
+                  f"after the last results (gradebook, reports, class report): {t0 + ours_seconds - marks[-1]:.1f} s")
+        for line in differ:
+            print(f"  differs: {line}")
+        honest = [r.seconds for r in results if r.student_id not in HOSTILE]
+        hostile_times = ", ".join(f"{r.student_id[3:]} {r.seconds:.1f} s" for r in results if r.student_id in HOSTILE)
+        if honest:
+            mean = statistics.mean(honest)
+            print(f"  each notebook's own grading time (NotebookResult.seconds): {len(honest)} honest, mean "
+                  f"{mean:.3f} s = {mean / floor:.2f}x the floor (median {statistics.median(honest):.3f} s)"
+                  + (f"; hostile: {hostile_times}" if hostile_times else "")
+                  + f"; all notebooks' own times add up to {sum(r.seconds for r in results):.1f} s "
+                    f"of the {ours_seconds:.1f} s")
+            by_exercise = {}
+            for r in results:
+                if r.student_id not in HOSTILE:
+                    by_exercise.setdefault(r.assignment_id, []).append(r.seconds)
+            print("  mean by exercise: " + ", ".join(f"{k} {statistics.mean(v):.2f} s"
+                                                    for k, v in sorted(by_exercise.items())))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--students", type=int, default=16)
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--corpus", action="store_true", help="grade the parity corpus instead")
-    parser.add_argument("--no-hostile", action="store_true", help="no hang, crash and memory bomb")
+    parser.add_argument("--classes", nargs="+", choices=("hostile", "honest"), default=["hostile"],
+                        help="which classes to grade, one after the other: with the hang, crash and memory "
+                             "bomb (hostile, the default), without them (honest), or both")
+    parser.add_argument("--no-hostile", action="store_true", help="the same as --classes honest")
     args = parser.parse_args()
+    classes = ["honest"] if args.no_hostile else args.classes
     with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        if args.corpus:
-            entries = corpus()
-            write_submissions(tmp / "nbgrader-submitted", entries, nbgrader=True)
-            write_submissions(tmp / "submitted", entries)
-            what = f"the parity corpus ({len(entries)} hand-ins)"
-        else:
-            build_class(tmp / "submitted", args.students)
-            what = f"{args.students} students x {len(EXERCISES)} exercises"
-        if not args.no_hostile:
-            add_hostile(tmp / "submitted")
-            if args.corpus:
-                add_hostile(tmp / "nbgrader-submitted")
-            what += f" + {len(HOSTILE)} hostile (hang, crash, memory bomb)"
-        nbgrader_tree = tmp / ("nbgrader-submitted" if args.corpus else "submitted")
-        crash_tree = tmp / "nbgrader-crash"
-        if (nbgrader_tree / "zz_crash").is_dir():  # nbgrader's copies: ours keeps every notebook
-            shutil.copytree(nbgrader_tree / "zz_crash", crash_tree / "zz_crash")
-            shutil.copytree(nbgrader_tree, tmp / "nbgrader-main", ignore=shutil.ignore_patterns("zz_crash"))
-            nbgrader_tree = tmp / "nbgrader-main"
-        c0 = cpu_seconds()
-        theirs, nbgrader_seconds = nbgrader_autograde(tmp / "nbgrader", nbgrader_tree, SECRET)
-        nbgrader_failed = []
-        if crash_tree.is_dir():
-            t0 = time.perf_counter()
-            try:
-                crashed, _ = nbgrader_autograde(tmp / "nbgrader-c", crash_tree, SECRET)
-                theirs.update(crashed)
-            except RuntimeError as exc:
-                nbgrader_failed.append(f"zz_crash ({str(exc)[:120]})")
-            nbgrader_seconds += time.perf_counter() - t0  # (its generate_assignment included)
-        nbgrader_cpu = cpu_seconds() - c0  # (generate_assignment included: a few seconds)
-        n = len(theirs) + len(nbgrader_failed)
-        floor = floor_seconds()
-        print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; "
-              f"load average {os.getloadavg()[0]:.1f}")
-        print(f"class: {what}, {n} notebooks")
-        if nbgrader_failed:
-            print(f"nbgrader autograde stopped with an error on: {', '.join(nbgrader_failed)}")
-        print(f"floor (python -I -c 'import numpy'): {floor:.3f} s")
-        print(f"nbgrader autograde, serial: {nbgrader_seconds:.1f} s ({nbgrader_seconds / n:.2f} s a notebook), "
-              f"{nbgrader_cpu:.1f} CPU s")
-        for jobs in args.jobs:
-            t0, c0 = time.perf_counter(), cpu_seconds()
-            run = grade_class(discover(tmp / "submitted"), SECRET, Limits(), jobs, tmp / f"graded-{jobs}", resume=False)
-            results, failures = run.results, run.failures
-            ours_seconds, ours_cpu = time.perf_counter() - t0, cpu_seconds() - c0
-            differ = [f"{r.student_id}/{r.assignment_id} (ours {_by_function(r)}, nbgrader "
-                      f"{theirs.get((r.student_id, r.assignment_id), 'no grade')})"
-                      for r in results if _by_function(r) != theirs.get((r.student_id, r.assignment_id))]
-            per = ours_seconds / len(results)
-            print(f"python -m autograder grade --jobs {jobs}: {ours_seconds:.1f} s "
-                  f"({per:.2f} s a notebook = {per / floor:.1f}x the floor); nbgrader / this = "
-                  f"{nbgrader_seconds / ours_seconds:.1f}x; {ours_cpu:.1f} CPU s "
-                  f"({nbgrader_cpu / ours_cpu:.1f}x less); same points per function on "
-                  f"{len(results) - len(differ)} of {len(results)} notebooks; grader failures: {failures}")
-            for line in differ:
-                print(f"  differs: {line}")
-            honest = [r.seconds for r in results if r.student_id not in HOSTILE]
-            hostile = ", ".join(f"{r.student_id[3:]} {r.seconds:.1f} s" for r in results if r.student_id in HOSTILE)
-            if honest:
-                mean = statistics.mean(honest)
-                print(f"  each notebook's own grading time (NotebookResult.seconds): {len(honest)} honest, mean "
-                      f"{mean:.3f} s = {mean / floor:.2f}x the floor (median {statistics.median(honest):.3f} s)"
-                      + (f"; hostile: {hostile}" if hostile else "")
-                      + f"; all notebooks' own times add up to {sum(r.seconds for r in results):.1f} s "
-                        f"of the {ours_seconds:.1f} s (the rest: starting the workers)")
+        for name in classes:
+            grade_one_class(Path(tmp) / name, args, hostile=name == "hostile")
 
 
 if __name__ == "__main__":

@@ -110,7 +110,8 @@ def host_for(student_id: str, limits):
     when it cannot start (the notebook then starts cold).
 
     A new student gets the spare sandbox started ahead when there is one (its fork server
-    has imported numpy and the rest meanwhile, about a second of work), and a new spare is
+    has imported numpy and the child's code meanwhile, about 0.2 CPU s; pyplot and tiktoken
+    come later, for this student only if a notebook needs them), and a new spare is
     started for whoever comes next. A spare is bound to no student until taken, and serves
     only the one that takes it; the last spare of a run is closed unused."""
     global _host

@@ -4,7 +4,8 @@ A cold notebook pays bubblewrap, a new interpreter, numpy, matplotlib and the ch
 (``benchmarks/profile_grading.py`` measures it). ``StudentSandbox(limits)`` starts one
 bubblewrap sandbox (``launch.Sandbox``: its own namespaces, uid when grading as root,
 resource limits, read-only view) whose program is the fork server ``child/forkserver.py``:
-it imports all of that once, then forks one process per notebook. Each forked process
+it imports numpy and the child's code once (matplotlib's pyplot and tiktoken only when a
+notebook of the student needs them: ``sandbox/needs.py``), then forks one process per notebook. Each forked process
 installs the seccomp allow-list (the same compiled filter bubblewrap gives a cold child)
 before it runs anything else, then confines itself as a cold child does (only its two
 pipes, RLIMIT_NPROC, Landlock) and serves the grader exactly like one.
@@ -65,6 +66,7 @@ class StudentSandbox:
         self.broken = None  # why it can no longer be used, once it cannot
         self.proc = self._pidfd = None
         self.spawned = 0  # processes forked so far (notebooks and their restarts)
+        self.loaded = set()  # optional groups the server was asked to import (``spawn``'s ``load``)
         try:
             self.sandbox = Sandbox(limits)
         except (RuntimeError, ValueError, OSError) as exc:
@@ -129,23 +131,36 @@ class StudentSandbox:
             self.close()
             raise WarmUnavailable(self.broken) from None
 
-    def spawn(self, fds):
+    def spawn(self, fds, load=()):
         """Fork a fresh child that serves the grader on ``fds`` = (request pipe's read end,
         answer pipe's write end). Returns a ``WarmChild``.
 
+        ``load``: optional groups the server imports first, once per sandbox
+        (``"matplotlib"``, ``"tiktoken"``: ``sandbox/needs.py`` names those a notebook needs).
+
         Raises:
-            WarmUnavailable: the server did not answer (the first answer may take the
-                server's start-up: ``limits.startup_seconds``).
+            WarmUnavailable: the server did not answer (the first answer, and one that
+                imports a group, may take the server's start-up: ``limits.startup_seconds``).
         """
-        seconds = self.limits.startup_seconds if self._first else 10.0
-        answer = self._ask({"op": "spawn"}, fds, seconds)
+        new = sorted(set(load) - self.loaded)
+        seconds = self.limits.startup_seconds if self._first or new else 10.0
+        answer = self._ask({"op": "spawn", "load": new}, fds, seconds)
         self._first = False
+        if isinstance(answer.get("loaded"), list):  # what the server holds now (it skips a
+            self.loaded = set(answer["loaded"])      # load while another notebook runs)
         if not isinstance(answer.get("pid"), int) or answer["pid"] <= 0:
             self.broken = f"the fork server could not fork ({answer})"
             self.close()
             raise WarmUnavailable(self.broken)
         self.spawned += 1
         return WarmChild(self, answer["pid"])
+
+    def modules(self) -> list[str]:
+        """The top-level module names imported in the fork server (what its children start
+        with), sorted. Raises ``WarmUnavailable`` when the server does not answer."""
+        seconds = self.limits.startup_seconds if self._first else 10.0
+        answer = self._ask({"op": "modules"}, (), seconds)
+        return list(answer.get("modules", []))
 
     def close(self):
         """End the sandbox and every process in it (SIGKILL to its PID 1), release its uid."""

@@ -120,6 +120,7 @@ class ChildSubmission(Exchange):
         self.sandbox = None  # launch.Sandbox of the running child
         self._pidfd = None  # the sandbox's PID 1: killing it ends every process in the sandbox
         self.confinement = "not started"  # how the child was confined (recorded in the reports)
+        self._load = None  # a warm start's optional imports (sandbox/needs.py), read once
 
     # -- life cycle ------------------------------------------------------------
     def __enter__(self):
@@ -195,7 +196,13 @@ class ChildSubmission(Exchange):
         if self.limits.confine and self.host is not None and self.host.usable:
             from autograder.sandbox.warm import WarmUnavailable
             try:
-                self.proc = self.host.spawn(fds)
+                if self._load is None:
+                    from autograder.sandbox.needs import groups
+                    try:
+                        self._load = groups(self.cells)
+                    except Exception:  # an estimate of cost only: the child imports what it needs
+                        self._load = []
+                self.proc = self.host.spawn(fds, self._load)
                 self.confinement = self.host.description
                 return {"scratch": sandboxing.SCRATCH, "processes": self.limits.processes}
             except WarmUnavailable:
