@@ -182,7 +182,8 @@ def judge_excuse(function, calls, helpers, reference, submission, through=(), fr
     except Exception:  # the reference choked on a helper's value, or a helper failed
         return Excuse()
     verdict = _replayed(answers, blamed, reference, submission, fresh)
-    if verdict.blamed and all(_plain((a, k)) for _, a, k, _ in table.calls):
+    if verdict.blamed and all(_plain((a, k)) for _, a, k, _ in table.calls) and \
+            all(_plain((c.args, c.kwargs)) for c in mine):
         refusal = own_code_refusal(function, mine, plain, table, submission)
         if refusal is not None:
             return Excuse(refused=refusal)
