@@ -202,6 +202,16 @@ def expect_equal(got, expected, *, what, mistakes=None, normalize=None) -> None:
                    **values)
 
 
-def fail(message: str):
-    """Fail the current check with ``message`` as the feedback."""
-    raise Mismatch(message)
+def fail(message: str, *, without_expected: str | None = None, expected=None, what: str | None = None,
+         got=None):
+    """Fail the current check with ``message`` as the feedback.
+
+    A message that shows the right value must also give ``without_expected``, the same
+    feedback without it (the mistake named, the student's value shown), and ``expected``, the
+    right value: a failing check with fixed inputs shows ``without_expected`` instead, unless
+    ``expected`` is one of the exercise's worked values (``checks/withheld.py``). ``what`` and
+    ``got`` label the values for the instructor's records (``Mismatch.details``), where the
+    right value is kept. ``tests/checks/test_withheld_fail_messages.py`` reads every check file
+    for a ``fail`` that shows an expected value without these.
+    """
+    raise Mismatch(message, what=what, expected=expected, got=got, without_expected=without_expected)

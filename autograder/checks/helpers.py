@@ -8,19 +8,8 @@ from __future__ import annotations
 import importlib
 import types
 
-import numpy as np
-
-
-def _copied(value):
-    """A copy of plain data (containers and arrays); anything else (a handle to an object in
-    the child) as it is."""
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if isinstance(value, (list, tuple)):
-        return type(value)(_copied(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _copied(v) for k, v in value.items()}
-    return value
+from autograder.checks.answered import HelperAnswers, own_code_refusal
+from autograder.checks.sameness import _copied, same_value  # noqa: F401 (re-exported)
 
 
 def _plain(value) -> bool:
@@ -60,31 +49,6 @@ class RecordingSubmission:
 
     def __getattr__(self, name):
         return getattr(self._submission, name)
-
-
-def same_value(a, b, ordered: bool = False) -> bool:
-    """Whether two returned values are the same answer: lists and tuples alike, numbers
-    to 1e-6 relative (1e-9 absolute), dicts with equal keys and values (and, with
-    ``ordered``, the keys in the same order: a helper whose only mistake is its key order,
-    such as tokens' ``get_pair_counts`` sorted alphabetically, is wrong)."""
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same_value(x, y, ordered) for x, y in zip(a, b, strict=False))
-    if isinstance(a, dict) and isinstance(b, dict):
-        if ordered and list(a) != list(b):
-            return False
-        return a.keys() == b.keys() and all(same_value(a[k], b[k], ordered) for k in a)
-    if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
-        return type(a) is type(b) and a == b
-    try:
-        x, y = np.asarray(a), np.asarray(b)
-        if x.dtype.kind in "biufc" and y.dtype.kind in "biufc":
-            return x.shape == y.shape and bool(np.allclose(x, y, rtol=1e-6, atol=1e-9, equal_nan=True))
-    except Exception:
-        return False
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
 
 
 def _reference_with(ref_fn, helpers, through=()):
@@ -155,7 +119,12 @@ def judge_excuse(function, calls, helpers, reference, submission, through=(), fr
         computation (a helper whose answers depend on what ran before, such as a flag set
         when the caller runs, excuses nothing: ``refused`` says so); and (3) on at least one
         of those inputs a blamed helper's answer differs from the reference helper's (the
-        helper really is wrong there). A call that raised is never explained.
+        helper really is wrong there); and (4) the student's ``function``, called again with its
+        helpers answering as the reference helpers do on the reference's inputs, returns the
+        plain reference's value on every call (``answered.own_code_refusal``: a caller that
+        does nothing, however its helpers answer, excuses nothing; skipped, as a known limit,
+        when those inputs hold handles to objects of the submission's process). A call that
+        raised is never explained.
     """
     mine = [c for c in calls if c.name == function]
     ref_fn = getattr(reference, function, None)
@@ -183,7 +152,20 @@ def judge_excuse(function, calls, helpers, reference, submission, through=(), fr
     try:
         if not all(same_value(c.result, run(hybrid, c)) for c in mine):
             return Excuse()
-        plain = [run(ref_fn, c) for c in mine]
+        table = HelperAnswers()  # the reference helpers' answers as the plain reference runs
+
+        def answering(name):
+            ref_helper = getattr(reference, name)
+
+            def call(*args, **kwargs):
+                record = _copied((args, kwargs))
+                answer = ref_helper(*args, **kwargs)
+                table.add(name, *record, _copied(answer))
+                return answer
+            call.__name__ = name
+            return call
+        plain_fn = _reference_with(ref_fn, {h: answering(h) for h in helpers if hasattr(reference, h)}, through)
+        plain = [run(plain_fn, c) for c in mine]
         if all(same_value(c.result, want) for c, want in zip(mine, plain, strict=False)):
             return Excuse()
         answers = list(heard)
@@ -199,7 +181,13 @@ def judge_excuse(function, calls, helpers, reference, submission, through=(), fr
             blamed = blamed or list(helpers)
     except Exception:  # the reference choked on a helper's value, or a helper failed
         return Excuse()
-    return _replayed(answers, blamed, reference, submission, fresh)
+    verdict = _replayed(answers, blamed, reference, submission, fresh)
+    if verdict.blamed and all(_plain((a, k)) for _, a, k, _ in table.calls) and \
+            all(_plain((c.args, c.kwargs)) for c in mine):
+        refusal = own_code_refusal(function, mine, plain, table, submission)
+        if refusal is not None:
+            return Excuse(refused=refusal)
+    return verdict
 
 
 def _replayed(answers, blamed, reference, submission, fresh):

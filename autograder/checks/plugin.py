@@ -28,6 +28,10 @@ Two things make the grade match ``nbgrader autograde`` and charge each bug once:
   exactly what the student's function returned on every call of the check, and differs
   from the plain reference, the function is right and its helper is wrong; the check
   keeps its points and the feedback names the helper, whose own checks charge the bug.
+  The excuse also needs the helper's answers to hold in a fresh run of the notebook and the
+  student's function, given right answers from its helpers, to return the right value
+  (``helpers.judge_excuse``, ``answered.py``): a stub beside a helper that answers on cue
+  excuses nothing.
 """
 from __future__ import annotations
 

@@ -35,12 +35,13 @@ What ``get_ipython()`` does here (``Shell``), since the child may not start prog
 Part of the child package: standard library only (matplotlib only if the notebook imported it).
 """
 import ast
+import hashlib
 import os
 import sys
 import time
 
 from . import timing
-from .errors import error_of
+from .errors import LABELS, error_of
 from .timing import GraderTimeout, alarm
 
 DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -199,6 +200,7 @@ class Runner:
         if not source.strip():
             return []
         self._label = label
+        self._filename = cell_file_name(source, label)
         alarm(self.cell_timeout, self.cell_cpu_timeout, self.recheck)
         try:
             self.run_source(source, label, top=True)
@@ -225,18 +227,20 @@ class Runner:
     def run_source(self, source, label, top=False, value=False):
         """Compile and run ``source`` statement by statement in the namespace.
 
-        The file name is ``<label>``, so a traceback says ``cell 19 (attention_row), line 4``.
+        The file name is ``cell_file_name`` of the cell being run: a hash of its text, never its
+        position (which markdown cells move, and which the digest does not cover); feedback
+        maps it back to the label, so a traceback says ``cell 19 (attention_row), line 4``.
         At the top of a cell, an error ends the cell (``_CellError``); inside a magic it
         propagates like any exception of the code that called the magic.
         """
-        filename = f"<{self._label or label}>"
+        filename = getattr(self, "_filename", None) or cell_file_name(source, label)
         try:
             tree = ast.parse(source, filename=filename)
         except SyntaxError as exc:
             if not top:
                 raise
             raise _CellError({"type": "SyntaxError", "message": f"{exc.msg} (line {exc.lineno})",
-                              "where": filename[1:-1]}) from None
+                              "where": LABELS.get(filename, filename[1:-1])}) from None
         except (RecursionError, MemoryError, ValueError) as exc:
             if not top:
                 raise
@@ -263,6 +267,16 @@ class Runner:
                     raise
                 raise _CellError(error_of(exc)) from None
         return result if value else None
+
+
+def cell_file_name(source, label):
+    """The file name a cell's code is compiled under: ``<cell `` + 16 hex digits of the SHA-256
+    of its source + ``>``. Student code can read it (``co_filename``, tracebacks), so it holds
+    nothing but the cell's own text, which the seeds' digest covers (``submission/digest.py``);
+    ``errors.LABELS`` maps it to the cell's label (``cell 19 (attention_row)``) for feedback."""
+    name = "<cell " + hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()[:16] + ">"
+    LABELS[name] = label
+    return name
 
 
 def _student_function(tb):

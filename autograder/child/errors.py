@@ -1,6 +1,9 @@
 """How an exception raised by student code is described to the grader (plain data)."""
 import traceback
 
+# ``{file name a cell is compiled under: its label}`` (``cells.cell_file_name``)
+LABELS = {}
+
 
 def student_location(tb):
     """'cell N, line L' of the innermost frame that is student code, or None."""
@@ -8,7 +11,7 @@ def student_location(tb):
     for frame, lineno in traceback.walk_tb(tb):
         name = frame.f_code.co_filename
         if name.startswith("<cell "):
-            where = f"{name[1:-1]}, line {lineno}"
+            where = f"{LABELS.get(name, name[1:-1])}, line {lineno}"
     return where
 
 

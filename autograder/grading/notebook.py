@@ -15,6 +15,7 @@ from autograder.checks import plugin
 from autograder.grading.problems import Problem
 from autograder.grading.result import NotebookResult
 from autograder.reports import safetext
+from autograder.sandbox import one_submission
 from autograder.submission import ChildSubmission, Limits, StudentCodeError
 from autograder.submission import digest as code_digest
 from autograder.submission.notebook import InvalidNotebook, read_notebook
@@ -206,8 +207,9 @@ def grade_notebook(path, exercise, student_id: str, secret: bytes, limits: Limit
     t0 = time.perf_counter()
     g = Grading(Path(path), exercise, student_id, secret, limits or Limits(), host)
     try:
-        for stage in STAGES:
-            stage(g)
+        with one_submission.grading(student_id):  # the setuid level may refuse a second one
+            for stage in STAGES:
+                stage(g)
     finally:
         if g.submission is not None:
             g.submission.close()

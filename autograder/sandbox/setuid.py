@@ -49,7 +49,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.sandbox import leftovers
+from autograder.sandbox import leftovers, one_submission, proc_view
 from autograder.sandbox.course_files import restrict_tree  # noqa: F401
 from autograder.sandbox.policy import (
     CHILD_PACKAGE,
@@ -213,11 +213,14 @@ class SetuidSandbox:
         # a uid whose files remain anywhere a child can write is never leased (leftovers.py)
         self.lease = _UidLease(usable=leftovers.clean)
         self.uid = self.lease.uid
-        self.scratch = None
+        self.scratch = self._info_w = self.info_r = None
         self.bounded = False
         try:
             self.scratch = tempfile.mkdtemp(prefix=f"{self.uid}-", dir=_scratch_base())
-            self.bounded = leftovers.mount_scratch(self.scratch, self.uid, limits.scratch_bytes)
+            self.bounded = os.environ.get(one_submission.WITHOUT_TMPFS) != "1" and \
+                leftovers.mount_scratch(self.scratch, self.uid, limits.scratch_bytes)
+            if not self.bounded:  # the disk is the bound: one submission per container
+                one_submission.claim(_scratch_base())
             os.chown(self.scratch, self.uid, self.uid)
         except BaseException:
             self.close()
@@ -254,6 +257,7 @@ class SetuidSandbox:
         os.close(self._info_w)
         if self._covers:
             _show_through(self._covers)
+        proc_view.hide_other_processes()  # where it may (CAP_SYS_ADMIN): no other uid's /proc/N
         set_limits(self.limits)  # RLIMIT_NPROC counts this uid's tasks: this child's only
         os.setgroups([])
         os.setresgid(self.uid, self.uid, self.uid)

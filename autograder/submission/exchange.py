@@ -168,8 +168,8 @@ class Exchange:
                 continue  # not JSON: something the student's code printed into the channel
             if not (isinstance(answer, dict) and answer.get("id") == request_id):
                 continue
-            if "callback" in answer:  # the child asks for a product with weights we keep
-                reply = self._weights_registry().answer(answer["callback"])
+            if "callback" in answer:  # a product with weights we keep, or a helper's right answer
+                reply = self._callback(answer["callback"])
                 failed = self._send(json.dumps(wire.to_wire(reply), separators=(",", ":")) + "\n", deadline)
                 if failed:
                     return failed
@@ -198,6 +198,14 @@ class Exchange:
         self.dead_reason = reason
         self.close()
         return {"died": reason, "timeout": timeout}
+
+    def _callback(self, request):
+        """The reply to a child's callback: a stand-in helper's question goes to the table of
+        the call in progress (``checks/answered.py``), anything else to the counted weights."""
+        table = getattr(self, "_helper_answers", None)
+        if isinstance(request, dict) and request.get("op") == "helper":
+            return table.answer(request) if table is not None else {"error": "no helper answers"}
+        return self._weights_registry().answer(request)
 
     def _weights_registry(self):
         if getattr(self, "_weights", None) is None:

@@ -76,6 +76,22 @@ class LocalSubmission:
         args, kwargs = _args(args), _round_trip(kwargs)
         return self._run(name, lambda: self._lookup(name)(*args, **kwargs), return_args=args)
 
+    def call_answered(self, name, table, *args, **kwargs):
+        """As ``ChildSubmission.call_answered``: ``name`` called with its helpers ``table.names``
+        bound, for the call, to stand-ins answering from ``table`` (through wire copies)."""
+        from autograder.checks.answered import stand_in
+        args, kwargs = _args(args), _round_trip(kwargs)
+
+        def ask(request):
+            reply = table.answer(_round_trip(request))
+            return _round_trip(reply.get("ok"))
+        originals = {h: self.ns[h] for h in table.names if callable(self.ns.get(h))}
+        try:
+            self.ns.update({h: stand_in(h, ask, own) for h, own in originals.items()})
+            return self._run(name, lambda: self._lookup(name)(*args, **kwargs))
+        finally:
+            self.ns.update(originals)
+
     def new(self, name, *args, **kwargs):
         args, kwargs = _args(args), _round_trip(kwargs)
         return self._run(name, lambda: self._lookup(name)(*args, **kwargs), keep=True)

@@ -379,6 +379,17 @@ class ChildSubmission(Exchange):
         return self._request({"op": "call", "name": name, "args": args, "kwargs": kwargs,
                               "return_args": True}, name)
 
+    def call_answered(self, name, table, *args, **kwargs):
+        """Call ``name`` with its helpers ``table.names`` answering from ``table`` (a
+        ``checks.answered.HelperAnswers``, kept here; the child asks it one call at a time) and
+        falling back to the student's own helpers on other inputs."""
+        self._helper_answers = table
+        try:
+            return self._request({"op": "call", "name": name, "args": args, "kwargs": kwargs,
+                                  "answered": table.names}, name)
+        finally:
+            self._helper_answers = None
+
     def new(self, name, *args, **kwargs):
         """Instantiate the student's class ``name``; returns a ``RemoteObject``."""
         return self._request({"op": "new", "name": name, "args": args, "kwargs": kwargs}, name)

@@ -144,7 +144,10 @@ def _pairs(result, what, n, k):
         scores.append(score_f)
     want = min(k, n)
     if len(indices) != want:
-        fail(f"{what}: asked for k = {k} of {n} documents, expected {want} results, got {len(indices)}")
+        fail(f"{what}: asked for k = {k} of {n} documents, expected {want} results, got {len(indices)}",
+             without_expected=f"{what}: asked for k = {k} of {n} documents, your code returned {len(indices)} "
+                              "results, which is not the right number",
+             expected=want, got=len(indices), what=f"{what}: the number of results")
     if any(not 0 <= i < n for i in indices) or len(set(indices)) != len(indices):
         fail(f"{what}: the indices {indices} should be distinct rows of documents (0 to {n - 1})")
     return indices, np.array(scores)
@@ -163,7 +166,10 @@ def _expect_search(result, query, documents, k, scores, what, atol=1e-4):
         return
     if verdict == "ties":
         fail(f"{what}: the indices, best first: expected {want}, got {indices}. "
-             f"That is what you get when you {TIES_HIGH}.")
+             f"That is what you get when you {TIES_HIGH}.",
+             without_expected=f"{what}: the indices, best first: your code returned {indices}, which is not the "
+                              f"right order. That is what you get when you {TIES_HIGH}.",
+             expected=want, got=indices, what=f"{what}: the indices, best first")
     expect_equal(indices, want, what=f"{what}: the indices, best first",
                  mistakes=_order_mistakes(scores, k, dots))
 

@@ -2,8 +2,10 @@
 
 Randomized cases are drawn per student, but each randomized check covers, for everyone, the
 conditions under which each named mistake shows (a 2-D grid with axis=-1 for a softmax over
-the wrong axis, scores past 1000 for one that overflows, ...). Each catalogued mistake of
-the exercises below is graded in-kernel under 20 students' seeds: it must get ONE score.
+the wrong axis, scores past 1000 for one that overflows, ...). Each catalogued mistake
+(``exercises/*/hand_ins.py``) of attention, next_token, kv_cache, embeddings and sampling is
+graded in-kernel under 20 students' seeds, and of learned_attention under 10: each must get
+ONE score.
 """
 import pytest
 
@@ -31,12 +33,21 @@ def _score(exercise, code, student):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mistake", _mistakes("attention") + _mistakes("next_token") + _mistakes("kv_cache"),
-                         ids=lambda m: m.id)
+@pytest.mark.parametrize("mistake", _mistakes("attention") + _mistakes("next_token") + _mistakes("kv_cache")
+                         + _mistakes("embeddings") + _mistakes("sampling"), ids=lambda m: m.id)
 def test_one_score_per_mistake_whoever_hands_it_in(mistake):
     scores = {student: _score(mistake.exercise, mistake.code, student) for student in STUDENTS}
     assert len(set(scores.values())) == 1, scores
     assert scores[STUDENTS[0]] < EXERCISES[mistake.exercise].points  # the mistake costs something
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mistake", _mistakes("learned_attention"), ids=lambda m: m.id)
+def test_one_score_per_training_mistake_whoever_hands_it_in(mistake):
+    """learned_attention's checks train a model (2 to 9 s a student): 10 students' seeds."""
+    scores = {student: _score(mistake.exercise, mistake.code, student) for student in STUDENTS[:10]}
+    assert len(set(scores.values())) == 1, scores
+    assert scores[STUDENTS[0]] < EXERCISES[mistake.exercise].points
 
 
 def test_a_softmax_over_the_wrong_axis_costs_the_same_for_everyone():
