@@ -60,3 +60,23 @@ def close_fds(*fds: int | None) -> None:
                 os.close(fd)
             except OSError:
                 pass
+
+
+def child_pids() -> set[int]:
+    """Pids of this process's direct children (from /proc; empty where /proc is missing)."""
+    me = str(os.getpid())
+    found = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[1].decode() == me:
+                found.add(int(entry))
+    return found

@@ -29,7 +29,7 @@ from autograder.sandbox import policy as sandboxing
 from autograder.sandbox.bubblewrap import Sandbox  # noqa: F401 (the bubblewrap level; levels.new_sandbox picks one)
 from autograder.sandbox.levels import new_sandbox
 from autograder.sandbox.limits import Limits, StudentCodeError
-from autograder.sandbox.process import kill_by_pidfd, open_pidfd
+from autograder.sandbox.process import child_pids, kill_by_pidfd, open_pidfd
 from autograder.sandbox.subreaper import become_subreaper
 from autograder.submission.counted import CountedWeights
 from autograder.submission.exchange import Exchange, RemoteObject, _to_wire_args, clean_error  # noqa: F401
@@ -57,26 +57,6 @@ def child_env(workdir) -> dict[str, str]:
 
 class SandboxUnavailable(RuntimeError):
     """The sandbox could not start; no student code ran (``str(exc)`` says why)."""
-
-
-def _children():
-    """Pids of this process's direct children (from /proc; empty where /proc is missing)."""
-    me = str(os.getpid())
-    found = set()
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return found
-    for entry in entries:
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    fields = f.read().rsplit(b")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[1].decode() == me:
-                found.add(int(entry))
-    return found
 
 
 def _limit_child(limits):
@@ -170,7 +150,7 @@ class ChildSubmission(Exchange):
         # Anything the submission left running (a new session, a double fork) has been
         # reparented to us, the subreaper: end it, and reap it (best effort: unconfined).
         for _ in range(200):
-            strays = _children() - self._children_before
+            strays = child_pids() - self._children_before
             if not strays:
                 break
             for pid in strays:  # stop them all first, so none can fork again meanwhile
@@ -209,7 +189,7 @@ class ChildSubmission(Exchange):
                 pass  # a cold sandbox of its own, below
         if not self.limits.confine:
             become_subreaper()
-            self._children_before = _children()
+            self._children_before = child_pids()
             self.workdir = tempfile.mkdtemp(prefix="submission-")
             self.proc = subprocess.Popen(argv, cwd=self.workdir, env=child_env(self.workdir), pass_fds=fds,
                                          preexec_fn=_limit_child(self.limits), **common)
