@@ -33,9 +33,16 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
     for staff (``near_copies.json``),
     the class table ``grades.csv``, and the staff's class report (``class.html`` and its CSVs).
 
+    One pass, a result at a time: ``results`` is read back one notebook at a time (a
+    ``stream.Results``, which a class run gives: each result read from its resume record), and
+    only a ``stream.Row`` per notebook stays in memory, with the late notes, gradebook notes and
+    identical flags as edits applied on every read. results.json files are written first (the
+    students' paths across the unit are read from them), then the reports; the class report reads
+    the results.json files back (``class_load``: a compact ``Entry`` per notebook).
+
     Args:
-        jobs: the ``discover.Job`` list; results: their ``NotebookResult`` list, same order
-            (changed in place: identical flags, gradebook notes).
+        jobs: the ``discover.Job`` list; results: their results, same order: a ``stream.Results``,
+            or a ``NotebookResult`` list (changed in place: identical flags, gradebook notes).
         out: the output folder (``str``/``Path``).
         gradebook: ``gradebook(results, totals) -> bool`` recording the grades (fills ``totals``), or ``None``.
         feedback_txt: also write each notebook's console table as ``feedback.txt`` (Gradescope-style runs).
