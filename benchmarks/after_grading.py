@@ -1,10 +1,10 @@
 """Benchmark: the grading command's pass after grading (gradebook, students' reports, identical
-flags, near-copies, grades.csv, the class report) on synthetic classes of 120, 1,020 and 10,002
-notebooks (20, 170 and 1,667 students): wall time and the command's peak memory. Asserts nothing.
+flags, near-copies, grades.csv, the class report) on synthetic classes of 119, 1,022 and 10,003
+notebooks (17, 146 and 1,429 students): wall time and the command's peak memory. Asserts nothing.
 
-    python benchmarks/after_grading.py [--students 20,170,1666] [--jobs 2]
+    python benchmarks/after_grading.py [--students 17,146,1429] [--jobs 2]
 
-Each class is the class of ``benchmarks/load_class.py`` (``build``: six notebooks a student,
+Each class is the class of ``benchmarks/load_class.py`` (``build``: a notebook per exercise a student,
 students cycling through the reference, honest styles, the stubs and every catalogued mistake)
 without its hostile notebooks (should a record not match, a notebook would run, and these would
 run unconfined: the records are checked before the command starts, and it is not started unless
@@ -70,8 +70,8 @@ def synthetic_result(job, plan_text: str) -> NotebookResult:
 
 
 def make_class(root: Path, students: int, secret: bytes):
-    """Write the class of ``students`` students (``load_class.build``: six notebooks each, the
-    hostile ones left out) under ``root/submitted`` and a resume record for each under ``root/out``;
+    """Write the class of ``students`` students (``load_class.build``: a notebook per exercise each,
+    the hostile ones left out) under ``root/submitted`` and a resume record for each under ``root/out``;
     returns the number of notebooks."""
     expect = build(root / "submitted", students)
     for key in [k for k in expect if k[0].startswith("zz_hostile_")]:  # nothing hostile: nothing may run
@@ -110,7 +110,7 @@ def run(root: Path, secret_file: Path, jobs: int):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--students", default="20,170,1667", help="class sizes in students, comma-separated")
+    parser.add_argument("--students", default="17,146,1429", help="class sizes in students, comma-separated")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; load average "
