@@ -59,6 +59,11 @@ def _safe_console():
             pass
 
 
+def _students(results) -> int:
+    """How many students ``results`` (a ``stream.Results``) are of, read from its rows alone."""
+    return len({r.student_id for r in results.rows() if r is not None})
+
+
 def _secret(args, parser):
     """The course secret; a new one only with --new-secret (else exit via PreflightError)."""
     if args.new_secret:
@@ -303,7 +308,7 @@ def main(argv=None):
         progress.close()
     if shard is not None:  # one shard of a class: results and manifest only (cluster/shards.py)
         shard.finish(run.results, run.failures, progress.reused, level=run.level or "unconfined")
-        print(f"shard {args.shard}: {len(run.results)} notebook(s) of {len({r.student_id for r in run.results})} "
+        print(f"shard {args.shard}: {len(run.results)} notebook(s) of {_students(run.results)} "
               f"student(s) in {time.perf_counter() - t0:.1f} s ({len(run.results) - progress.reused} graded, "
               f"{progress.reused} recorded by an earlier run); manifest {shard.path} (next: python -m autograder merge)")
         if run.failures:
@@ -319,7 +324,7 @@ def main(argv=None):
         print(f"{len(flagged)} notebook(s) identical to another student's or hard-linked: listed in {note_path} "
               "(flagged only; their points are unchanged)")
     reused = f" ({progress.reused} unchanged since the last run, not regraded)" if progress.reused else ""
-    print(f"graded {len(results)} notebook(s) of {len({r.student_id for r in results})} student(s) "
+    print(f"graded {len(results)} notebook(s) of {_students(results)} student(s) "
           f"in {time.perf_counter() - t0:.1f} s{reused}; results in {out}/, class table in {csv_path}")
     if failures:
         print(f"the grader failed on {failures} notebook(s): 'grader error' in their results, tracebacks "

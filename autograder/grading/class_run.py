@@ -200,7 +200,8 @@ KILLED_WORKER_NOTE = ("your notebook could not be run: grading it killed the gra
                       "twice")
 
 
-def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, out=None, resume: bool = True, on_pool=None) -> tuple[list[NotebookResult], int]:
+def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, out=None, resume: bool = True,
+              on_pool=None, on_disk: bool = False) -> tuple:
     """Grade ``jobs`` on a pool of ``workers`` processes, each with its own memory limit
     (``Limits.grader_memory_bytes``). Each student's notebooks are one task: one worker
     grades them in turn through one warm sandbox (``_by_student``).
@@ -220,22 +221,27 @@ def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, ou
             so a run started again skips notebooks already graded with unchanged content.
         on_pool: called as ``on_pool(size, indices, alone)`` for each pool started (``alone``: a
             notebook with two strikes, isolated), for tests and logs.
+        on_disk: keep the results on disk as they come (``stream.Results``: read back from their
+            resume records, or a spill file), not in memory: the grading command's memory then
+            does not grow with the class.
     Returns:
-        ``(results, failures)``: ``NotebookResult`` list in the order of ``jobs``, and the
-        number of notebooks on which the grader itself failed.
+        ``(results, failures)``: the results in the order of ``jobs`` (a ``NotebookResult`` list,
+        or with ``on_disk`` a ``stream.Results``, a sequence of them), and the number of notebooks
+        on which the grader itself failed.
     """
     from autograder.grading import resume as resume_store
     if limits.confine and jobs:
         from autograder.sandbox.matplotlib_cache import prefill
         prefill()  # each sandbox copies matplotlib's font list instead of scanning the fonts
-    results = [None] * len(jobs)
+    from autograder.grading.stream import Results
+    results = Results(len(jobs), on_disk=on_disk)
     failures = 0
     store = resume_store.Store(out, secret, limits) if (out is not None and resume) else None
     todo = []
     for i, job in enumerate(jobs):
         found = store.load(job) if store else None
         if found is not None:
-            results[i] = found
+            results.put(i, found, store.record_path(job))
             if progress:
                 progress(i, found, True)
         else:
@@ -243,12 +249,11 @@ def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, ou
 
     def finish(i, result, failed):
         nonlocal failures
-        results[i] = result
         failures += failed
         if out is not None and result.grader_log:
             log_grader_errors(out, result)
-        if store and not failed:
-            store.save(jobs[i], result)
+        record = store.save(jobs[i], result) if store and not failed else None
+        results.put(i, result, record)
         if progress:
             progress(i, result, False)
 
@@ -298,7 +303,7 @@ def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, ou
         for i in alone:
             if run_pool([i], 1, alone=True)[0]:
                 finish(i, _zero_result(jobs[i], KILLED_WORKER_NOTE, [Problem.WORKER_KILLED, Problem.CRASH]), False)
-    return results, failures
+    return (results if on_disk else list(results)), failures
 
 
 def log_grader_errors(out, result: NotebookResult) -> None:
@@ -317,7 +322,8 @@ class ClassRun:
     """What ``grade_class`` did.
 
     Attributes:
-        results: ``NotebookResult`` list, in the order of the jobs.
+        results: the ``NotebookResult`` of each job, in order: a ``stream.Results`` (a sequence that
+            reads each back from disk; ``rows()`` gives who and what without reading).
         failures: notebooks on which the grader itself failed (``int``).
         recorded: whether nbgrader's gradebook took every grade (``True`` when no gradebook was asked).
         csv_path: the class table (``OUT/grades.csv``).
@@ -374,7 +380,7 @@ def grade_class(jobs: list, secret: bytes, limits, workers: int, out, *, level: 
     if callable(late_found):  # before grading replaces the resume records it reads
         late_found = late_found(limits)
     results, failures = grade_all(jobs, secret, limits, max(1, workers), progress=progress, out=out,
-                                  resume=resume)
+                                  resume=resume, on_disk=True)  # read back one at a time (grading/stream.py)
     if not outputs:  # one shard of a class (cluster/shards.py): the merge writes the class's files
         return ClassRun(results, failures, True, None, [], None, limits.level)
     recorded, csv_path, flagged, note_path = write_class_outputs(

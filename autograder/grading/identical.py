@@ -71,7 +71,8 @@ def find(jobs: list, results: list) -> list:
     """The flagged notebooks of a graded class.
 
     Args:
-        jobs: ``discover.Job`` list; results: the ``grade.NotebookResult`` of each, same order.
+        jobs: ``discover.Job`` list; results: the ``grade.NotebookResult`` of each, same order (or
+            anything with their ``student_id`` and ``notebook``: ``stream.Row``; ``None``: no result).
     Returns:
         list of ``(index, Flag)``: ``index`` into ``results``; sorted by exercise and student.
     """
@@ -102,15 +103,24 @@ def find(jobs: list, results: list) -> list:
     return sorted(flags, key=lambda f: (f[1].exercise, f[1].student_id, f[1].why))
 
 
-def flag(jobs: list, results: list, out_dir):
+def _flag_identical(result):
+    result.problems.add(Problem.IDENTICAL)
+
+
+def flag(jobs: list, results, out_dir):
     """Add ``Problem.IDENTICAL`` to each flagged result and write ``out_dir/identical.csv``.
+
+    ``results``: a ``NotebookResult`` list (changed in place) or a ``stream.Results`` (flagged on
+    every later read).
 
     Returns:
         ``(path, flags)``: the note file's ``Path`` and the ``Flag`` list (empty when none).
     """
-    found = find(jobs, results)
+    from autograder.grading.stream import Results
+    results = Results.of(results)  # a list's results are changed in place; a stream's on every read
+    found = find(jobs, results.rows())  # who and which notebook: no result is read
     for i, _ in found:
-        results[i].problems.add(Problem.IDENTICAL)
+        results.edit(i, _flag_identical)
     path = Path(out_dir) / NOTE_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as f:

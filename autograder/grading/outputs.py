@@ -33,9 +33,16 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
     for staff (``near_copies.json``),
     the class table ``grades.csv``, and the staff's class report (``class.html`` and its CSVs).
 
+    One pass, a result at a time: ``results`` is read back one notebook at a time (a
+    ``stream.Results``, which a class run gives: each result read from its resume record), and
+    only a ``stream.Row`` per notebook stays in memory, with the late notes, gradebook notes and
+    identical flags as edits applied on every read. results.json files are written first (the
+    students' paths across the unit are read from them), then the reports; the class report reads
+    the results.json files back (``class_load``: a compact ``Entry`` per notebook).
+
     Args:
-        jobs: the ``discover.Job`` list; results: their ``NotebookResult`` list, same order
-            (changed in place: identical flags, gradebook notes).
+        jobs: the ``discover.Job`` list; results: their results, same order: a ``stream.Results``,
+            or a ``NotebookResult`` list (changed in place: identical flags, gradebook notes).
         out: the output folder (``str``/``Path``).
         gradebook: ``gradebook(results, totals) -> bool`` recording the grades (fills ``totals``), or ``None``.
         feedback_txt: also write each notebook's console table as ``feedback.txt`` (Gradescope-style runs).
@@ -50,6 +57,7 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
         hard-linked notebooks with the ``Path`` of the file listing them (``identical.flag``).
     """
     from autograder.grading import identical, late, regrade
+    from autograder.grading.stream import Results
     from autograder.lms.command import absent_for_run
     from autograder.reports import class_report, console, near_copies, student
     from autograder.reports.class_load import shown_name
@@ -57,14 +65,21 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
     out = Path(out)
     say_ = say or print
     totals: dict = {}
-    late.mark(results, late_found or {})
+    results = Results.of(results)  # each result read back when its turn comes (grading/stream.py)
+    for i, found in (late_found or {}).items():
+        results.edit(i, lambda r, found=found: late.mark([r], {0: found}))
     recorded = gradebook(results, totals) if gradebook is not None else True
+    rows = results.rows()
+    for i, row in enumerate(rows):  # what the gradebook made of it, in the reports (as gradebook.record does)
+        counted = totals.get((row.student_id, row.assignment_id)) if row is not None else None
+        if counted is not None:
+            results.edit(i, _add_notes(tuple(counted.notes())))
     for i, found in sorted((late_found or {}).items()):
-        say_(found.line(totals.get((results[i].student_id, results[i].assignment_id))))
-    for r in results:
+        say_(found.line(totals.get((rows[i].student_id, rows[i].assignment_id))))
+    for r in _each(results):
         console.write_results(r, out)
     paths = student_paths(out)  # each student's path across the unit, for their reports
-    for r in results:
+    for r in _each(results):
         student.write_html(r, out, paths.get(shown_name(r.student_id)),
                            totals.get((r.student_id, r.assignment_id)))  # headline: the grade of record
         if feedback_txt:
@@ -72,16 +87,31 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
             feedback.write_text(console.table(r) + "\n", encoding="utf-8")  # wrapped, never cut
         if show is not None:
             show(console.table(r))
+    del paths
     # After the students' own reports: the flag is for the instructor (grades.csv, identical.csv).
     note_path, flagged = identical.flag(jobs, results, out)
     try:  # near-copies for staff (reports/near_copies.py): listed in the class report, never graded down
-        near_copies.find(jobs, results, out)
+        near_copies.find(jobs, rows, out)
     except Exception as exc:  # noqa: BLE001 -- an extra for staff must not stop the class's files
         say_(f"could not compare the solutions for near-copies: {type(exc).__name__}: {exc}")
-    absent = absent_for_run(roster, results)  # roster students without a submission ([] without a roster)
+    absent = absent_for_run(roster, [r for r in rows if r is not None])  # roster students without a submission
     previous = regrade.read_table(out / "grades.csv")  # rows of students not in this run are kept
-    csv_path = console.write_grades_csv(results, out / "grades.csv", totals, not_submitted=absent)
+    csv_path = console.write_grades_csv(_each(results), out / "grades.csv", totals, not_submitted=absent)
     for line in regrade.summary_lines(*regrade.merge(previous, csv_path)):
         say_(line)
     class_report.write_after_run(out, say=say)
     return recorded, csv_path, flagged, note_path
+
+
+def _add_notes(notes):
+    """A ``stream.Results`` edit adding ``notes`` a result does not hold yet, at its end."""
+    def add(result):
+        result.notes.extend(n for n in notes if n not in result.notes)
+    return add
+
+
+def _each(results):
+    """The results of ``results`` (a ``stream.Results``) one at a time, those that exist."""
+    for i in range(len(results)):
+        if results.row(i) is not None:
+            yield results[i]

@@ -92,19 +92,26 @@ class Store:
         except (KeyError, TypeError, ValueError):
             return None
 
-    def save(self, job, result):
-        """Record ``result`` as ``job``'s (atomically: a run killed mid-write leaves no half record)."""
+    def record_path(self, job) -> Path:
+        """Where ``job``'s record is (or would be) kept: a JSON file whose ``"result"`` is the result."""
+        return self._paths(job)
+
+    def save(self, job, result) -> Path | None:
+        """Record ``result`` as ``job``'s (atomically: a run killed mid-write leaves no half record).
+        Returns the record's ``Path``, or ``None`` when nothing was recorded (a grader error, a notebook
+        of no known exercise, one that cannot be read)."""
         if job.exercise is None or Problem.GRADER_ERROR in result.all_problems:
-            return
+            return None
         fingerprint = self.fingerprint(job)
         if fingerprint is None:
-            return
+            return None
         self.folder.mkdir(parents=True, exist_ok=True)
         record = self._paths(job)
         tmp = record.with_suffix(f".tmp{os.getpid()}")
         tmp.write_text(json.dumps({"fingerprint": fingerprint, "result": _result_to(result)},
                                   ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, record)
+        return record
 
 
 def _result_to(result):

@@ -350,17 +350,19 @@ def record_for_cli(option, path, jobs, results, totals=None):
         print(f"gradebook: no gradebook at {db_file}: run `nbgrader generate_assignment <name>` in "
               f"{course.root} first (or pass --gradebook none); grades not recorded", file=sys.stderr)
         return False
-    graded, problems = list(zip(jobs, results, strict=False)), []
+    # one result read at a time (``results`` may be a ``stream.Results``, which reads each from disk)
+    graded, problems = zip(jobs, results, strict=False), []
     if option == "auto":  # ids as nbgrader's layout gives them, not a lone notebook's file name
         submitted = Path(course.format_path(course.submitted_directory, ".", ".")).resolve()
-        laid_out = []
-        for j, r in graded:
-            if j.path.resolve().parent == submitted / r.student_id / r.assignment_id:
-                laid_out.append((j, r))
-            else:
-                problems.append(f"{r.student_id}/{r.assignment_id}: {j.path} is not in {submitted}/<student>/"
-                                "<assignment>/ of that student and assignment (pass --student): not recorded")
-        graded = laid_out
+
+        def laid_out(pairs):
+            for j, r in pairs:
+                if j.path.resolve().parent == submitted / r.student_id / r.assignment_id:
+                    yield j, r
+                else:
+                    problems.append(f"{r.student_id}/{r.assignment_id}: {j.path} is not in {submitted}/<student>/"
+                                    "<assignment>/ of that student and assignment (pass --student): not recorded")
+        graded = laid_out(graded)
     totals = {} if totals is None else totals
     recorded, more = record(course, graded, totals)
     problems += more

@@ -6,10 +6,12 @@ import csv
 import json
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 HISTOGRAM_BINS = 10  # tenths of the assignment's maximum score
+_NONE: list = []  # the empty list of mistakes or problems every Outcome without any shares (never changed)
 
 
 # The sentence ``checking.expect_close`` / ``expect_equal`` write when a value matches named mistakes.
@@ -22,7 +24,7 @@ _BLOCKED_IMPORT = re.compile(r"'((?:solutions|exercises|autograder)(?:\.[\w.]+)?
 INTEGRITY_IMPORT = "tried to import {} (blocked)"
 
 
-@dataclass
+@dataclass(slots=True)
 class Outcome:
     """One check of one results.json: ``name`` ("function: description"), ``function``,
     ``score`` and ``max_score`` (points, float), ``mistakes`` (names, list of str),
@@ -40,7 +42,7 @@ class Outcome:
         return self.score >= self.max_score
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     """One student's results for one assignment (one results.json).
 
@@ -156,8 +158,10 @@ def _entry(path, rel, data, assignment_hint):
         problems = [str(p) for p in problems] if isinstance(problems, list) else _problems_of_text(t.get("output"))
         output = str(t.get("output") or "")
         problems = problems + [p for p in integrity_events(output) if p not in problems]
-        tests.append(Outcome(name, function, _number(t.get("score")), _number(t.get("max_score")), mistakes, problems,
-                             _STUB_SENTENCE in output))
+        # names repeat in every student's entry: one copy each (a class's entries stay small)
+        tests.append(Outcome(sys.intern(name), sys.intern(function), _number(t.get("score")),
+                             _number(t.get("max_score")), [sys.intern(m) for m in mistakes] or _NONE,
+                             problems or _NONE, _STUB_SENTENCE in output))
     max_score = sum(t.max_score for t in tests) or _number(data.get("max_score"))
     score = _number(data.get("score"), sum(t.score for t in tests))
     problems = set(str(p) for p in extra.get("problems") or [] if p) if isinstance(extra.get("problems"), list) \

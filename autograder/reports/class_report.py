@@ -208,7 +208,8 @@ def write_all(graded_dir, out=None, assignment=None):
     page = out / CLASS_HTML
     from autograder.reports import near_copies
     page.write_text(render_class_html(entries, notes, base=out, stats=stats, mistakes=mistakes,
-                                      absent=not_submitted(graded_dir), near=near_copies.read(graded_dir)),
+                                      absent=not_submitted(graded_dir),
+                                      near=near_copies.read(graded_dir, keep=NEAR_PAIRS_SHOWN)),
                     encoding="utf-8")
     return {"html": page, "checks": write_checks_csv(stats, out / CHECKS_CSV),
             "mistakes": write_mistakes_csv(mistakes, out / MISTAKES_CSV),

@@ -245,7 +245,7 @@ def _near_copies_html(near, entries, base):
            "twins.</p>"]
     rows, cut = [], 0
     for assignment in sorted(near):
-        cut += max(0, len(near[assignment]) - NEAR_PAIRS_SHOWN)
+        cut += max(0, getattr(near[assignment], "total", len(near[assignment])) - NEAR_PAIRS_SHOWN)
         for pair in near[assignment][:NEAR_PAIRS_SHOWN]:
             a, b = (_e(shown_name(s)) for s in pair.get("students", ["?", "?"])[:2])
             share = pair.get("share", [0, 0])

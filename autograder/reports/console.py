@@ -113,7 +113,7 @@ def write_grades_csv(results, path, totals=None, not_submitted=()):
     """Write the class table (UTF-8): one row per (student, assignment), a column per notebook.
 
     Args:
-        results: list of ``grade.NotebookResult``.
+        results: an iterable of ``grade.NotebookResult`` (read once, in order).
         path: the csv file to write.
         totals: optional ``{(student_id, assignment_id): gradebook.Totals}`` (ids as in the
             results) of the rows recorded in nbgrader's gradebook: they give ``late``,
@@ -125,7 +125,7 @@ def write_grades_csv(results, path, totals=None, not_submitted=()):
     Returns:
         the ``Path`` written.
     """
-    notebooks = sorted({safetext.clean(r.notebook, safetext.ID_CHARS) for r in results})
+    notebooks = set()  # filled as the results go by: ``results`` may be read once only (a generator)
     rows = {}
     found = {}
     counted = {}
@@ -136,6 +136,7 @@ def write_grades_csv(results, path, totals=None, not_submitted=()):
         row = rows.setdefault((student, assignment),
                               {"student_id": student, "assignment_id": assignment,
                                "total": 0.0, "max_score": 0.0, "problems": "", "confinement": ""})
+        notebooks.add(safetext.clean(r.notebook, safetext.ID_CHARS))
         row[safetext.clean(r.notebook, safetext.ID_CHARS)] = f"{r.score:g}"
         row[LATE_COLUMN] = late_csv_text(r) or row.get(LATE_COLUMN, "")  # late.py
         row["total"] += r.score
@@ -156,7 +157,7 @@ def write_grades_csv(results, path, totals=None, not_submitted=()):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csvsafe.DictWriter(f, ["student_id", "assignment_id", *notebooks, "total", "max_score", "late",
+        writer = csvsafe.DictWriter(f, ["student_id", "assignment_id", *sorted(notebooks), "total", "max_score", "late",
                                         "score", "manual overrides", LATE_COLUMN, "problems", "confinement"])
         writer.writeheader()
         for key in sorted(set(rows) | set(absent)):

@@ -35,6 +35,8 @@ K, WINDOW = 25, 6          # copydetect's defaults: noise threshold 25, guarante
 SHARE = 0.7                # share of each student's normalised code found in the other's
 MIN_TOKENS = 60            # least shared normalised code (characters) for a pair to count
 MIN_SHARED, RARE = 2, 2    # shared named mistakes, each made by at most RARE students
+KEPT = 2000                # pairs kept per assignment, the most alike: a class handing in much the same
+                           # code would otherwise list pairs by the square of its size (GBs at 1,400 students)
 
 
 def regions(nb, functions) -> dict:
@@ -123,6 +125,10 @@ def _without(given: set, code: str) -> str:
 def code_pairs(solutions: dict, functions, released: dict | None = None, course: str = "") -> list:
     """Near-copy pairs of one assignment.
 
+    Each distinct solution is fingerprinted once (one ``CodeFingerprint`` per distinct code is
+    kept while the assignment is compared: its memory grows with the students of one assignment),
+    and a pair of codes that recurs (students handing in the same code) is compared once.
+
     Args:
         solutions: ``{student: {function: source}}`` (``regions``).
         functions: the exercise's functions, in order.
@@ -130,24 +136,55 @@ def code_pairs(solutions: dict, functions, released: dict | None = None, course:
         course: more boilerplate: the course's worked-example code (``course_code``), or "".
     Returns:
         list of dicts ``{"students": [a, b], "shared": int, "share": [float, float],
-        "evidence": {function: [source a, source b]}}``, the largest share first.
+        "evidence": {function: [source a, source b]}}``, the largest share first; at most ``KEPT``.
     """
+    return [_pair_dict(solutions, functions, *found) for found in _found_pairs(solutions, functions, released, course)]
+
+
+def _found_pairs(solutions, functions, released=None, course="") -> list:
+    """``[(a, b, shared, share a, share b)]`` of ``code_pairs`` (shares rounded), in its order: the
+    ``KEPT`` most alike pairs at most."""
     released = released or {}
     boilerplate = "\n\n".join([*(released.get(f, "") for f in functions), course])
     given = {_line(x) for x in boilerplate.splitlines()} - {""}
-    joined = {s: _without(given, "\n\n".join(regions_.get(f, "") for f in functions))
-              for s, regions_ in solutions.items()}
+    codes: dict = {}  # distinct joined code (the course's lines dropped) -> its number
+    joined = {}
+    for s in sorted(solutions):
+        code = _without(given, "\n\n".join(solutions[s].get(f, "") for f in functions))
+        joined[s] = codes.setdefault(code, len(codes))
     base = fingerprint(boilerplate).hashes if boilerplate.strip() else []
-    prints = {s: fingerprint(code, base) for s, code in joined.items()}  # each student's once
-    pairs = []
+    prints = [fingerprint(code, base) for code in codes]
+    del codes
+    students = {}
+    for s in joined:
+        students[joined[s]] = students.get(joined[s], 0) + 1
+    seen: dict = {}  # (code a, code b) -> compared, for codes more than one student handed in
+    found = []
     for a, b in combinations(sorted(solutions), 2):
-        shared, share_a, share_b = _shared(prints[a], prints[b])
+        ia, ib = joined[a], joined[b]
+        recurs = students[ia] > 1 or students[ib] > 1
+        compared = seen.get((ia, ib)) if recurs else None
+        if compared is None:
+            compared = _shared(prints[ia], prints[ib])
+            if recurs:
+                seen[(ia, ib)] = compared
+        shared, share_a, share_b = compared
         if flagged(share_a, share_b, shared):
-            evidence = {f: [solutions[a].get(f, ""), solutions[b].get(f, "")] for f in functions
-                        if solutions[a].get(f, "").strip() or solutions[b].get(f, "").strip()}
-            pairs.append({"students": [a, b], "shared": shared, "share": [round(share_a, 3), round(share_b, 3)],
-                          "evidence": evidence})
-    return sorted(pairs, key=lambda p: -min(p["share"]))
+            found.append((a, b, shared, round(share_a, 3), round(share_b, 3)))
+            if len(found) > 2 * KEPT:
+                found = _most_alike(found)
+    return _most_alike(found)
+
+
+def _most_alike(found: list) -> list:
+    """The ``KEPT`` pairs of ``found`` with the largest smaller share, in that order (ties: first found)."""
+    return sorted(found, key=lambda p: -min(p[3], p[4]))[:KEPT]
+
+
+def _pair_dict(solutions, functions, a, b, shared, share_a, share_b) -> dict:
+    evidence = {f: [solutions[a].get(f, ""), solutions[b].get(f, "")] for f in functions
+                if solutions[a].get(f, "").strip() or solutions[b].get(f, "").strip()}
+    return {"students": [a, b], "shared": shared, "share": [share_a, share_b], "evidence": evidence}
 
 
 def mistake_pairs(entries) -> list:
@@ -172,8 +209,13 @@ def mistake_pairs(entries) -> list:
 
 def find(jobs, results, out) -> Path | None:
     """Compare the class's solutions per assignment and write ``out/near_copies.json``
-    (``{"assignments": {assignment: [pair, ...]}}``, pairs as ``code_pairs``); returns its Path,
-    or None when copydetect is not installed. A notebook that cannot be read is left out."""
+    (``{"assignments": {assignment: [pair, ...]}}``, pairs as ``code_pairs``, written as
+    ``json.dumps(..., indent=1)`` writes it, one assignment at a time); returns its Path, or None
+    when copydetect is not installed. A notebook that cannot be read is left out.
+
+    ``results``: the ``NotebookResult`` of each job, or anything with their ``student_id``,
+    ``assignment_id`` and ``notebook`` (``stream.Row``). Kept in memory: each student's solution
+    regions (equal texts once), and one assignment's pairs at a time."""
     import nbformat
     try:
         import copydetect  # noqa: F401
@@ -183,6 +225,7 @@ def find(jobs, results, out) -> Path | None:
     from autograder.reports.class_load import shown_name
     by_assignment: dict = {}
     exercises = {}
+    texts: dict = {}  # one copy of each distinct region text
     for job, result in zip(jobs, results, strict=False):
         if job.exercise is None or result is None:
             continue
@@ -192,25 +235,87 @@ def find(jobs, results, out) -> Path | None:
             continue
         exercises[result.assignment_id] = job.exercise
         by_assignment.setdefault(result.assignment_id, {})[shown_name(result.student_id)] = \
-            regions(nb, job.exercise.functions)
-    found = {}
-    for assignment, solutions in sorted(by_assignment.items()):
-        exercise = exercises[assignment]
-        try:
-            release_nb = nbformat.read(exercise.release_notebook, as_version=4)
-            released = regions(release_nb, exercise.functions)
-        except Exception:  # noqa: BLE001 -- without the release, nothing is subtracted
-            release_nb, released = None, {}
-        found[assignment] = code_pairs(solutions, exercise.functions, released, course_code(exercise, release_nb))
+            {f: texts.setdefault(code, code) for f, code in regions(nb, job.exercise.functions).items()}
+    del texts
     path = Path(out) / NOTE_FILE
-    path.write_text(json.dumps({"assignments": found}, indent=1, ensure_ascii=False), encoding="utf-8")
+    some = bool(by_assignment)
+    with path.open("w", encoding="utf-8") as f:
+        f.write('{\n "assignments": {' if some else '{\n "assignments": {}')
+        for n, assignment in enumerate(sorted(by_assignment)):
+            solutions = by_assignment.pop(assignment)  # its regions go once it is compared
+            exercise = exercises[assignment]
+            try:
+                release_nb = nbformat.read(exercise.release_notebook, as_version=4)
+                released = regions(release_nb, exercise.functions)
+            except Exception:  # noqa: BLE001 -- without the release, nothing is subtracted
+                release_nb, released = None, {}
+            found = _found_pairs(solutions, exercise.functions, released, course_code(exercise, release_nb))
+            f.write(("," if n else "") + "\n  " + json.dumps(assignment, ensure_ascii=False) + ": ["
+                    + ("" if found else "]"))
+            for k, pair in enumerate(found):  # each pair as json.dumps(indent=1) puts it three levels down
+                text = json.dumps(_pair_dict(solutions, exercise.functions, *pair), indent=1, ensure_ascii=False)
+                f.write(("," if k else "") + "\n" + "\n".join("   " + line for line in text.split("\n")))
+            if found:
+                f.write("\n  ]")
+        f.write("\n }\n}" if some else "\n}")
     return path
 
 
-def read(graded_dir) -> dict:
-    """``{assignment: [pair, ...]}`` of ``graded_dir/near_copies.json``; {} when absent or unreadable."""
+class Top(list):
+    """The first pairs of an assignment (a list), and ``total``: how many pairs it has in all."""
+    total: int = 0
+
+
+def read(graded_dir, keep: int | None = None) -> dict:
+    """``{assignment: [pair, ...]}`` of ``graded_dir/near_copies.json``; {} when absent or unreadable.
+
+    ``keep``: keep only the first ``keep`` pairs of each assignment (the most alike), as a ``Top``
+    whose ``total`` counts them all; the file is then read a line at a time when laid out as
+    ``find`` writes it (its pairs are never all in memory), else read whole."""
+    path = Path(graded_dir) / NOTE_FILE
+    if keep is not None:
+        try:
+            return _read_top(path, keep)
+        except (OSError, ValueError):
+            pass  # another layout (or none): read whole below
     try:
-        data = json.loads((Path(graded_dir) / NOTE_FILE).read_text(encoding="utf-8"))
-        return {str(a): list(p) for a, p in data.get("assignments", {}).items()}
+        data = json.loads(path.read_text(encoding="utf-8"))
+        found = {str(a): list(p) for a, p in data.get("assignments", {}).items()}
     except (OSError, ValueError, AttributeError):
         return {}
+    if keep is None:
+        return found
+    tops = {}
+    for a, pairs in found.items():
+        tops[a] = Top(pairs[:keep])
+        tops[a].total = len(pairs)
+    return tops
+
+
+def _read_top(path, keep) -> dict:
+    """``read(..., keep)`` of a file laid out as ``find`` writes it; ValueError for any other layout."""
+    tops, top, lines = {}, None, None
+    with open(path, encoding="utf-8") as f:
+        if f.readline() != "{\n" or f.readline() not in (' "assignments": {\n', ' "assignments": {}\n'):
+            raise ValueError("not near_copies.json as find writes it")
+        for line in f:
+            if lines is not None:  # inside a pair that is kept
+                lines.append(line)
+                if line.rstrip("\n").rstrip(",") == "   }":
+                    top.append(json.loads("".join(lines).rstrip().rstrip(",")))
+                    lines = None
+            elif line.startswith('  "'):
+                head = line.rstrip("\n").rstrip(",")
+                if head.endswith(": []"):
+                    tops[json.loads(head[:-4])] = Top()
+                elif head.endswith(": ["):
+                    top = tops[json.loads(head[:-3])] = Top()
+                else:
+                    raise ValueError(f"unexpected line {line!r}")
+            elif line == "   {\n":
+                top.total += 1
+                if len(top) < keep:
+                    lines = [line]
+            elif not line.startswith(("    ", "   }", "  ]", " }", "}")):
+                raise ValueError(f"unexpected line {line!r}")
+    return tops
