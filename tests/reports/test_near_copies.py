@@ -135,3 +135,16 @@ def test_the_courses_worked_examples_are_not_evidence():
     hand_ins = {s: {f: pasted + code[f] for f in both} for s, code in (("a", HONEST_A), ("b", HONEST_B),
                                                                         ("c", COPY))}
     assert [p["students"] for p in near_copies.code_pairs(hand_ins, both, released, course)] == [["a", "c"]]
+
+
+def test_a_class_handing_in_the_same_code_keeps_only_the_most_alike_pairs(monkeypatch):
+    # 12 students, one code: 66 pairs, all alike; only KEPT of them are written (the file would
+    # otherwise grow with the square of the class)
+    code = "\n".join(f"def f{i}(x):\n    y = x * {i} + {i * i}\n    return sorted(set(y)) if y else [x, {i}]"
+                     for i in range(8))
+    solutions = {f"s{n:02d}": {"f": code} for n in range(12)}
+    monkeypatch.setattr(near_copies, "KEPT", 5)
+    pairs = near_copies.code_pairs(solutions, ["f"])
+    assert len(pairs) == 5 and all(p["share"] == [1.0, 1.0] for p in pairs)
+    monkeypatch.setattr(near_copies, "KEPT", 100)
+    assert len(near_copies.code_pairs(solutions, ["f"])) == 12 * 11 // 2
