@@ -24,6 +24,7 @@ def _graded(exercise, submission, **kwargs):
     return [(c.name, c.score, c.output) for c in plugin.run_checks(exercise, submission, "s001", SECRET, **kwargs)]
 
 
+@pytest.mark.slow  # slow tier (docs/development.md): grades every exercise four ways, twice
 def test_a_kept_session_grades_as_one_pytest_run_per_notebook(monkeypatch):
     # one mistake per exercise, between a reference and an empty notebook
     cases = []

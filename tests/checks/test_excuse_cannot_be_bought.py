@@ -97,6 +97,7 @@ def test_helpers_that_answer_on_cue_excuse_no_caller(hand_in, level):
     assert any("depend on what ran before" in c.output for c in callers), [c.output for c in callers]
 
 
+@pytest.mark.slow  # slow tier (docs/development.md): runs nbgrader
 def test_in_nbgrader_s_kernel_the_helpers_excuse_no_caller_either(tmp_path):
     """nbgrader's path: the hidden-test cells run in the student's kernel (``in_kernel.grade``);
     the fresh run there executes the kernel's earlier cells again, up to the helper's own

@@ -27,6 +27,7 @@ def _validate(exercise, replacements, tmp_path):
     return validator, validator.stream.getvalue()
 
 
+@pytest.mark.slow  # slow tier (docs/development.md): runs nbgrader validate
 def test_validate_shows_the_named_mistake(tmp_path):
     mistake = next(m for m in all_mistakes() if m.id == "attention-no_sqrt_scaling")
     validator, out = _validate(EXERCISES["attention"], {mistake.function: mistake.code}, tmp_path)

@@ -158,6 +158,7 @@ def test_bombs_written_into_the_channel_cost_only_their_checks(hand_in, code):
     assert all(c.score == c.max_score for c in others), [(c.name, c.output) for c in others if c.score < c.max_score]
 
 
+@pytest.mark.slow  # slow tier (docs/development.md): waits out a call limit
 def test_a_flood_of_junk_lines_in_the_channel_cannot_outlast_the_call_limit():
     """Millions of short lines (each would cost a copy of the rest of the buffer if taken one
     at a time) and well-formed answers to no request are skipped within the deadline."""

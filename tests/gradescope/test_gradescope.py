@@ -344,6 +344,7 @@ def test_unconfined_is_an_explicit_build_option(container, tmp_path, monkeypatch
     assert results["extra_data"]["confinement"].startswith("none")
 
 
+@pytest.mark.slow  # slow tier (docs/development.md): builds a Gradescope bundle
 def test_the_setuid_level_grades_with_course_files_readable_by_root_only(container, tmp_path, monkeypatch):
     """Forced to the setuid level (as in a container where bubblewrap cannot start): full marks,
     the level in extra_data, and every file of the bundle readable by root only beforehand."""

@@ -148,6 +148,7 @@ def test_a_crashing_function_costs_only_its_own_checks(hand_in):
     assert Problem.CRASH in result.all_problems and result.score == 12
 
 
+@pytest.mark.slow  # slow tier (docs/development.md): waits out a time budget
 def test_a_notebook_that_uses_up_its_time_budget_is_flagged(hand_in):
     hang = "def kv_cache_size(n_layers, d_model, n_tokens, bytes_per_number=2):\n    while True:\n        pass\n"
     result = hand_in(KV, {"kv_cache_size": hang}, limits=Limits(notebook_seconds=3.0))

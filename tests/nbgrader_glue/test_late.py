@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 import nbformat
+import pytest
 from test_gradebook import _course, _result
 
 from autograder.course.registry import EXERCISES
@@ -29,6 +30,7 @@ def _hand_in(folder, nb, stamp):
     (folder / "timestamp.txt").write_text(stamp)
 
 
+@pytest.mark.slow  # slow tier (docs/development.md): an nbgrader gradebook
 def test_a_late_copy_that_replaced_an_on_time_one_is_named(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
     monkeypatch.setenv("NBGRADER_EXCHANGE", str(tmp_path / "exchange"))

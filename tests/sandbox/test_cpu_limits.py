@@ -71,6 +71,7 @@ def slow_honest():
 
 
 @pytest.mark.parametrize("confine", [False, True])
+@pytest.mark.slow  # slow tier (docs/development.md): waits out hangs
 def test_a_function_that_hung_once_is_stopped_sooner_and_only_it(confine):
     limits = Limits(call_seconds=30.0, call_cpu_seconds=2.0, retry_seconds=30.0, hung_cpu_seconds=0.1,
                     confine=confine)

@@ -278,6 +278,7 @@ def test_garbage_written_into_the_answer_channel_is_ignored():
         assert [sub.function("noisy")(i) for i in range(3)] == [1, 2, 3]
 
 
+@pytest.mark.slow  # slow tier (docs/development.md): waits out a time budget
 def test_a_notebook_has_a_total_time_budget():
     code = "import signal\ndef stuck():\n    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n    while True:\n        pass\n"
     limits = Limits(call_seconds=1.0, retry_seconds=1.0, hung_cpu_seconds=1.0, notebook_seconds=4.0)

@@ -8,6 +8,7 @@ one that imports them in a way the grader's reading does not see imports them in
 They need the sandbox: where it is missing they fail.
 """
 import nbformat
+import pytest
 from conftest import SECRET
 
 from autograder.course.registry import EXERCISES
@@ -78,6 +79,7 @@ def test_a_student_whose_notebooks_neither_draw_nor_tokenize_never_imports_them(
     assert "numpy" in modules and "matplotlib" not in modules and "tiktoken" not in modules
 
 
+@pytest.mark.slow  # slow tier (docs/development.md): grades a student's notebooks
 def test_notebooks_that_draw_and_tokenize_get_full_marks_and_load_them_once(tmp_path):
     tokens, attention = EXERCISES["tokens"], EXERCISES["attention"]
     _hand_in(tmp_path, "s1", tokens, filled_notebook(tokens))
