@@ -176,3 +176,35 @@ def test_a_helper_answering_on_cue_does_not_excuse_a_caller_given_handles(hand_i
     assert sampled.score == 0.0, sampled.output
     assert "own code is wrong" in sampled.output, sampled.output
     assert scores["generate"] == (points["generate"] - sampled.max_score, points["generate"])
+
+
+def test_in_the_kernel_handles_are_matched_too(monkeypatch, capsys):
+    """nbgrader's in-kernel path (``incell.grade``, objects held in the grader's own process): the
+    stub generate beside the cued sample_next loses the sampled check, while an honest greedy
+    sample_next beside a right generate still costs sample_next's points alone."""
+    from autograder.demo.mistakes import all_mistakes
+    from autograder.incell import grade
+    from tests.nbgrader_glue.test_incell import _namespace
+    monkeypatch.setenv("COURSE_SECRET", "incell")
+    points = points_by_function(SAMPLING)
+    greedy = next(m for m in all_mistakes() if m.id == "sampling-greedy_not_sampling")
+
+    def generate_points(replacements):
+        ns = _namespace(SAMPLING, replacements)
+        for function in ("apply_temperature", "sample_next", "top_p_filter"):
+            try:
+                grade(SAMPLING.name, function, namespace=ns, student_id="k1")
+            except AssertionError:
+                pass
+        capsys.readouterr()
+        try:
+            earned = grade(SAMPLING.name, "generate", namespace=ns, student_id="k1")
+        except AssertionError:
+            earned = 0.0
+        return earned, capsys.readouterr().out
+    earned, out = generate_points({"sample_next": STATEFUL_SAMPLE, "generate": STUB_GENERATE})
+    assert earned == points["generate"] - 1, out
+    assert "own code is wrong" in out and "passed on account of" not in out, out
+    earned, out = generate_points({"sample_next": greedy.code})
+    assert earned == points["generate"], out
+    assert "passed on account of sample_next" in out, out
