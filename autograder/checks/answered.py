@@ -8,7 +8,9 @@ submission, ``child/server.py`` and ``submission/local.py``). A stand-in asks th
 answer to the inputs it was given: the grader answers from its table when the inputs are ones
 the reference passed (numbers to 1e-6), and otherwise the stand-in calls the student's own
 helper. The table never enters the student's process: its answers leave the grader one at a
-time, for inputs the student's code already holds.
+time, for inputs the student's code already holds. Inputs that hold objects of the
+submission's process (sampling's model and generator) reach the grader as handles and match
+only the same handle (``keyed``; see ``HelperAnswers``).
 
 A caller that does nothing (``learn_bpe`` returning ``[]`` whatever it is given) cannot keep
 its points this way, however its helpers answer; a right caller calls its helpers with the
