@@ -122,9 +122,9 @@ def judge_excuse(function, calls, helpers, reference, submission, through=(), fr
         helper really is wrong there); and (4) the student's ``function``, called again with its
         helpers answering as the reference helpers do on the reference's inputs, returns the
         plain reference's value on every call (``answered.own_code_refusal``: a caller that
-        does nothing, however its helpers answer, excuses nothing; skipped, as a known limit,
-        when those inputs hold handles to objects of the submission's process). A call that
-        raised is never explained.
+        does nothing, however its helpers answer, excuses nothing; inputs that hold handles to
+        objects of the submission's process, such as sampling's generators, are matched by
+        handle). A call that raised is never explained.
     """
     mine = [c for c in calls if c.name == function]
     ref_fn = getattr(reference, function, None)
@@ -182,8 +182,7 @@ def judge_excuse(function, calls, helpers, reference, submission, through=(), fr
     except Exception:  # the reference choked on a helper's value, or a helper failed
         return Excuse()
     verdict = _replayed(answers, blamed, reference, submission, fresh)
-    if verdict.blamed and all(_plain((a, k)) for _, a, k, _ in table.calls) and \
-            all(_plain((c.args, c.kwargs)) for c in mine):
+    if verdict.blamed:
         refusal = own_code_refusal(function, mine, plain, table, submission)
         if refusal is not None:
             return Excuse(refused=refusal)

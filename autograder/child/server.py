@@ -166,8 +166,23 @@ class Child:
         for name in names if isinstance(names, list) else ():
             if isinstance(name, str) and callable(self.ns.get(name)):
                 originals[name] = own = self.ns[name]
-                self.ns[name] = _stand_in(name, self.ask_grader, own)
+                self.ns[name] = _stand_in(name, self.ask_with_handles, own)
         return originals
+
+    def ask_with_handles(self, request):
+        """``ask_grader`` for a stand-in: an object the grader holds a handle to (a generator or
+        a model a check built here) is sent as that handle, so the grader can tell it apart."""
+        held = {id(obj): handle for handle, obj in self.handles.items()}
+
+        def handles(value):
+            if id(value) in held and self.handles[held[id(value)]] is value:
+                return {"__handle__": held[id(value)]}
+            if isinstance(value, (list, tuple)):
+                return type(value)(handles(v) for v in value)
+            if isinstance(value, dict):
+                return {k: handles(v) for k, v in value.items()}
+            return value
+        return self.ask_grader(handles(request))
 
     # -- callbacks: a request to the grader in the middle of answering one ------------------
     def ask_grader(self, request):

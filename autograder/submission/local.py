@@ -80,10 +80,20 @@ class LocalSubmission:
         """As ``ChildSubmission.call_answered``: ``name`` called with its helpers ``table.names``
         bound, for the call, to stand-ins answering from ``table`` (through wire copies)."""
         from autograder.checks.answered import stand_in
+        held = {id(a._obj): a._obj for a in args if isinstance(a, LocalObject)}
         args, kwargs = _args(args), _round_trip(kwargs)
 
+        def handles(value):  # an object the check handed in travels as its handle, as in a child
+            if id(value) in held and held[id(value)] is value:
+                return {"__local__": id(value)}
+            if isinstance(value, (list, tuple)):
+                return type(value)(handles(v) for v in value)
+            if isinstance(value, dict):
+                return {k: handles(v) for k, v in value.items()}
+            return value
+
         def ask(request):
-            reply = table.answer(_round_trip(request))
+            reply = table.answer(_round_trip(handles(request)))
             return _round_trip(reply.get("ok"))
         originals = {h: self.ns[h] for h in table.names if callable(self.ns.get(h))}
         try:

@@ -135,3 +135,76 @@ def test_in_nbgrader_s_kernel_the_helpers_excuse_no_caller_either(tmp_path):
     assert "passed on account of" not in learn, learn
     assert "depend on what ran before" in learn, learn
     assert "learn_bpe: 0 of" in learn or "ChecksFailed" in learn, learn
+
+
+# The same attack on a caller whose inputs hold handles to objects of the submission's process:
+# sampling's generate is given a model and a generator built there. sample_next gives up one
+# point (it draws a share-0 token for [0, 1]); once generate has run it answers 0 whatever it is
+# given, so the reference generate built on it returns exactly what the stub returns at T > 0.
+SAMPLING = EXERCISES["sampling"]
+
+STATEFUL_SAMPLE = '''
+_CALLER = {"ran": False}
+
+def sample_next(probs, rng):
+    probs = np.asarray(probs, dtype=float)
+    if _CALLER["ran"] or (len(probs) == 2 and probs[1] == 1.0):
+        return 0
+    return int(rng.choice(len(probs), p=probs / probs.sum()))
+'''
+
+# greedy decoding done right; at T > 0 no sampling at all, only id 0
+STUB_GENERATE = '''
+def generate(model, prompt, n, T, rng):
+    _CALLER["ran"] = True
+    ids = [int(i) for i in prompt]
+    for _ in range(n):
+        ids.append(int(np.argmax(model(ids))) if T == 0 else 0)
+    return ids
+'''
+
+
+@pytest.mark.parametrize("level", ["bubblewrap", "setuid"])
+def test_a_helper_answering_on_cue_does_not_excuse_a_caller_given_handles(hand_in, level):
+    result = hand_in(SAMPLING, {"sample_next": STATEFUL_SAMPLE, "generate": STUB_GENERATE},
+                     limits=Limits(level=level))
+    points = points_by_function(SAMPLING)
+    scores = _by_function(result)
+    assert scores["sample_next"] == (points["sample_next"] - 1, points["sample_next"])
+    sampled = next(c for c in result.checks if "queen at the fork" in c.name)
+    # before the fix the grader excused it: "passed on account of sample_next", all 4 points
+    assert sampled.score == 0.0, sampled.output
+    assert "own code is wrong" in sampled.output, sampled.output
+    assert scores["generate"] == (points["generate"] - sampled.max_score, points["generate"])
+
+
+def test_in_the_kernel_handles_are_matched_too(monkeypatch, capsys):
+    """nbgrader's in-kernel path (``incell.grade``, objects held in the grader's own process): the
+    stub generate beside the cued sample_next loses the sampled check, while an honest greedy
+    sample_next beside a right generate still costs sample_next's points alone."""
+    from autograder.demo.mistakes import all_mistakes
+    from autograder.incell import grade
+    from tests.nbgrader_glue.test_incell import _namespace
+    monkeypatch.setenv("COURSE_SECRET", "incell")
+    points = points_by_function(SAMPLING)
+    greedy = next(m for m in all_mistakes() if m.id == "sampling-greedy_not_sampling")
+
+    def generate_points(replacements):
+        ns = _namespace(SAMPLING, replacements)
+        for function in ("apply_temperature", "sample_next", "top_p_filter"):
+            try:
+                grade(SAMPLING.name, function, namespace=ns, student_id="k1")
+            except AssertionError:
+                pass
+        capsys.readouterr()
+        try:
+            earned = grade(SAMPLING.name, "generate", namespace=ns, student_id="k1")
+        except AssertionError:
+            earned = 0.0
+        return earned, capsys.readouterr().out
+    earned, out = generate_points({"sample_next": STATEFUL_SAMPLE, "generate": STUB_GENERATE})
+    assert earned == points["generate"] - 1, out
+    assert "own code is wrong" in out and "passed on account of" not in out, out
+    earned, out = generate_points({"sample_next": greedy.code})
+    assert earned == points["generate"], out
+    assert "passed on account of sample_next" in out, out
