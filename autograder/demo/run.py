@@ -5,8 +5,11 @@
    ``release_assignment``).
 2. Each student of ``students.STUDENTS`` fetches every assignment, fills it in (reference,
    stubs or realistic mistakes) and submits it through the exchange.
-3. The instructor collects, grades ``submitted/`` with the autograder, prints the class
-   table, and writes per-student feedback (feedback.txt, report.html) next to each results.json.
+3. The instructor collects, grades ``submitted/`` with the autograder, records the scores in the
+   course's SQLite gradebook (``gradebook.db``, with ``autograded/`` copies formgrader shows;
+   ``course/nbgrader_config.py`` holds the course's settings, so nbgrader's own commands work
+   there afterwards), prints the class table, and writes per-student feedback (feedback.txt,
+   report.html) next to each results.json.
 4. The class has a roster (``roster.csv`` here, copied into the course directory): ``fay`` is on
    it and hands in nothing, so grades.csv and the class report list her as not submitted. The
    roster and ``lms_items.csv`` (the LMS's item names and Canvas ids, made up) give
@@ -106,6 +109,16 @@ def run(workdir, jobs=2, quiet=False):
     exchange.mkdir(parents=True)
 
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, flush=True))
+    # A course directory an instructor can go on with (`nbgrader generate_feedback`, formgrader,
+    # `python -m autograder grade submitted/`): the same settings as the in-process config below.
+    (course / "nbgrader_config.py").write_text(
+        "c = get_config()  # noqa: F821 (nbgrader's config loader provides it)\n"
+        f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
+        "c.CourseDirectory.include = ['*.ipynb']\n"
+        f"c.CourseDirectory.db_url = {f'sqlite:///{course}/gradebook.db'!r}\n"
+        f"c.Exchange.root = {str(exchange)!r}\n"
+        "c.ExchangeCollect.check_owner = False  # every simulated student is the same unix user\n",
+        encoding="utf-8")
     config = _config(course, exchange)
     api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
     for name in EXERCISES:
@@ -139,8 +152,11 @@ def run(workdir, jobs=2, quiet=False):
     shutil.copy(ROSTER, course / "roster.csv")  # where `python -m autograder grade submitted/` finds it
     roster = lms_command.roster_for_run(course / "roster.csv", submitted)
     # The one entry of every class run: the preflight first (tiktoken's file, the sandbox), then the reports.
+    from autograder.nbgrader_glue import gradebook
+    # ... and the scores go into the course's SQLite gradebook, as `python -m autograder grade submitted/` does
     run = grade_class(jobs_list, secret, Limits(), jobs, out, resume=False, feedback_txt=True, say=say,
-                      roster=roster)
+                      roster=roster, gradebook=lambda results, totals: gradebook.record_for_cli(
+                          "auto", submitted, jobs_list, results, totals))
     results, failures, csv_path = run.results, run.failures, run.csv_path
     for kind in lms_command.LMS:  # the LMS import files (docs/lms.md)
         path, _ = lms_command.write_lms_file(kind, out, course / "roster.csv", items_path=LMS_ITEMS, say=say)

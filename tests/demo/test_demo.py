@@ -57,6 +57,13 @@ def test_demo_class_through_nbgrader(demo_class):
     feedback = " ".join(line.strip() for line in (cy / "feedback.txt").read_text(encoding="utf-8").splitlines())
     assert "That is the value you get when you forget to divide the scores by sqrt(d_k)." in feedback
     assert "forget to divide the scores by sqrt(d_k)" in (cy / "report.html").read_text(encoding="utf-8")
+    # the scores are in the course's SQLite gradebook too, and nbgrader's own commands work in the course
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{work / 'course' / 'gradebook.db'}", "demo") as gb:
+        for name in EXERCISES:
+            recorded = {s.student.id: s.score for s in gb.assignment_submissions(name)}
+            assert recorded == {s: by[(s, name)].score for s in STUDENTS}, name
+    assert (work / "course" / "nbgrader_config.py").is_file()
 
 
 def _check_lms_files(lms, by):
