@@ -15,13 +15,12 @@ import os
 import platform
 import pwd
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from autograder.sandbox.policy import bwrap_args, child_env, sandbox_uids, seccomp_bpf, set_limits, visible_paths
-from autograder.sandbox.process import close_fds, read_child_pid
+from autograder.sandbox.process import close_fds, interpreter, read_child_pid
 
 
 class _UidLease:
@@ -240,7 +239,7 @@ def check_available() -> str | None:
         return f"cannot prepare a sandbox: {exc}"
     try:
         try:
-            proc = subprocess.Popen(sandbox.command([sys.executable, "-I", "-c", _PROBE]),
+            proc = subprocess.Popen(sandbox.command([interpreter(), "-I", "-c", _PROBE]),
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                                     **sandbox.popen_kwargs(()))
         except (OSError, subprocess.SubprocessError) as exc:

@@ -7,6 +7,7 @@ import json
 import os
 import select
 import signal
+import sys
 import time
 
 
@@ -80,3 +81,12 @@ def child_pids() -> set[int]:
             if fields[1].decode() == me:
                 found.add(int(entry))
     return found
+
+
+def interpreter() -> str:
+    """This interpreter's path for a sandbox to start (``str``): ``sys.executable`` with ``..`` and
+    ``.`` folded away. Started as ``../.venv/bin/python`` from ``scripts/``, Python reports
+    ``<repo>/scripts/../.venv/bin/python``, a path through a folder the sandbox does not mount,
+    so bubblewrap could not start it and grading fell back to the weaker setuid level. Symlinks
+    are kept (a virtual environment's ``python`` must stay the link that finds its packages)."""
+    return os.path.normpath(sys.executable)

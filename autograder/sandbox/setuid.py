@@ -59,7 +59,7 @@ from autograder.sandbox.policy import (
     set_limits,
     visible_paths,
 )
-from autograder.sandbox.process import close_fds, read_child_pid
+from autograder.sandbox.process import close_fds, interpreter, read_child_pid
 
 LEVEL = "setuid"
 
@@ -365,7 +365,7 @@ def check_available(extra: tuple = ()) -> str | None:
         return f"cannot prepare a child at the setuid level: {exc}"
     try:
         try:
-            proc = subprocess.Popen([sys.executable, "-I", "-c", _PROBE, json.dumps(_secret_paths(extra))],
+            proc = subprocess.Popen([interpreter(), "-I", "-c", _PROBE, json.dumps(_secret_paths(extra))],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                                     **sandbox.popen_kwargs(()))
         except (OSError, subprocess.SubprocessError) as exc:

@@ -30,11 +30,10 @@ import os
 import select
 import socket
 import subprocess
-import sys
 import time
 
 from autograder.sandbox.bubblewrap import Sandbox
-from autograder.sandbox.process import kill_by_pidfd, open_pidfd
+from autograder.sandbox.process import interpreter, kill_by_pidfd, open_pidfd
 
 _CHILD_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # autograder/, which holds child/
 
@@ -43,7 +42,7 @@ def server_command() -> list[str]:
     """argv of the fork server (after it, the control socket's and the filter's descriptors)."""
     launcher = (f"import sys; sys.path.insert(0, {_CHILD_PARENT!r}); "
                 "from child.forkserver import main; main()")
-    return [sys.executable, "-I", "-c", launcher]
+    return [interpreter(), "-I", "-c", launcher]
 
 
 class WarmUnavailable(RuntimeError):

@@ -21,7 +21,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -29,7 +28,7 @@ from autograder.sandbox import policy as sandboxing
 from autograder.sandbox.bubblewrap import Sandbox  # noqa: F401 (the bubblewrap level; levels.new_sandbox picks one)
 from autograder.sandbox.levels import new_sandbox
 from autograder.sandbox.limits import Limits, StudentCodeError
-from autograder.sandbox.process import child_pids, kill_by_pidfd, open_pidfd
+from autograder.sandbox.process import child_pids, interpreter, kill_by_pidfd, open_pidfd
 from autograder.sandbox.subreaper import become_subreaper
 from autograder.submission.counted import CountedWeights
 from autograder.submission.exchange import Exchange, RemoteObject, _to_wire_args, clean_error  # noqa: F401
@@ -44,7 +43,7 @@ def child_command() -> list[str]:
     ``sys.path`` once imported, so the rest of the grader is never importable)."""
     launcher = (f"import sys; sys.path.insert(0, {str(_HERE)!r}); "
                 "from child.main import main; main()")
-    return [sys.executable, "-I", "-c", launcher]
+    return [interpreter(), "-I", "-c", launcher]
 
 
 def child_env(workdir) -> dict[str, str]:
