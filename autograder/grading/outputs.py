@@ -84,7 +84,9 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
                            totals.get((r.student_id, r.assignment_id)))  # headline: the grade of record
         if feedback_txt:
             feedback = out / r.assignment_id / r.student_id / "feedback.txt"
-            feedback.write_text(console.table(r) + "\n", encoding="utf-8")  # wrapped, never cut
+            first = student.fix_first_text(r)  # the named mistakes by points lost, then every check
+            feedback.write_text((first + "\n\n" if first else "") + console.table(r) + "\n",
+                                encoding="utf-8")  # wrapped, never cut
         if show is not None:
             show(console.table(r))
     del paths

@@ -203,6 +203,19 @@ def fix_first(result) -> list:
     return sorted(((n, p, cs) for n, (p, cs) in lost.items()), key=lambda x: (-x[1], x[0]))
 
 
+def fix_first_text(result) -> str:
+    """``fix_first`` as plain text for feedback.txt (lines, no trailing newline), or "" when no
+    failed check names a mistake. Text from the submission never appears in it (mistake names and
+    check names are the course's own)."""
+    found = fix_first(result)
+    if not found:
+        return ""
+    lines = ["What to fix first:"]
+    for i, (name, points, checks) in enumerate(found, 1):
+        lines.append(f"  {i}. You {name}: {points:g} point{'s' if points != 1 else ''} lost ({'; '.join(checks)})")
+    return "\n".join(lines)
+
+
 def _fix_first_html(result):
     found = fix_first(result)
     if not found:

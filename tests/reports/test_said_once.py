@@ -73,3 +73,17 @@ def test_report_opens_with_what_to_fix_first_by_points_lost():
     assert items[0].startswith("You forget to divide the scores by sqrt(d_k): 5 points lost")
     assert items[1].startswith("You take the softmax over the wrong axis: 3 points lost")
     assert len(items) == 2  # the check without a named mistake is not in the list
+
+
+def test_feedback_txt_opens_with_what_to_fix_first(tmp_path):
+    from autograder.course.registry import EXERCISES
+    from autograder.grading.discover import Job
+    from autograder.grading.outputs import write_class_outputs
+    result = _result()
+    job = Job(tmp_path / "s1" / "attention" / "attention.ipynb", "s1", EXERCISES["attention"])
+    write_class_outputs([job], [result], tmp_path / "out", feedback_txt=True, say=lambda *a: None)
+    lines = (tmp_path / "out" / "attention" / "s1" / "feedback.txt").read_text(encoding="utf-8").splitlines()
+    assert lines[:3] == ["What to fix first:",
+                         f"  1. You {SQRT}: 5 points lost (attention: scores)",
+                         f"  2. You {AXIS}: 3 points lost (attention_row: weights)"]
+    assert lines[4].startswith("== s1 / attention / attention.ipynb: 10 of 19 points")
