@@ -23,10 +23,11 @@ def _plain(value) -> bool:
 
 
 class _Call:
-    __slots__ = ("name", "args", "kwargs", "result", "failed")
+    __slots__ = ("name", "args", "kwargs", "result", "failed", "error")
 
     def __init__(self, name, args, kwargs):
         self.name, self.args, self.kwargs, self.result, self.failed = name, args, kwargs, None, True
+        self.error = None  # the exception a failed call raised
 
 
 class RecordingSubmission:
@@ -41,7 +42,11 @@ class RecordingSubmission:
         def call(*args, **kwargs):
             record = _Call(name, *_copied((args, kwargs)))
             self._calls.append(record)
-            record.result = inner(*args, **kwargs)
+            try:
+                record.result = inner(*args, **kwargs)
+            except BaseException as exc:
+                record.error = exc
+                raise
             record.failed = False
             return record.result
         call.__name__ = name
@@ -87,10 +92,20 @@ class Excuse:
             (their answers depend on what ran before; feedback text).
     """
 
-    __slots__ = ("blamed", "refused")
+    __slots__ = ("blamed", "refused", "raised")
 
-    def __init__(self, blamed=(), refused=None):
-        self.blamed, self.refused = tuple(blamed), refused
+    def __init__(self, blamed=(), refused=None, raised=False):
+        self.blamed, self.refused, self.raised = tuple(blamed), refused, raised
+
+    def text(self, function: str) -> str:
+        """The feedback of a check of ``function`` this excuse lets pass (``blamed`` is not empty)."""
+        names = " and ".join(self.blamed)
+        if self.raised:
+            return (f"passed on account of {names}: given the right answers of {names}, your {function} "
+                    f"returns the right value, so the mistake is in {names}, which raised, and is charged "
+                    f"there only")
+        return (f"passed on account of {names}: your {function} returns what the reference {function} "
+                f"returns when it calls your {names}, so the mistake is in {names} and is charged there only")
 
 
 def judge_excuse(function, calls, helpers, reference, submission, through=(), fresh=None) -> Excuse:
@@ -124,11 +139,13 @@ def judge_excuse(function, calls, helpers, reference, submission, through=(), fr
         plain reference's value on every call (``answered.own_code_refusal``: a caller that
         does nothing, however its helpers answer, excuses nothing; inputs that hold handles to
         objects of the submission's process, such as sampling's generators, are matched by
-        handle). A call that raised is never explained.
+        handle). A call that raised is explained only by ``raised_in_helpers``.
     """
     mine = [c for c in calls if c.name == function]
     ref_fn = getattr(reference, function, None)
-    if not mine or any(c.failed for c in mine) or ref_fn is None:
+    if mine and ref_fn is not None and any(c.failed for c in mine):
+        return raised_in_helpers(function, mine, helpers, reference, submission, through)
+    if not mine or ref_fn is None:
         return Excuse()
     heard = []  # (helper, args, kwargs, answer) of the helpers' calls from the hybrid reference
 
@@ -187,6 +204,44 @@ def judge_excuse(function, calls, helpers, reference, submission, through=(), fr
         if refusal is not None:
             return Excuse(refused=refusal)
     return verdict
+
+
+def raised_in_helpers(function, mine, helpers, reference, submission, through=()) -> Excuse:
+    """``judge_excuse`` when calls of ``function`` raised: excused when every call that raised
+    did so inside one of ``helpers`` (``StudentCodeError.helper``: a helper not implemented, or
+    raising) and the student's ``function``, called again with its helpers answering as the
+    reference's do, returns the plain reference's value on every call ``mine`` (rule 4,
+    ``answered.own_code_refusal``). ``blamed``: those raising helpers; ``raised`` is set. A call
+    that raised inside ``function`` itself (a stub), hung or crashed, or raised inside a
+    function that is not a charged helper, excuses nothing. Args as for ``judge_excuse``."""
+    inside = {getattr(c.error, "helper", None) for c in mine if c.failed}
+    if not inside or not inside <= set(helpers):
+        return Excuse()
+    table = HelperAnswers()
+
+    def answering(name):
+        ref_helper = getattr(reference, name)
+
+        def call(*args, **kwargs):
+            record = _copied((args, kwargs))
+            answer = ref_helper(*args, **kwargs)
+            table.add(name, *record, _copied(answer))
+            return answer
+        call.__name__ = name
+        return call
+    plain_fn = _reference_with(getattr(reference, function),
+                               {h: answering(h) for h in helpers if hasattr(reference, h)}, through)
+    try:
+        plain = []
+        for c in mine:
+            args, kwargs = _copied((c.args, c.kwargs))
+            plain.append(plain_fn(*args, **kwargs))
+    except Exception:  # the reference itself fails on these inputs: nothing to compare with
+        return Excuse()
+    refusal = own_code_refusal(function, mine, plain, table, submission)
+    if refusal is not None:
+        return Excuse(refused=refusal)
+    return Excuse(sorted(inside), raised=True)
 
 
 def _replayed(answers, blamed, reference, submission, fresh):

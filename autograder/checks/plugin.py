@@ -142,10 +142,7 @@ class GradingPlugin:
             return False, verdict.refused
         if not verdict.blamed:
             return None
-        names = " and ".join(verdict.blamed)
-        return True, (f"passed on account of {names}: your {meta.function} returns what the reference "
-                      f"{meta.function} returns when it calls your {names}, so the mistake is in {names} "
-                      f"and is charged there only")
+        return True, verdict.text(meta.function)
 
     @pytest.fixture(name="student_id")
     def _student_id(self):
@@ -179,7 +176,8 @@ class GradingPlugin:
                 text = feedback_text(exc.without_expected)
                 details = dict(details or {}, withheld=True)
             excuse = None
-            if report.when == "call" and isinstance(exc, Mismatch):
+            if report.when == "call" and (isinstance(exc, Mismatch) or (  # a helper raised: answered.py
+                    isinstance(exc, StudentCodeError) and exc.function == meta.function and exc.helper)):
                 excuse = self._helper_excuse(item, meta)
             if excuse is not None and not excuse[0]:
                 text = f"{text} ({excuse[1]})"

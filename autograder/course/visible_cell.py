@@ -74,6 +74,18 @@ def _hint(got, want, compare, atol):
     return ""
 
 
+def _raised_in(exc, function):
+    """The notebook function other than ``function`` in which ``exc`` was raised (the innermost
+    frame that runs a function of this notebook), or None."""
+    codes = {getattr(v, "__code__", None): k for k, v in list(globals().items())
+             if callable(v) and not k.startswith("_")}
+    inside, tb = None, exc.__traceback__
+    while tb is not None:
+        inside = codes.get(tb.tb_frame.f_code, inside)
+        tb = tb.tb_next
+    return inside if inside != function else None
+
+
 def _run_case(function, case):
     """``(passed, lines)`` for one case: its call, then the comparison."""
     return _outcome(function, case)[:2]
@@ -85,14 +97,20 @@ def _outcome(function, case):
     compare, atol = case.get("compare", "close"), case.get("atol", 1e-4)
     try:
         got = case["run"]()
-    except NotImplementedError:
+    except NotImplementedError as exc:
+        helper = _raised_in(exc, function)
+        if helper:
+            return False, [f"not implemented yet: {helper}, which {function} calls, still raises "
+                           f"NotImplementedError (fill in the cell of {helper} above and run it)"], []
         return False, [f"not implemented yet: {function} still raises NotImplementedError "
                        "(fill in its cell above and run it)"], []
     except Exception as exc:
         if compare == "raises" and type(exc).__name__ == case["expected"]:
             return True, [], []
         hint = case.get("hints", {}).get(type(exc).__name__)
-        return False, [f"your code raised {type(exc).__name__}: {_clip(str(exc), 200)}"] + ([hint] if hint else []), []
+        helper = _raised_in(exc, function)
+        who = f"{helper}, which {function} calls," if helper else "your code"
+        return False, [f"{who} raised {type(exc).__name__}: {_clip(str(exc), 200)}"] + ([hint] if hint else []), []
     if compare == "raises":
         return False, [f"returned {show(got)}; expected it to raise {case['expected']}"], []
     part = case.get("part")

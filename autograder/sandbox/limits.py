@@ -121,14 +121,29 @@ class StudentCodeError(Exception):
         function: the student-facing name that was called.
         detail: exception type and message, or what went wrong.
         where: "cell N, line L" of the innermost student frame, when known.
+        inside: for "not implemented" and "raised", the innermost notebook function the
+            exception came from, when known (``child/errors.student_function``); another
+            function than ``function`` (a helper it calls) is named in the message.
     """
 
-    def __init__(self, kind, function, detail="", where=None):
+    def __init__(self, kind, function, detail="", where=None, inside=None):
         self.kind, self.function, self.detail, self.where = kind, function, detail, where
+        self.inside = inside
         super().__init__(self.describe())
 
+    @property
+    def helper(self):
+        """The other notebook function the exception came from (``inside``), or None."""
+        if self.kind in ("not implemented", "raised") and self.inside and self.inside != self.function:
+            return self.inside
+        return None
+
     def describe(self):
-        f = self.function
+        f, g = self.function, self.helper
+        if g and self.kind == "not implemented":
+            return f"{f}: {g}, which it calls, is not implemented yet (it raises NotImplementedError)"
+        if g:
+            return f"{f}: {g}, which it calls, raised {self.detail}" + (f" at {self.where}" if self.where else "")
         if self.kind == "not implemented":
             return f"{f}: not implemented (it still raises NotImplementedError)"
         if self.kind == "missing":

@@ -67,14 +67,15 @@ def _to_wire_args(value, registry=None):
 
 
 def clean_error(err) -> dict | None:
-    """The ``{"type", "message", "where"}`` a child reported, as capped, escaped text
-    (``None`` when it is not such a dict)."""
+    """The ``{"type", "message", "where", "function"}`` a child reported, as capped, escaped text
+    (``None`` when it is not such a dict; ``function``: the innermost notebook function, or None)."""
     if not isinstance(err, dict) or not isinstance(err.get("type"), str):
         return None
-    where = err.get("where")
+    where, inside = err.get("where"), err.get("function")
     return {"type": safetext.clean(err["type"], safetext.NAME_CHARS),
             "message": safetext.clean(err.get("message") or "", safetext.MESSAGE_CHARS),
-            "where": safetext.clean(where, safetext.WHERE_CHARS) if where else None}
+            "where": safetext.clean(where, safetext.WHERE_CHARS) if where else None,
+            "function": safetext.clean(inside, safetext.NAME_CHARS) if isinstance(inside, str) and inside else None}
 
 
 class Exchange:
@@ -272,12 +273,12 @@ class Exchange:
                 self._died("it broke the answer format")
                 raise StudentCodeError("crashed", label, "it broke the answer format")
             if err["type"] == "NotImplementedError":
-                raise StudentCodeError("not implemented", label)
+                raise StudentCodeError("not implemented", label, inside=err["function"])
             if err["type"] == "UnsendableResult":
                 raise StudentCodeError("unsendable", label, "returned a value that cannot be sent back "
                                        f"as numbers, strings, lists, tuples or dicts ({err['message']})")
             detail = f"{err['type']}: {err['message']}" if err["message"] else err["type"]
-            raise StudentCodeError("raised", label, detail, err["where"])
+            raise StudentCodeError("raised", label, detail, err["where"], inside=err["function"])
         if "ok" not in answer:
             self._died("it broke the answer format")
             raise StudentCodeError("crashed", label, "it broke the answer format")

@@ -45,12 +45,13 @@ class LocalSubmission:
     def _run(self, label, thunk, keep=False, return_args=None):
         try:
             result = thunk()
-        except NotImplementedError:
-            raise StudentCodeError("not implemented", label) from None
+        except NotImplementedError as exc:
+            raise StudentCodeError("not implemented", label, inside=self._inside(exc)) from None
         except StudentCodeError:
             raise
         except Exception as exc:
-            raise StudentCodeError("raised", label, f"{type(exc).__name__}: {exc}") from None
+            raise StudentCodeError("raised", label, f"{type(exc).__name__}: {exc}",
+                                   inside=self._inside(exc)) from None
         if keep:
             return LocalObject(self, result, label)
         value = _round_trip(result)
@@ -59,6 +60,16 @@ class LocalSubmission:
         if return_args is not None:
             return value, _round_trip(list(return_args))
         return value
+
+    def _inside(self, exc):
+        """The innermost function of the namespace running where ``exc`` was raised, or None."""
+        codes = {getattr(v, "__code__", None): k for k, v in self.ns.items() if callable(v)}
+        inside = None
+        tb = exc.__traceback__
+        while tb is not None:
+            inside = codes.get(tb.tb_frame.f_code, inside)
+            tb = tb.tb_next
+        return inside
 
     def _lookup(self, name):
         if name not in self.ns:

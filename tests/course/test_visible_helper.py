@@ -72,3 +72,25 @@ def test_summary_lists_every_check_and_the_hidden_points(capsys):
                                    "Each FAIL above, under its function's check cell, shows expected and got."]
     helper._visible_results.update({"f: b": True, "g: c": True})
     assert helper.visible_checks_summary(7, {"f": 3.0}, names=["f: a", "f: b", "g: c"]) == ""
+
+
+def test_a_helper_that_raises_is_named_in_the_notebook():
+    """In the notebook (the cell's text run in one namespace with the student's functions), a
+    caller stopped inside another notebook function blames that function, not itself."""
+    from autograder.course.visible import helper_cell
+    ns = {}
+    exec(compile(helper_cell(), "<visible>", "exec"), ns)
+    exec(compile("def causal_mask(T):\n    raise NotImplementedError()\n\n"
+                 "def shaky(T):\n    raise ValueError('T must be positive')\n\n"
+                 "def attention_matrix(T):\n    return causal_mask(T)\n\n"
+                 "def other(T):\n    return [shaky(t) for t in range(T)]\n", "<cell 3>", "exec"), ns)
+    passed, lines = ns["_run_case"]("attention_matrix", {"label": "l", "run": lambda: ns["attention_matrix"](2),
+                                                         "expected": 1})
+    assert not passed and lines == ["not implemented yet: causal_mask, which attention_matrix calls, still raises "
+                                    "NotImplementedError (fill in the cell of causal_mask above and run it)"]
+    passed, lines = ns["_run_case"]("other", {"label": "l", "run": lambda: ns["other"](2), "expected": 1})
+    assert lines == ["shaky, which other calls, raised ValueError: T must be positive"]
+    passed, lines = ns["_run_case"]("causal_mask", {"label": "l", "run": lambda: ns["causal_mask"](2),
+                                                    "expected": 1})
+    assert lines == ["not implemented yet: causal_mask still raises NotImplementedError "
+                     "(fill in its cell above and run it)"]
