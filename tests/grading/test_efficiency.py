@@ -129,8 +129,10 @@ def decode_step(x_new, cache, W_Q, W_K, W_V):
         q = x_new @ W_Q
         cache.append(x_new @ W_K, x_new @ W_V)
         return softmax(cache.keys @ q / np.sqrt(len(q))) @ cache.values
+    if len(cache) == 0:                        # a new sequence: forget the tokens of the last one
+        _SEEN.clear()
     _SEEN.append(np.array(x_new, dtype=float))
-    X = np.array([s for s in _SEEN if len(s) == len(x_new)][-(len(cache) + 1):])  # the prefix it saw
+    X = np.array(_SEEN)                        # every token it was given since the cache was empty
     K, V = X @ W_K, X @ W_V                    # recomputed at every step
     cache.append(K[-1], V[-1])
     q = X[-1] @ W_Q
