@@ -169,19 +169,7 @@ def judge_excuse(function, calls, helpers, reference, submission, through=(), fr
     try:
         if not all(same_value(c.result, run(hybrid, c)) for c in mine):
             return Excuse()
-        table = HelperAnswers()  # the reference helpers' answers as the plain reference runs
-
-        def answering(name):
-            ref_helper = getattr(reference, name)
-
-            def call(*args, **kwargs):
-                record = _copied((args, kwargs))
-                answer = ref_helper(*args, **kwargs)
-                table.add(name, *record, _copied(answer))
-                return answer
-            call.__name__ = name
-            return call
-        plain_fn = _reference_with(ref_fn, {h: answering(h) for h in helpers if hasattr(reference, h)}, through)
+        plain_fn, table = _plain_reference(reference, function, helpers, through)
         plain = [run(plain_fn, c) for c in mine]
         if all(same_value(c.result, want) for c, want in zip(mine, plain, strict=False)):
             return Excuse()
@@ -206,17 +194,9 @@ def judge_excuse(function, calls, helpers, reference, submission, through=(), fr
     return verdict
 
 
-def raised_in_helpers(function, mine, helpers, reference, submission, through=()) -> Excuse:
-    """``judge_excuse`` when calls of ``function`` raised: excused when every call that raised
-    did so inside one of ``helpers`` (``StudentCodeError.helper``: a helper not implemented, or
-    raising) and the student's ``function``, called again with its helpers answering as the
-    reference's do, returns the plain reference's value on every call ``mine`` (rule 4,
-    ``answered.own_code_refusal``). ``blamed``: those raising helpers; ``raised`` is set. A call
-    that raised inside ``function`` itself (a stub), hung or crashed, or raised inside a
-    function that is not a charged helper, excuses nothing. Args as for ``judge_excuse``."""
-    inside = {getattr(c.error, "helper", None) for c in mine if c.failed}
-    if not inside or not inside <= set(helpers):
-        return Excuse()
+def _plain_reference(reference, function, helpers, through=()):
+    """``(plain_fn, table)``: the reference ``function`` calling the reference ``helpers``, and the
+    ``HelperAnswers`` those helpers' answers are recorded in as it runs (for rule 5)."""
     table = HelperAnswers()
 
     def answering(name):
@@ -231,6 +211,21 @@ def raised_in_helpers(function, mine, helpers, reference, submission, through=()
         return call
     plain_fn = _reference_with(getattr(reference, function),
                                {h: answering(h) for h in helpers if hasattr(reference, h)}, through)
+    return plain_fn, table
+
+
+def raised_in_helpers(function, mine, helpers, reference, submission, through=()) -> Excuse:
+    """``judge_excuse`` when calls of ``function`` raised: excused when every call that raised
+    did so inside one of ``helpers`` (``StudentCodeError.helper``: a helper not implemented, or
+    raising) and the student's ``function``, called again with its helpers answering as the
+    reference's do, returns the plain reference's value on every call ``mine`` (rule 4,
+    ``answered.own_code_refusal``). ``blamed``: those raising helpers; ``raised`` is set. A call
+    that raised inside ``function`` itself (a stub), hung or crashed, or raised inside a
+    function that is not a charged helper, excuses nothing. Args as for ``judge_excuse``."""
+    inside = {getattr(c.error, "helper", None) for c in mine if c.failed}
+    if not inside or not inside <= set(helpers):
+        return Excuse()
+    plain_fn, table = _plain_reference(reference, function, helpers, through)
     try:
         plain = []
         for c in mine:
