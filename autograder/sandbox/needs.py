@@ -71,11 +71,12 @@ def _parse(source):
 
 
 def _run_cells(cells) -> list[str]:
-    """Sources of the cells a child runs: up to the last hidden-test cell, demos left out."""
+    """Sources of the cells a child runs: up to the last hidden-test cell, demos and visible
+    checks left out."""
     cells = list(cells)
     last = max((i for i, c in enumerate(cells) if getattr(c, "checkpoint", None)), default=len(cells))
     return [getattr(c, "source", "") or "" for c in cells[:last]
-            if not getattr(c, "demo", False) and not getattr(c, "checkpoint", None)]
+            if not getattr(c, "skipped", getattr(c, "demo", False)) and not getattr(c, "checkpoint", None)]
 
 
 def groups(cells) -> list[str]:

@@ -28,6 +28,12 @@ What happens to a notebook on the way (each step mirrors ``nbgrader autograde``)
 * **Instructor demos are skipped**: a cell whose release counterpart (same ``grade_id``) is
   tagged ``instructor-demo`` and whose source equals the release's. A student cannot make a
   cell of their own a demo: only cells the release marks, unchanged, are skipped.
+* **Visible-check cells are skipped too** (issue 35): the release's read-only
+  ``check_visible("<function>")`` cells and its summary cell (``course/visible.py``) only print
+  and judge the student's functions on the worked examples; the hidden checks grade them. They
+  are read-only, so their source is always the release's. The checker cell that defines
+  ``check_visible`` still runs (a student cell may call it). They stay in the digest
+  (``submission/digest.py``): the kernel path runs them and digests the same cells.
 
 Cells are named as Jupyter shows them: their position among all cells, from 1, and the
 ``grade_id`` where there is one: ``cell 19 (attention_row)``.
@@ -43,6 +49,7 @@ from pathlib import Path
 from autograder.submission.files import MAX_CODE_BYTES, UnreadableSubmission, read_submission
 
 DEMO_TAG = "instructor-demo"
+VISIBLE_CHECKER = "visible_checker"  # course/build.py's grade ids: visible_<function>, visible_summary
 
 
 class InvalidNotebook(Exception):
@@ -60,6 +67,8 @@ class Cell:
         checkpoint: for a hidden-test cell, its ``grade_id`` (``test_<function>``); such a
             cell's own code is never run: the grader runs the checks there.
         demo: an unchanged instructor-demo cell of the release, skipped when grading.
+        visible_check: a read-only visible-check or summary cell of the release, skipped when
+            grading (still digested).
         raw: the cell's text as the notebook holds it after intake (before IPython's
             translation), which ``submission/digest.py`` digests.
     """
@@ -69,6 +78,12 @@ class Cell:
     checkpoint: str = None
     demo: bool = False
     raw: str = ""
+    visible_check: bool = False
+
+    @property
+    def skipped(self):
+        """Whether the child leaves this cell out (a demo or a visible check)."""
+        return self.demo or self.visible_check
 
     @property
     def label(self):
@@ -77,7 +92,7 @@ class Cell:
 
     def to_wire(self):
         """Plain data for the child's ``init`` request (see ``child/cells.py``)."""
-        return {"label": self.label, "source": "" if (self.checkpoint or self.demo) else self.source,
+        return {"label": self.label, "source": "" if (self.checkpoint or self.skipped) else self.source,
                 "checkpoint": self.checkpoint}
 
 
@@ -113,7 +128,7 @@ class Notebook:
             if at is None:
                 continue
             for cell in self.cells:
-                if cell.position > at and not cell.checkpoint and not cell.demo and defines(cell, name):
+                if cell.position > at and not cell.checkpoint and not cell.skipped and defines(cell, name):
                     found.setdefault(name, []).append(cell.label)
         return found
 
@@ -282,18 +297,27 @@ def read_notebook(path, release=None):
             cells.append(Cell(position, "", gid, checkpoint=gid))
             continue
         demo = bool(ref is not None and DEMO_TAG in _tags(ref) and source == _text(ref.get("source", "")))
+        visible_check = _is_visible_check(ref, meta, source)
         code_bytes += len(source.encode("utf-8", errors="replace"))
         if code_bytes > MAX_CODE_BYTES:
             raise InvalidNotebook(f"{name} holds more than {MAX_CODE_BYTES // 1024 ** 2} MB of code "
                                   "(outputs not counted)")
         try:
-            code = "" if demo else ipython_transform(source)
+            code = "" if demo or visible_check else ipython_transform(source)
         except TooMuchIPythonSyntax as exc:
             notes.append(f"{label}: not run: {exc}")
             code = ""
-        cells.append(Cell(position, code, gid, demo=demo, raw=source))
+        cells.append(Cell(position, code, gid, demo=demo, raw=source, visible_check=visible_check))
     _restore_missing_tests(cells, seen, released, release_order, notes)
     return Notebook(cells, notes)
+
+
+def _is_visible_check(ref, meta, source) -> bool:
+    """Whether a cell is one of the release's read-only visible-check cells (grade id
+    ``visible_<function>`` or ``visible_summary``, not the checker), holding the release's text."""
+    gid = meta.get("grade_id") if ref is not None else None
+    return bool(isinstance(gid, str) and gid.startswith("visible_") and gid != VISIBLE_CHECKER
+                and meta.get("locked") and source == _text(ref.get("source", "")))
 
 
 def _restore_missing_tests(cells, seen, released, order, notes):
