@@ -25,9 +25,12 @@ def _plain(value) -> bool:
 class _Call:
     __slots__ = ("name", "args", "kwargs", "result", "failed", "error")
 
-    def __init__(self, name, args, kwargs):
-        self.name, self.args, self.kwargs, self.result, self.failed = name, args, kwargs, None, True
-        self.error = None  # the exception a failed call raised
+    def __init__(self, name, args, kwargs, *result, error=None):
+        """``result``: the value, for a call that returned (else it is still running, or failed
+        with ``error``)."""
+        self.name, self.args, self.kwargs = name, args, kwargs
+        self.result, self.failed = (result[0], False) if result else (None, True)
+        self.error = error  # the exception a failed call raised
 
 
 class RecordingSubmission:
@@ -51,6 +54,23 @@ class RecordingSubmission:
             return record.result
         call.__name__ = name
         return call
+
+    def repeat(self, name, times, args=(), kwargs=None, accept=None):
+        """The submission's ``repeat`` (``submission/repeated.py``), each repetition logged as a
+        call of its own, as separate calls would be: one ``_Call`` per value returned and, when a
+        repetition failed, one failed ``_Call`` with its error. The logged calls share one copy
+        of the arguments (the excuse's rules copy a call's arguments before they use them)."""
+        logged = _copied((tuple(args), dict(kwargs or {})))
+        try:
+            results = self._submission.repeat(name, times, args, kwargs, accept=accept)
+        except BaseException as exc:
+            for value in getattr(exc, "results_before", ()):
+                self._calls.append(_Call(name, *logged, value))
+            self._calls.append(_Call(name, *logged, error=exc))
+            raise
+        for value in results:
+            self._calls.append(_Call(name, *logged, value))
+        return results
 
     def __getattr__(self, name):
         return getattr(self._submission, name)

@@ -9,6 +9,7 @@ from autograder.child import wire
 from autograder.child.probes import PROBES, CountedArray
 from autograder.sandbox.limits import StudentCodeError
 from autograder.submission.counted import CountedWeights, WeightsRegistry
+from autograder.submission.repeated import accepted, check_times
 
 
 class LocalSubmission:
@@ -82,6 +83,30 @@ class LocalSubmission:
             return self._run(name, lambda: self._lookup(name)(*args, **kwargs))
         call.__name__ = name
         return call
+
+    def repeat(self, name, times, args=(), kwargs=None, accept=None):
+        """As ``ChildSubmission.repeat``: ``times`` calls of ``name``, each on fresh wire copies
+        of ``args`` and ``kwargs`` (objects the check built here stay the same objects).
+
+        Returns:
+            ``list`` of the values (fewer when ``accept`` ended it early, see ``repeated.py``).
+        Raises:
+            StudentCodeError: as the first call that fails; the values before it are on the
+                error as ``results_before``.
+            ValueError: ``times`` is not a count.
+        """
+        results = []
+        for _ in range(check_times(times)):
+            a, k = _args(args), _round_trip(kwargs or {})
+            try:
+                value = self._run(name, lambda a=a, k=k: self._lookup(name)(*a, **k))
+            except StudentCodeError as exc:
+                exc.results_before = results
+                raise
+            results.append(value)
+            if not accepted(value, accept):
+                break
+        return results
 
     def call_keeping_args(self, name, *args, **kwargs):
         args, kwargs = _args(args), _round_trip(kwargs)

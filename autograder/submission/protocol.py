@@ -23,6 +23,10 @@ class Submission(Protocol):
     def call_keeping_args(self, name: str, *args, **kwargs) -> tuple:
         """``(result, args_after)``: the call's value and its arguments after the call."""
 
+    def repeat(self, name: str, times: int, args: tuple = (), kwargs: dict | None = None,
+               accept: set | None = None) -> list:
+        """``times`` calls of ``name`` with the same arguments, in one exchange; see ``repeated.py``."""
+
     def new(self, name: str, *args, **kwargs) -> Any:
         """An instance of the student's class ``name`` (a handle whose methods are forwarded)."""
 
