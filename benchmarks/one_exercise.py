@@ -8,6 +8,9 @@ sandbox (``warm.StudentSandbox``, started and given time to import before timing
 untimed round (the grader's first-use costs), and prints per notebook:
 
 * wall seconds and the grader's CPU seconds (``getrusage`` of this process);
+* the sandbox's CPU seconds: every notebook's forked child and the fork server, measured with
+  ``getrusage`` of reaped children once the sandbox is closed, less the same for a sandbox
+  started, given the same time and closed without grading (its start and imports);
 * the child's CPU seconds, from what each answer reports (``cpu_seconds``: ``process_time`` of
   the child while it handled the request; the fork of each notebook's child and its end are
   not in it), split into running the notebook's cells (``init``, ``run_to``) and answering the
@@ -38,6 +41,22 @@ def own_cpu():
     """CPU seconds (user + system) of this process so far."""
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime
+
+
+def reaped_cpu():
+    """CPU seconds (user + system) of this process's reaped descendants so far."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def idle_sandbox_cpu(rounds=3):
+    """Mean CPU seconds of a warm sandbox started, left 3 s, and closed without grading."""
+    from autograder.sandbox.warm import StudentSandbox
+    k0 = reaped_cpu()
+    for _ in range(rounds):
+        with StudentSandbox(Limits()):
+            time.sleep(3.0)
+    return (reaped_cpu() - k0) / rounds
 
 
 class Tally:
@@ -84,16 +103,20 @@ def main():
         print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average {os.getloadavg()[0]:.2f}; "
               f"{exercise.name} reference: {result.score:g} of {result.max_score:g} points"
               f"{' (grader failure)' if failed else ''}")
+        idle = idle_sandbox_cpu()
         tally = Tally()
         tally.install()
+        k0 = reaped_cpu()
         with StudentSandbox(Limits()) as box:
             time.sleep(3.0)  # started ahead, as a class run's spare is
             c0, t0 = own_cpu(), time.perf_counter()
             for _ in range(args.rounds):
                 grade_job(job, SECRET, Limits(), box)
             wall, grader = time.perf_counter() - t0, own_cpu() - c0
+        sandbox = reaped_cpu() - k0 - idle
         n = args.rounds
-        print(f"per notebook (mean of {n}): {wall / n:.3f} s wall, grader {grader / n:.3f} CPU s")
+        print(f"per notebook (mean of {n}): {wall / n:.3f} s wall; CPU: grader {grader / n:.3f} s, "
+              f"sandbox {sandbox / n:.3f} s (its start, {idle:.3f} CPU s, left out), in all {(grader + sandbox) / n:.3f} s")
         cells = ("init", "run_to")
         for label, ops in (("cells", [o for o in tally.count if o in cells]),
                            ("checks' requests", [o for o in tally.count if o not in cells])):
