@@ -7,7 +7,8 @@ answer pipe (``wire`` encoding). The first request is ``{"op": "init", "cells": 
 lists the names the notebook defined and the errors its cells raised. ``{"op": "run_to",
 "checkpoint": ...}`` runs on to a later hidden-test cell, with the same answer. Other
 requests call functions (``call``; with ``answered``, some globals bound to stand-ins for
-the call, see ``Child.swap_in``), build objects (``new``, ``probe``), read attributes
+the call, see ``Child.swap_in``; with ``times``, n calls answered one line each, see
+``repeat.py``), build objects (``new``, ``probe``; with ``each``, several), read attributes
 (``getattr``), call methods (``method``) and ``len``. While answering, the child may ask the
 grader something (``ask_grader``: a line ``{"callback": ..., "id": <the request's id>}``,
 answered on the request pipe), e.g. the token rows a product with counted weights projects
@@ -112,6 +113,8 @@ class Child:
             return self.run_to(msg.get("checkpoint"), msg.get("budget"), msg.get("hung"))
         if op == "probe":
             factory = PROBES[msg["name"]]
+            if isinstance(msg.get("each"), list):  # several objects of one kind, one exchange
+                return {"ok": [self.new_handle(factory(*self.resolve(list(a)))) for a in msg["each"]]}
             return {"ok": self.new_handle(factory(*self.resolve(msg.get("args", []))))}
         if op == "call" and type(msg.get("times")) is int and msg["times"] > 1:
             return repeat(self, msg)

@@ -19,7 +19,7 @@ from autograder.child import wire
 from autograder.reports import safetext
 from autograder.sandbox.limits import StudentCodeError
 from autograder.submission.counted import CountedWeights, WeightsRegistry
-from autograder.submission.repeated import Repetitions, check_times
+from autograder.submission.repeated import Repetitions, as_accept, check_times, check_vary
 
 
 class RemoteObject:
@@ -249,6 +249,8 @@ class Exchange:
         message = dict(message, args=_to_wire_args(message.get("args", []), registry),
                        kwargs=_to_wire_args(message.get("kwargs", {}), registry), timeout=seconds,
                        cpu_timeout=cpu_seconds)
+        if "vary" in message:
+            message["vary"] = _to_wire_args(message["vary"], registry)
         answer = self._exchange(message, seconds, more)
         if "died" in answer and not answer.get("timeout"):
             crashes[fn] = crashes.get(fn, 0) + 1
@@ -256,32 +258,52 @@ class Exchange:
             return more.results
         return self._interpret(answer, fn, label, seconds)
 
-    def repeat(self, name, times, args=(), kwargs=None, accept=None):
+    def repeat(self, name, times, args=(), kwargs=None, accept=None, vary=None):
         """``times`` calls of the student's ``name`` with the same arguments, in one exchange
         (``submission/repeated.py``, ``child/repeat.py``).
 
         Args:
             name: the function. times: int >= 0. args: tuple of positional arguments;
-            kwargs: dict or None. accept: ``None`` or a set of ints (see ``repeated.accepted``).
+            kwargs: dict or None. accept: ``None``, a set of ints or a ``repeated.Accept``.
+            vary: ``None`` or ``{position: [one value per call]}`` (``repeated.check_vary``).
         Returns:
             ``list`` of the values, one per repetition (fewer when ``accept`` ended it early).
         Raises:
             StudentCodeError: as the first separate call that fails would have; the values
                 before it are on the error as ``results_before``.
-            ValueError: ``times`` is not a count.
+            ValueError: ``times`` is not a count, or ``vary`` does not fit it.
         """
-        times = check_times(times)
+        times, accept = check_times(times), as_accept(accept)
+        vary = check_vary(vary, times, tuple(args))
         if times == 0:
             return []
         more = Repetitions(times, accept, lambda answer: self._interpret(answer, name, name, None))
         message = {"op": "call", "name": name, "args": tuple(args), "kwargs": dict(kwargs or {}), "times": times}
         if accept is not None:
-            message["accept"] = sorted(accept)
+            message["accept"] = accept.to_message()
+        if vary:
+            message["vary"] = [[position, values] for position, values in vary.items()]
         try:
             return self._request(message, name, more)
         except StudentCodeError as exc:
             exc.results_before = list(more.results)
             raise
+
+    def probe_each(self, name, arg_lists):
+        """``[probe(name, *args) for args in arg_lists]`` in one exchange: a list of
+        ``RemoteObject``s (``child.PROBES``).
+
+        Raises:
+            StudentCodeError: as ``probe`` (the child died, or its answer was not a list of handles).
+        """
+        arg_lists = [list(a) for a in arg_lists]
+        values = self._request({"op": "probe", "name": name, "each": arg_lists}, name)
+        if not (isinstance(values, list) and len(values) == len(arg_lists)
+                and all(isinstance(v, dict) and type(v.get("__handle__")) is int for v in values)):
+            self._died("it broke the answer format")
+            raise StudentCodeError("crashed", name, "it broke the answer format")
+        return [RemoteObject(self, v["__handle__"], safetext.clean(v.get("type", "object"), safetext.NAME_CHARS),
+                             name) for v in values]
 
     def _interpret(self, answer, fn, label, seconds):
         if answer.get("budget"):

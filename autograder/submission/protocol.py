@@ -24,7 +24,7 @@ class Submission(Protocol):
         """``(result, args_after)``: the call's value and its arguments after the call."""
 
     def repeat(self, name: str, times: int, args: tuple = (), kwargs: dict | None = None,
-               accept: set | None = None) -> list:
+               accept: Any = None, vary: dict | None = None) -> list:
         """``times`` calls of ``name`` with the same arguments, in one exchange; see ``repeated.py``."""
 
     def new(self, name: str, *args, **kwargs) -> Any:
@@ -32,6 +32,9 @@ class Submission(Protocol):
 
     def probe(self, name: str, *args) -> Any:
         """A helper object built where the student's code runs (``child.probes.PROBES``)."""
+
+    def probe_each(self, name: str, arg_lists: list) -> list:
+        """``[probe(name, *args) for args in arg_lists]``, in one exchange."""
 
     def counted_weights(self, values) -> Any:
         """A ``counted.CountedWeights`` the student's code may multiply by, counted by the grader."""

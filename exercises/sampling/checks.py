@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from autograder.authoring import PROBES, StudentCodeError, check, expect_close, expect_equal, fail, fmt
+from autograder.authoring import PROBES, Accept, StudentCodeError, check, expect_close, expect_equal, fail, fmt
 from solutions import sampling as ref
 
 from .worked import (
@@ -318,8 +318,13 @@ def check_generate_prompt(submission):
 def check_generate_sampled(generate, submission):
     model = _toy_model(submission)
     counts = np.zeros(len(VOCAB), dtype=int)
-    for seed in range(RUNS):
-        got = _ids(generate(model, list(PROMPT), 2, 1, submission.probe("generator", 7000 + seed)), "generate")
+    # RUNS calls generate(model, PROMPT, 2, 1, rng), each with its own generator (seeds 7000, 7001,
+    # ...), in one exchange; they stop after the first run the loop below fails on.
+    rngs = submission.probe_each("generator", [(7000 + seed,) for seed in range(RUNS)])
+    runs = submission.repeat("generate", RUNS, (model, list(PROMPT), 2, 1, None), vary={4: rngs},
+                             accept=Accept(range(len(VOCAB)), length=len(PROMPT) + 2, at=3))
+    for value in runs:
+        got = _ids(value, "generate")
         if len(got) != len(PROMPT) + 2:
             fail(f"generate(model, {PROMPT}, 2, 1, rng) returned {len(got)} ids; it should return "
                  "the 2 ids of the prompt and 2 new ones")
