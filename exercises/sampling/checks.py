@@ -10,6 +10,7 @@ probability, so a correct sampler fails a check with probability below ``ALPHA``
 (union bound over the words), whatever the seeds; for the seeds below the reference and the
 honest styles of ``tests/exercises/test_sampling.py`` pass.
 """
+import functools
 import math
 
 import numpy as np
@@ -55,16 +56,23 @@ STEPS = 300             # draws of the one generation stuck at the fork (named i
 
 
 # -- counting draws: exact binomial bounds --------------------------------------------------------
+@functools.lru_cache(maxsize=16)
+def _log_choose(n):
+    """``log C(n, k)`` for k = 0 .. n (log-gamma), float64 array; the same for every notebook."""
+    return math.lgamma(n + 1) - np.array([math.lgamma(i + 1) + math.lgamma(n - i + 1) for i in range(n + 1)])
+
+
+@functools.lru_cache(maxsize=256)
 def _binomial_bounds(n, p, alpha):
     """``(lo, hi)``: the counts a Binomial(n, p) variable falls outside with probability at most
-    ``alpha`` (``alpha / 2`` in each tail), from the exact distribution (log-gamma)."""
+    ``alpha`` (``alpha / 2`` in each tail), from the exact distribution (log-gamma). Kept per
+    grading process: the checks ask for the same few (n, p) for every notebook."""
     if p <= 0.0:
         return 0, 0
     if p >= 1.0:
         return n, n
     k = np.arange(n + 1)
-    log_pmf = (math.lgamma(n + 1) - np.array([math.lgamma(i + 1) + math.lgamma(n - i + 1) for i in k])
-               + k * math.log(p) + (n - k) * math.log1p(-p))
+    log_pmf = _log_choose(n) + k * math.log(p) + (n - k) * math.log1p(-p)
     pmf = np.exp(log_pmf - log_pmf.max())
     pmf /= pmf.sum()
     below = np.cumsum(pmf)                 # P(X <= k)

@@ -6,6 +6,7 @@ import pytest
 
 from autograder.checks.helpers import RecordingSubmission
 from autograder.submission import ChildSubmission, Limits, LocalSubmission, StudentCodeError
+from autograder.submission.repeated import Accept
 
 LIMITS = Limits(call_seconds=5.0, retry_seconds=1.0, cell_seconds=5.0, call_cpu_seconds=0.5)
 
@@ -190,3 +191,47 @@ def test_recording_logs_each_repetition_as_a_call(make):
         recording.repeat("raises_at_fourth", 10)
     assert [(c.failed, c.result) for c in calls] == [(False, 1), (False, 2), (False, 3), (True, None)]
     assert calls[-1].error.kind == "raised"
+
+
+VARY = '''
+def run(prefix, n, rng):
+    prefix.append(-1)                # writes into its argument
+    return prefix[:-1] + [int(rng.integers(0, 10)) for _ in range(n)]
+'''
+
+
+@pytest.mark.parametrize("kind", ["child", "local"])
+def test_an_argument_can_vary_between_repetitions(kind):
+    if kind == "child":
+        sub = ChildSubmission([(1, VARY)], LIMITS)
+    else:
+        ns = {"__name__": "__main__"}
+        exec(compile(VARY, "<cell 1>", "exec"), ns)
+        sub = LocalSubmission(ns)
+    seeds = (5, 6, 7, 8)
+    # each run draws from its own generator: numpy's, seeded here the same way
+    want = [[4, 4] + [int(g.integers(0, 10)) for _ in range(2)] for g in map(np.random.default_rng, seeds)]
+    try:
+        rngs = sub.probe_each("generator", [(seed,) for seed in seeds])
+        calls = []
+        got = RecordingSubmission(sub, calls).repeat("run", 4, ([4, 4], 2, None), vary={2: rngs})
+        assert got == want
+        assert [c.args[2] is rng for c, rng in zip(calls, rngs, strict=True)] == [True] * 4
+        assert all(c.args[0] == [4, 4] for c in calls)
+        # an Accept of lists: the runs go on while item 2 is the first run's; they end after the
+        # first run whose item 2 differs, which is the list's last
+        allowed = {want[0][2]}
+        expected = []
+        for run in want:
+            expected.append(run)
+            if run[2] not in allowed:
+                break
+        fresh = sub.probe_each("generator", [(seed,) for seed in seeds])
+        got = sub.repeat("run", 4, ([4, 4], 2, None), vary={2: fresh}, accept=Accept(allowed, length=4, at=2))
+        assert got == expected
+        with pytest.raises(ValueError):
+            sub.repeat("run", 4, ([4, 4], 2, None), vary={2: rngs[:3]})
+        with pytest.raises(ValueError):
+            sub.repeat("run", 4, ([4, 4], 2, None), vary={3: rngs})
+    finally:
+        sub.close()
