@@ -69,14 +69,22 @@ class Tally:
         original = Exchange._exchange
         tally = self
 
-        def timed(sub, message, seconds, *rest, **kw):
-            t0 = time.perf_counter()
-            answer = original(sub, message, seconds, *rest, **kw)
+        def timed(sub, message, seconds, more=None):
             op = message.get("op")
             if message.get("times"):
                 op = f"{op} x{message['times']}"
+            lines = []  # every answer line of a repeated call (each reports its own CPU seconds)
+
+            def seen(answer):
+                lines.append(answer)
+                return more(answer)
+            t0 = time.perf_counter()
+            answer = original(sub, message, seconds, None if more is None else seen)
             tally.count[op] += 1
             tally.wall[op] += time.perf_counter() - t0
+            for line in lines[:-1] if lines and lines[-1] is answer else lines:
+                if isinstance(line.get("cpu_seconds"), float):
+                    tally.cpu[op] += line["cpu_seconds"]
             if isinstance(answer, dict) and isinstance(answer.get("cpu_seconds"), float):
                 tally.cpu[op] += answer["cpu_seconds"]
             return answer
