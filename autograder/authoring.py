@@ -11,9 +11,10 @@ from autograder.course.visible import Visible  # noqa: F401
 from autograder.course.worked import FOUNDATIONS, FROM_SCRATCH, Source, Worked  # noqa: F401
 from autograder.sandbox.limits import StudentCodeError  # noqa: F401
 from autograder.sandbox.tiktoken_cache import CL100K_URL, cache_dir  # noqa: F401  (tokens: the production tokenizer)
+from autograder.submission.repeated import Accept  # noqa: F401  (which values let submission.repeat go on)
 
 __all__ = [
-    "CL100K_URL", "FOUNDATIONS", "FROM_SCRATCH", "Mismatch", "Mistake", "Opaque", "PROBES", "Source", "StudentCodeError",  # noqa: F822 (Mistake: module __getattr__ below)
+    "Accept", "CL100K_URL", "FOUNDATIONS", "FROM_SCRATCH", "Mismatch", "Mistake", "Opaque", "PROBES", "Source", "StudentCodeError",  # noqa: F822 (Mistake: module __getattr__ below)
     "Visible", "Worked", "cache_dir", "check", "expect_close", "expect_equal", "fail", "fmt",
 ]
 

@@ -10,6 +10,7 @@ import types
 
 from autograder.checks.answered import HelperAnswers, own_code_refusal
 from autograder.checks.sameness import _copied, same_value  # noqa: F401 (re-exported)
+from autograder.submission.repeated import arguments, check_times, check_vary
 
 
 def _plain(value) -> bool:
@@ -25,9 +26,12 @@ def _plain(value) -> bool:
 class _Call:
     __slots__ = ("name", "args", "kwargs", "result", "failed", "error")
 
-    def __init__(self, name, args, kwargs):
-        self.name, self.args, self.kwargs, self.result, self.failed = name, args, kwargs, None, True
-        self.error = None  # the exception a failed call raised
+    def __init__(self, name, args, kwargs, *result, error=None):
+        """``result``: the value, for a call that returned (else it is still running, or failed
+        with ``error``)."""
+        self.name, self.args, self.kwargs = name, args, kwargs
+        self.result, self.failed = (result[0], False) if result else (None, True)
+        self.error = error  # the exception a failed call raised
 
 
 class RecordingSubmission:
@@ -51,6 +55,29 @@ class RecordingSubmission:
             return record.result
         call.__name__ = name
         return call
+
+    def repeat(self, name, times, args=(), kwargs=None, accept=None, vary=None):
+        """The submission's ``repeat`` (``submission/repeated.py``), each repetition logged as a
+        call of its own, as separate calls would be: one ``_Call`` per value returned and, when a
+        repetition failed, one failed ``_Call`` with its error. Without ``vary`` the logged calls
+        share one copy of the arguments (the excuse's rules copy a call's arguments before they
+        use them)."""
+        shared = _copied((tuple(args), dict(kwargs or {})))
+        plan = check_vary(vary, check_times(times), tuple(args))  # a check's mistake: ValueError here
+
+        def logged(k):
+            return _copied((arguments(args, plan, k), dict(kwargs or {}))) if plan else shared
+        try:
+            results = self._submission.repeat(name, times, args, kwargs, accept=accept, vary=vary)
+        except BaseException as exc:
+            done = list(getattr(exc, "results_before", ()))
+            for k, value in enumerate(done):
+                self._calls.append(_Call(name, *logged(k), value))
+            self._calls.append(_Call(name, *logged(len(done)), error=exc))
+            raise
+        for k, value in enumerate(results):
+            self._calls.append(_Call(name, *logged(k), value))
+        return results
 
     def __getattr__(self, name):
         return getattr(self._submission, name)

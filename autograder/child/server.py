@@ -7,7 +7,8 @@ answer pipe (``wire`` encoding). The first request is ``{"op": "init", "cells": 
 lists the names the notebook defined and the errors its cells raised. ``{"op": "run_to",
 "checkpoint": ...}`` runs on to a later hidden-test cell, with the same answer. Other
 requests call functions (``call``; with ``answered``, some globals bound to stand-ins for
-the call, see ``Child.swap_in``), build objects (``new``, ``probe``), read attributes
+the call, see ``Child.swap_in``; with ``times``, n calls answered one line each, see
+``repeat.py``), build objects (``new``, ``probe``; with ``each``, several), read attributes
 (``getattr``), call methods (``method``) and ``len``. While answering, the child may ask the
 grader something (``ask_grader``: a line ``{"callback": ..., "id": <the request's id>}``,
 answered on the request pipe), e.g. the token rows a product with counted weights projects
@@ -20,6 +21,7 @@ from . import timing
 from .cells import Runner
 from .errors import error_of
 from .probes import PROBES, CountedArray
+from .repeat import repeat
 from .timing import GraderTimeout, alarm
 from .wire import dumps, from_wire
 
@@ -111,13 +113,22 @@ class Child:
             return self.run_to(msg.get("checkpoint"), msg.get("budget"), msg.get("hung"))
         if op == "probe":
             factory = PROBES[msg["name"]]
+            if isinstance(msg.get("each"), list):  # several objects of one kind, one exchange
+                return {"ok": [self.new_handle(factory(*self.resolve(list(a)))) for a in msg["each"]]}
             return {"ok": self.new_handle(factory(*self.resolve(msg.get("args", []))))}
+        if op == "call" and type(msg.get("times")) is int and msg["times"] > 1:
+            return repeat(self, msg)
         try:
             obj = self.target(msg)
         except LookupError:
             return {"missing": msg.get("name")}
         args = self.resolve(list(msg.get("args", [])))
         kwargs = self.resolve(msg.get("kwargs", {}))
+        return self.invoke(op, obj, args, kwargs, msg)
+
+    def invoke(self, op, obj, args, kwargs, msg):
+        """Run one request ``op`` on ``obj`` with the call's time limits (``msg``'s ``timeout``,
+        ``cpu_timeout``); returns the answer dict (``ok``, ``error`` or ``timeout``)."""
         timeout = float(msg.get("timeout", 10))
         cpu_timeout = float(msg.get("cpu_timeout", 0))
         alarm(timeout, cpu_timeout, getattr(self, "recheck", 0.0))
@@ -202,22 +213,36 @@ class Child:
         self.request_id = None
         for line in self.req:
             t0, c0 = time.perf_counter(), time.process_time()
-            request_id = None
+            self.request_id = None
             try:
-                msg = from_wire(json.loads(line))
-                request_id = self.request_id = msg.get("id")
+                self.raw = json.loads(line)  # kept: a repeated call decodes its arguments again (repeat.py)
+                msg = from_wire(self.raw)
+                self.request_id = msg.get("id")
                 answer = self.handle(msg)
             except GraderTimeout:
                 answer = {"timeout": None}
             except BaseException as exc:  # never let the harness die on a bad value
                 answer = {"error": dict(error_of(exc), type="GraderError:" + type(exc).__name__)}
-            answer["seconds"] = time.perf_counter() - t0
-            answer["cpu_seconds"] = time.process_time() - c0  # for benchmarks/call_limits.py
-            answer["id"] = request_id
-            try:
-                text = dumps(answer)
-            except BaseException as exc:
-                text = dumps({"error": {"type": "UnsendableResult", "message": str(exc)[:500],
-                                        "where": None}, "id": request_id})
-            self.resp.write(text + "\n")
-            self.resp.flush()
+            if answer is not None:  # None: the answers were sent already (a repeated call)
+                self.send(answer, t0, c0)
+
+    def send(self, answer, t0, c0):
+        """Write ``answer`` as one line, with the request's id and the wall and CPU seconds since
+        ``t0`` (``perf_counter``) and ``c0`` (``process_time``). Returns False when the answer
+        could not be encoded (an ``UnsendableResult`` error was sent instead), else True."""
+        answer["seconds"] = time.perf_counter() - t0
+        answer["cpu_seconds"] = time.process_time() - c0  # for benchmarks/call_limits.py
+        answer["id"] = self.request_id
+        sent = True
+        try:
+            text = dumps(answer)
+        except BaseException as exc:
+            unsendable = {"error": {"type": "UnsendableResult", "message": str(exc)[:500], "where": None},
+                          "id": self.request_id}
+            if "rep" in answer:
+                unsendable["rep"] = answer["rep"]
+            text = dumps(unsendable)
+            sent = False
+        self.resp.write(text + "\n")
+        self.resp.flush()
+        return sent

@@ -49,6 +49,12 @@ class BrokenSubmission:
     def call_keeping_args(self, name, *a, **k):
         self._fail(name)
 
+    def repeat(self, name, times, args=(), kwargs=None, accept=None, vary=None):
+        self._fail(name)
+
+    def probe_each(self, name, arg_lists):
+        self._fail(name)
+
     def probe(self, name, *a):
         self._fail(name)
 

@@ -19,6 +19,7 @@ from autograder.child import wire
 from autograder.reports import safetext
 from autograder.sandbox.limits import StudentCodeError
 from autograder.submission.counted import CountedWeights, WeightsRegistry
+from autograder.submission.repeated import Repetitions, as_accept, check_times, check_vary
 
 
 class RemoteObject:
@@ -81,10 +82,10 @@ def clean_error(err) -> dict | None:
 class Exchange:
     """Methods of ``ChildSubmission`` kept here (see the module docstring); ``ChildSubmission`` inherits them."""
 
-    def _exchange(self, message, seconds):
+    def _exchange(self, message, seconds, more=None):
         t0 = time.monotonic()
         try:
-            return self._exchange_timed(message, seconds)
+            return self._exchange_timed(message, seconds, more)
         finally:
             self.seconds_used += time.monotonic() - t0
 
@@ -114,9 +115,11 @@ class Exchange:
                 return self._died("it exited")
         return None
 
-    def _exchange_timed(self, message, seconds):
+    def _exchange_timed(self, message, seconds, more=None):
         # One deadline covers the whole exchange: sending, the child's work, its callbacks
         # and decoding the answer; it never reaches past the notebook's remaining budget.
+        # A repeated call (``more``: a ``repeated.Repetitions``) answers one line per
+        # repetition; each line it takes gives the next one the deadline of a single call.
         now = time.monotonic()
         budget_ends = now + max(0.0, self.seconds_left())
         deadline = min(now + seconds + 2.0, budget_ends)  # the child's own alarm fires first
@@ -145,7 +148,9 @@ class Exchange:
                     if not chunk:
                         return self._died(self._exit_reason())
                     self._buffer += chunk
-                    if len(self._buffer) > self.limits.response_bytes:
+                    # (Repeated: each answer line is held to the limit, not the lines together.)
+                    pending = len(self._buffer) - (self._buffer.rfind(b"\n") + 1 if more is not None else 0)
+                    if pending > self.limits.response_bytes:
                         return dict(self._died(f"answer larger than {self.limits.response_bytes} bytes"),
                                     too_large=True)
                 # All complete lines at once (one partition per line would be quadratic in a
@@ -175,6 +180,13 @@ class Exchange:
                 if failed:
                     return failed
                 continue
+            if more is not None:
+                verdict = more(answer)
+                if verdict == "skip":
+                    continue
+                if verdict == "next":
+                    deadline = min(time.monotonic() + seconds + 2.0, budget_ends)
+                    continue
             return answer
 
     def _too_late(self, deadline, budget_ends, seconds):
@@ -213,7 +225,7 @@ class Exchange:
             self._weights = WeightsRegistry()
         return self._weights
 
-    def _request(self, message, label):
+    def _request(self, message, label, more=None):
         fn = message.get("name") or label
         if self.seconds_left() <= 0:
             raise StudentCodeError("time budget", label, f"the notebook used up its {self.limits.notebook_seconds:g} s "
@@ -237,10 +249,61 @@ class Exchange:
         message = dict(message, args=_to_wire_args(message.get("args", []), registry),
                        kwargs=_to_wire_args(message.get("kwargs", {}), registry), timeout=seconds,
                        cpu_timeout=cpu_seconds)
-        answer = self._exchange(message, seconds)
+        if "vary" in message:
+            message["vary"] = _to_wire_args(message["vary"], registry)
+        answer = self._exchange(message, seconds, more)
         if "died" in answer and not answer.get("timeout"):
             crashes[fn] = crashes.get(fn, 0) + 1
+        if more is not None and more.finished:
+            return more.results
         return self._interpret(answer, fn, label, seconds)
+
+    def repeat(self, name, times, args=(), kwargs=None, accept=None, vary=None):
+        """``times`` calls of the student's ``name`` with the same arguments, in one exchange
+        (``submission/repeated.py``, ``child/repeat.py``).
+
+        Args:
+            name: the function. times: int >= 0. args: tuple of positional arguments;
+            kwargs: dict or None. accept: ``None``, a set of ints or a ``repeated.Accept``.
+            vary: ``None`` or ``{position: [one value per call]}`` (``repeated.check_vary``).
+        Returns:
+            ``list`` of the values, one per repetition (fewer when ``accept`` ended it early).
+        Raises:
+            StudentCodeError: as the first separate call that fails would have; the values
+                before it are on the error as ``results_before``.
+            ValueError: ``times`` is not a count, or ``vary`` does not fit it.
+        """
+        times, accept = check_times(times), as_accept(accept)
+        vary = check_vary(vary, times, tuple(args))
+        if times == 0:
+            return []
+        more = Repetitions(times, accept, lambda answer: self._interpret(answer, name, name, None))
+        message = {"op": "call", "name": name, "args": tuple(args), "kwargs": dict(kwargs or {}), "times": times}
+        if accept is not None:
+            message["accept"] = accept.to_message()
+        if vary:
+            message["vary"] = [[position, values] for position, values in vary.items()]
+        try:
+            return self._request(message, name, more)
+        except StudentCodeError as exc:
+            exc.results_before = list(more.results)
+            raise
+
+    def probe_each(self, name, arg_lists):
+        """``[probe(name, *args) for args in arg_lists]`` in one exchange: a list of
+        ``RemoteObject``s (``child.PROBES``).
+
+        Raises:
+            StudentCodeError: as ``probe`` (the child died, or its answer was not a list of handles).
+        """
+        arg_lists = [list(a) for a in arg_lists]
+        values = self._request({"op": "probe", "name": name, "each": arg_lists}, name)
+        if not (isinstance(values, list) and len(values) == len(arg_lists)
+                and all(isinstance(v, dict) and type(v.get("__handle__")) is int for v in values)):
+            self._died("it broke the answer format")
+            raise StudentCodeError("crashed", name, "it broke the answer format")
+        return [RemoteObject(self, v["__handle__"], safetext.clean(v.get("type", "object"), safetext.NAME_CHARS),
+                             name) for v in values]
 
     def _interpret(self, answer, fn, label, seconds):
         if answer.get("budget"):

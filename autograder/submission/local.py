@@ -9,6 +9,7 @@ from autograder.child import wire
 from autograder.child.probes import PROBES, CountedArray
 from autograder.sandbox.limits import StudentCodeError
 from autograder.submission.counted import CountedWeights, WeightsRegistry
+from autograder.submission.repeated import accepted, arguments, as_accept, check_times, check_vary
 
 
 class LocalSubmission:
@@ -83,6 +84,33 @@ class LocalSubmission:
         call.__name__ = name
         return call
 
+    def repeat(self, name, times, args=(), kwargs=None, accept=None, vary=None):
+        """As ``ChildSubmission.repeat``: ``times`` calls of ``name``, each on fresh wire copies
+        of ``args`` (with ``vary``'s values put in) and ``kwargs`` (objects the check built here
+        stay the same objects).
+
+        Returns:
+            ``list`` of the values (fewer when ``accept`` ended it early, see ``repeated.py``).
+        Raises:
+            StudentCodeError: as the first call that fails; the values before it are on the
+                error as ``results_before``.
+            ValueError: ``times`` is not a count, or ``vary`` does not fit it.
+        """
+        times, accept = check_times(times), as_accept(accept)
+        vary = check_vary(vary, times, tuple(args))
+        results = []
+        for i in range(times):
+            a, k = _args(arguments(args, vary, i)), _round_trip(kwargs or {})
+            try:
+                value = self._run(name, lambda a=a, k=k: self._lookup(name)(*a, **k))
+            except StudentCodeError as exc:
+                exc.results_before = results
+                raise
+            results.append(value)
+            if not accepted(value, accept):
+                break
+        return results
+
     def call_keeping_args(self, name, *args, **kwargs):
         args, kwargs = _args(args), _round_trip(kwargs)
         return self._run(name, lambda: self._lookup(name)(*args, **kwargs), return_args=args)
@@ -119,6 +147,10 @@ class LocalSubmission:
 
     def probe(self, name, *args):
         return LocalObject(self, PROBES[name](*args), name)
+
+    def probe_each(self, name, arg_lists):
+        """As ``ChildSubmission.probe_each``: ``[probe(name, *args) for args in arg_lists]``."""
+        return [self.probe(name, *args) for args in arg_lists]
 
     def counted_weights(self, values):
         """As ``ChildSubmission.counted_weights``: the student's code gets a ``CountedArray``

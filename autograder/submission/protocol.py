@@ -23,11 +23,18 @@ class Submission(Protocol):
     def call_keeping_args(self, name: str, *args, **kwargs) -> tuple:
         """``(result, args_after)``: the call's value and its arguments after the call."""
 
+    def repeat(self, name: str, times: int, args: tuple = (), kwargs: dict | None = None,
+               accept: Any = None, vary: dict | None = None) -> list:
+        """``times`` calls of ``name`` with the same arguments, in one exchange; see ``repeated.py``."""
+
     def new(self, name: str, *args, **kwargs) -> Any:
         """An instance of the student's class ``name`` (a handle whose methods are forwarded)."""
 
     def probe(self, name: str, *args) -> Any:
         """A helper object built where the student's code runs (``child.probes.PROBES``)."""
+
+    def probe_each(self, name: str, arg_lists: list) -> list:
+        """``[probe(name, *args) for args in arg_lists]``, in one exchange."""
 
     def counted_weights(self, values) -> Any:
         """A ``counted.CountedWeights`` the student's code may multiply by, counted by the grader."""

@@ -10,11 +10,12 @@ probability, so a correct sampler fails a check with probability below ``ALPHA``
 (union bound over the words), whatever the seeds; for the seeds below the reference and the
 honest styles of ``tests/exercises/test_sampling.py`` pass.
 """
+import functools
 import math
 
 import numpy as np
 
-from autograder.authoring import PROBES, StudentCodeError, check, expect_close, expect_equal, fail, fmt
+from autograder.authoring import PROBES, Accept, StudentCodeError, check, expect_close, expect_equal, fail, fmt
 from solutions import sampling as ref
 
 from .worked import (
@@ -45,25 +46,33 @@ from .wrong import (
 )
 
 ALPHA = 1e-9            # largest chance that a correct sampler fails one count check
-# Each call into the student's code is a round trip to its process (about 1 ms, more on a
-# busy machine), so the counts are kept to a few hundred calls per check; the bounds are set
-# for those numbers and still far from what greedy, uniform or shifted draws give.
+# The draws of one check are one exchange with the student's process (``submission.repeat``),
+# but each ``generate`` run is a call of its own; the counts are kept to a few hundred draws per
+# check, and the bounds are set for those numbers and still far from what greedy, uniform or
+# shifted draws give.
 DRAWS = 400             # draws per distribution in the count check of sample_next (named in its @check)
 RUNS = 100              # toy-model generations in the count check of generate (named in its @check)
 STEPS = 300             # draws of the one generation stuck at the fork (named in its @check)
 
 
 # -- counting draws: exact binomial bounds --------------------------------------------------------
+@functools.lru_cache(maxsize=16)
+def _log_choose(n):
+    """``log C(n, k)`` for k = 0 .. n (log-gamma), float64 array; the same for every notebook."""
+    return math.lgamma(n + 1) - np.array([math.lgamma(i + 1) + math.lgamma(n - i + 1) for i in range(n + 1)])
+
+
+@functools.lru_cache(maxsize=256)
 def _binomial_bounds(n, p, alpha):
     """``(lo, hi)``: the counts a Binomial(n, p) variable falls outside with probability at most
-    ``alpha`` (``alpha / 2`` in each tail), from the exact distribution (log-gamma)."""
+    ``alpha`` (``alpha / 2`` in each tail), from the exact distribution (log-gamma). Kept per
+    grading process: the checks ask for the same few (n, p) for every notebook."""
     if p <= 0.0:
         return 0, 0
     if p >= 1.0:
         return n, n
     k = np.arange(n + 1)
-    log_pmf = (math.lgamma(n + 1) - np.array([math.lgamma(i + 1) + math.lgamma(n - i + 1) for i in k])
-               + k * math.log(p) + (n - k) * math.log1p(-p))
+    log_pmf = _log_choose(n) + k * math.log(p) + (n - k) * math.log1p(-p)
     pmf = np.exp(log_pmf - log_pmf.max())
     pmf /= pmf.sum()
     below = np.cumsum(pmf)                 # P(X <= k)
@@ -178,19 +187,28 @@ def check_temperature_random(apply_temperature, rng):
 
 
 # -- sample_next ----------------------------------------------------------------------------------
-def _count_draws(sample_next, submission, shares, seed, n):
+def _draws(submission, shares, rng, n, allowed=None):
+    """``n`` calls ``sample_next(shares, rng)`` in one exchange (``submission.repeat``: the
+    arguments arrive afresh each time, ``rng`` is the same generator), as token ids (``_as_id``).
+
+    The draws stop after the first that is not an id of ``allowed`` (default: every id), which
+    the caller fails on: no draw is made after it, as with separate calls."""
+    V = len(shares)
+    accept = set(range(V)) if allowed is None else set(allowed)
+    return [_as_id(value, V, "sample_next")
+            for value in submission.repeat("sample_next", n, (shares, rng), accept=accept)]
+
+
+def _count_draws(submission, shares, seed, n):
     rng = submission.probe("generator", seed)
-    counts = np.zeros(len(shares), dtype=int)
-    for _ in range(n):
-        counts[_as_id(sample_next(shares, rng), len(shares), "sample_next")] += 1
-    return counts
+    return np.bincount(np.asarray(_draws(submission, shares, rng, n), dtype=int), minlength=len(shares))
 
 
 @check("sample_next", '400 draws follow the shares after "live the" at T = 1 and T = 2', points=2)
-def check_sample_counts(sample_next, submission):
+def check_sample_counts(submission):
     for T, seed in ((1, 20261), (2, 20262)):
         shares = ref.apply_temperature(LIVE_THE, T)
-        counts = _count_draws(sample_next, submission, shares, seed, DRAWS)
+        counts = _count_draws(submission, shares, seed, DRAWS)
         greedy = np.eye(len(shares))[int(np.argmax(shares))]
         _judge_counts(counts, shares, DRAWS, f'{DRAWS} draws after "live the" at T = {T}',
                       mistakes={"always return the most likely token (that is greedy, not sampling)": greedy,
@@ -199,24 +217,22 @@ def check_sample_counts(sample_next, submission):
 
 
 @check("sample_next", "a share of 1 is always drawn, a share of 0 never", points=1)
-def check_sample_certain(sample_next, submission):
+def check_sample_certain(submission):
     rng = submission.probe("generator", 5)
     for shares in ([0.0, 0.0, 1.0, 0.0], [0.5, 0.0, 0.5], [0.0, 1.0]):
-        for _ in range(20):
-            got = _as_id(sample_next(np.array(shares), rng), len(shares), "sample_next")
+        for got in _draws(submission, np.array(shares), rng, 20, [i for i, s in enumerate(shares) if s > 0]):
             if shares[got] == 0.0:
                 fail(f"sample_next({shares}, rng) drew {got}, a token whose share is 0")
 
 
 @check("sample_next", "uses the generator it is given: same seed, same draws; the global state plays no part",
        points=1)
-def check_sample_generator(sample_next, submission):
+def check_sample_generator(submission):
     shares = ref.apply_temperature(LIVE_THE, 2)
 
     def run(seed, global_seed):
         submission.probe("reseed_global", global_seed)
-        rng = submission.probe("generator", seed)
-        return [_as_id(sample_next(shares, rng), len(shares), "sample_next") for _ in range(20)]
+        return _draws(submission, shares, submission.probe("generator", seed), 20)
     first, again, reseeded = run(11, 0), run(11, 1), run(11, 0)
     if not first == again == reseeded:
         fail("two generators made with the same seed gave different draws (20 draws after "
@@ -310,8 +326,13 @@ def check_generate_prompt(submission):
 def check_generate_sampled(generate, submission):
     model = _toy_model(submission)
     counts = np.zeros(len(VOCAB), dtype=int)
-    for seed in range(RUNS):
-        got = _ids(generate(model, list(PROMPT), 2, 1, submission.probe("generator", 7000 + seed)), "generate")
+    # RUNS calls generate(model, PROMPT, 2, 1, rng), each with its own generator (seeds 7000, 7001,
+    # ...), in one exchange; they stop after the first run the loop below fails on.
+    rngs = submission.probe_each("generator", [(7000 + seed,) for seed in range(RUNS)])
+    runs = submission.repeat("generate", RUNS, (model, list(PROMPT), 2, 1, None), vary={4: rngs},
+                             accept=Accept(range(len(VOCAB)), length=len(PROMPT) + 2, at=3))
+    for value in runs:
+        got = _ids(value, "generate")
         if len(got) != len(PROMPT) + 2:
             fail(f"generate(model, {PROMPT}, 2, 1, rng) returned {len(got)} ids; it should return "
                  "the 2 ids of the prompt and 2 new ones")

@@ -1,0 +1,114 @@
+"""One call run ``n`` times in one exchange: ``{"op": "call", "name": ..., "times": n, ...}``.
+
+A check that calls the same function many times (sampling's ``sample_next``: hundreds of draws
+from one generator; ``generate``: a hundred runs, each with a generator of its own) would pay a
+round trip to the grader for each call. This request makes the calls in the child, one after
+another, and answers each one on its own line as it finishes: ``{"ok": value, "rep": k,
+"id": ...}``, or the error, timeout or missing name a separate call would have answered, which
+ends the repetition.
+
+Each repetition is what a separate request would be:
+
+* the function is looked up in the notebook's namespace again, and the arguments are decoded
+  afresh from the request's JSON (``Child.raw``), so a function that writes into an argument
+  array sees a fresh copy each time; a handle (``{"__handle__": k}``, e.g. a generator a check
+  built with a probe) resolves to the same object each time, so its state carries over;
+* ``"vary": [[position, [value of repetition 0, 1, ...]], ...]`` puts repetition k's own value
+  at that position (decoded afresh too);
+* the call has the request's own time limits (``timeout``, ``cpu_timeout``), set again for each
+  repetition (``Child.invoke``), and a timeout is noted in ``timing.hung`` as for one call;
+* its answer line is written before the next repetition starts, so the grader can give each
+  one the deadline of a single call (``submission/exchange.py``) and decode each line within
+  the limits of a single answer.
+
+With ``"accept": {"in": [ints], "length": L or null, "at": i}``, the repetition also stops
+after the first value whose wire form is not an int of ``in`` (``length`` null), or not a list
+or tuple of ``L`` ints whose item ``i`` is one of ``in``: a check that fails at the first such
+value would have made no further call (``submission/repeated.py``, ``Accept``).
+
+Part of the child package: standard library and ``wire`` only.
+"""
+import time
+
+from .wire import from_wire, to_wire
+
+
+def accepted(value, accept) -> bool:
+    """Whether ``value``, as the grader will receive it (its wire form), is accepted by
+    ``accept`` (``(set of ints, length or None, at)``)."""
+    allowed, length, at = accept
+    try:
+        sent = to_wire(value)
+    except BaseException:  # it cannot be sent: the answer says so, and the repetition stops
+        return False
+    if length is None:
+        return type(sent) is int and sent in allowed
+    items = sent.get("__tuple__") if isinstance(sent, dict) else sent
+    return (isinstance(items, list) and len(items) == length and all(type(v) is int for v in items)
+            and items[at] in allowed)
+
+
+def _accept(spec):
+    if not (isinstance(spec, dict) and isinstance(spec.get("in"), list)):
+        return None
+    length, at = spec.get("length"), spec.get("at", 0)
+    if length is not None and not (type(length) is int and type(at) is int and 0 <= at < length):
+        return None
+    return {a for a in spec["in"] if type(a) is int}, length, at
+
+
+def _field(raw, key, default):
+    """The still-encoded value of ``key`` in a request as read from JSON (a dict is sent as
+    ``{"__dict__": [[key, value], ...]}``, ``wire.to_wire``), or ``default``."""
+    pairs = raw.get("__dict__") if isinstance(raw, dict) else None
+    for pair in pairs if isinstance(pairs, list) else ():
+        if isinstance(pair, list) and len(pair) == 2 and pair[0] == key:
+            return pair[1]
+    return default
+
+
+def _vary(decoded, raw, times):
+    """``[(position, decoded values, encoded values)]`` of a request's ``vary``, or ``None``
+    when it is malformed."""
+    out = []
+    for item, encoded in zip(decoded or [], raw if isinstance(raw, list) else [], strict=False):
+        if not (isinstance(item, list) and len(item) == 2 and type(item[0]) is int
+                and isinstance(item[1], list) and len(item[1]) == times
+                and isinstance(encoded, list) and len(encoded) == 2 and isinstance(encoded[1], list)):
+            return None
+        out.append((item[0], item[1], encoded[1]))
+    return out if len(out) == len(decoded or []) else None
+
+
+def repeat(child, msg):
+    """Answer a ``call`` request with ``times`` = n > 1 for ``child`` (a ``server.Child``), one
+    line per repetition (``Child.send``); returns ``None`` (every answer has been sent)."""
+    times = msg["times"]
+    accept = _accept(msg.get("accept"))
+    vary = _vary(msg.get("vary"), _field(child.raw, "vary", []), times)
+    if vary is None:
+        return {"error": {"type": "ProtocolError", "message": "malformed vary", "where": None}}
+    for k in range(times):
+        t0, c0 = time.perf_counter(), time.process_time()
+        try:
+            obj = child.target(msg)
+        except LookupError:
+            answer = {"missing": msg.get("name")}
+        else:
+            if k == 0:  # decoded with the request
+                args, kwargs = list(msg.get("args", [])), msg.get("kwargs", {})
+                changed = [(position, values[0]) for position, values, _ in vary]
+            else:  # decoded again: what a separate request would have brought
+                args = list(from_wire(_field(child.raw, "args", [])))
+                kwargs = from_wire(_field(child.raw, "kwargs", {}))
+                changed = [(position, from_wire(encoded[k])) for position, _, encoded in vary]
+            for position, value in changed:
+                if 0 <= position < len(args):
+                    args[position] = value
+            answer = child.invoke("call", obj, child.resolve(args), child.resolve(kwargs), msg)
+        answer["rep"] = k
+        last = (k == times - 1 or "ok" not in answer
+                or (accept is not None and not accepted(answer["ok"], accept)))
+        if not child.send(answer, t0, c0) or last:
+            return None
+    return None
