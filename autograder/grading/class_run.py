@@ -14,19 +14,20 @@ import time
 import traceback
 from pathlib import Path
 
-from autograder.checks import plugin
-from autograder.checks.declared import check_metas
-from autograder.checks.plugin import CheckResult
-from autograder.grading.notebook import grade_notebook
 from autograder.grading.pool import WorkerPool
 from autograder.grading.problems import Problem
 from autograder.grading.result import NotebookResult
 from autograder.reports import safetext
-from autograder.submission.notebook import is_untouched_release
+
+# The grading engine (pytest, numpy, the checks: ``grading/notebook.py``) is imported where a
+# notebook is graded, in the workers: the command's own process only orchestrates, and a
+# worker starts its student's sandbox before it imports the engine (``_grade_student_in_worker``).
 
 
 # -- a whole class ------------------------------------------------------------------
 def _zero_result(job, note, problems=(), grader_log=()):
+    from autograder.checks.declared import check_metas
+    from autograder.checks.results import CheckResult
     checks = []
     if job.exercise is not None:
         checks = [CheckResult(m.function, m.name, 0.0, m.points, note) for m in check_metas(job.exercise)]
@@ -49,6 +50,8 @@ def grade_best(job, secret: bytes, limits, host=None) -> NotebookResult:
     have used one notebook's time budget (``limits.notebook_seconds``): a folder of many
     hanging copies costs the class no more than a few notebooks.
     Returns ``NotebookResult``."""
+    from autograder.grading.notebook import grade_notebook
+    from autograder.submission.notebook import is_untouched_release
     paths = [job.path, *job.alternatives]
     release = job.exercise.release_notebook
     untouched = [p for p in paths if release.is_file() and len(paths) > 1 and is_untouched_release(p, release)]
@@ -169,6 +172,8 @@ def close_sandboxes() -> None:
 
 def _grade_in_worker(job, secret, limits):
     host = host_for(job.student_id, limits) if job.exercise is not None else None
+    from autograder.checks import plugin  # the first time: loaded while the student's sandbox boots
+    plugin.keep_sessions()  # this worker grades many notebooks: one pytest session per exercise
     return grade_job(job, secret, limits, host)
 
 
@@ -177,7 +182,6 @@ def _grade_student_in_worker(indexed_jobs, secret, limits):
     announcing each as it starts (``pool.announce``: a worker that dies is blamed for the
     notebook it was on). Returns ``[(index, NotebookResult, grader_failed)]``."""
     from autograder.grading.pool import announce
-    plugin.keep_sessions()  # this worker grades many notebooks: one pytest session per exercise
     graded = []
     for i, job in indexed_jobs:
         announce(i)
@@ -231,8 +235,8 @@ def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, ou
     """
     from autograder.grading import resume as resume_store
     if limits.confine and jobs:
-        from autograder.sandbox.matplotlib_cache import prefill
-        prefill()  # each sandbox copies matplotlib's font list instead of scanning the fonts
+        from autograder.sandbox.matplotlib_cache import ensure
+        ensure()  # each sandbox copies matplotlib's font list instead of scanning the fonts
     from autograder.grading.stream import Results
     results = Results(len(jobs), on_disk=on_disk)
     failures = 0
@@ -379,10 +383,13 @@ def grade_class(jobs: list, secret: bytes, limits, workers: int, out, *, level: 
     out = Path(out)
     if callable(late_found):  # before grading replaces the resume records it reads
         late_found = late_found(limits)
-    results, failures = grade_all(jobs, secret, limits, max(1, workers), progress=progress, out=out,
+    from autograder.grading.outputs import WarmUp
+    warm = WarmUp(jobs, progress) if outputs else None  # the pass after grading, begun during it
+    results, failures = grade_all(jobs, secret, limits, max(1, workers), progress=warm or progress, out=out,
                                   resume=resume, on_disk=True)  # read back one at a time (grading/stream.py)
     if not outputs:  # one shard of a class (cluster/shards.py): the merge writes the class's files
         return ClassRun(results, failures, True, None, [], None, limits.level)
+    warm.join()
     recorded, csv_path, flagged, note_path = write_class_outputs(
         jobs, results, out, gradebook=gradebook, feedback_txt=feedback_txt, show=show, say=say, roster=roster,
         late_found=late_found)

@@ -3,8 +3,53 @@ entry into a class run (``class_run.grade_class``) and by the merge of a class g
 shards (``cluster/merge.py``), so both write the same files the same way."""
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Callable
+
+
+class WarmUp:
+    """What the pass after grading can do before the last result, done in a daemon thread of this
+    process while the workers grade and it waits: import that pass's modules (the students' and
+    the class report, copydetect) and fingerprint each exercise's boilerplate for near-copies
+    (``near_copies.prepare``). ``write_class_outputs`` then finds that work done (the same values:
+    a fingerprint depends only on its text, within one process). A failure here is ignored: the
+    pass after grading meets it again and handles it as it always did.
+
+    A class run (``class_run.grade_class``) passes it to ``grade_all`` as the ``progress`` callback:
+    it starts the thread at the first result (the workers have started by then, and the results'
+    own classes have been imported, by the thread that reads them), then calls ``progress``.
+
+    Args: jobs: the ``discover.Job`` list of the run. progress: the caller's progress callback, or ``None``.
+    """
+
+    WAIT = 300.0  # seconds ``join`` waits at most: then the pass after grading goes on by itself
+
+    def __init__(self, jobs: list, progress: Callable | None = None):
+        self.exercises = list({id(j.exercise): j.exercise for j in jobs if j.exercise is not None}.values())
+        self.progress = progress
+        self.thread = None
+
+    def __call__(self, i, result, reused):
+        if self.thread is None and not reused:  # (a run that grades nothing gains nothing by it)
+            self.thread = threading.Thread(target=self._work, name="after-grading-warm-up", daemon=True)
+            self.thread.start()
+        if self.progress is not None:
+            self.progress(i, result, reused)
+
+    def _work(self):
+        try:
+            from autograder.grading import identical, late, regrade  # noqa: F401
+            from autograder.lms import command  # noqa: F401
+            from autograder.reports import class_report, console, near_copies, student  # noqa: F401
+            near_copies.prepare(self.exercises)
+        except Exception:  # noqa: BLE001 -- see the class docstring
+            pass
+
+    def join(self) -> None:
+        """Wait for the thread (at most ``WAIT`` seconds), if it was started."""
+        if self.thread is not None:
+            self.thread.join(self.WAIT)
 
 
 def student_paths(out) -> dict:

@@ -26,7 +26,9 @@ from __future__ import annotations
 import ast
 import io
 import json
+import os
 import re
+import unicodedata
 from itertools import combinations
 from pathlib import Path
 
@@ -50,6 +52,8 @@ def regions(nb, functions) -> dict:
         if grade_id in functions:
             found[grade_id] = cell.source
             continue
+        if not _may_define(cell.source, functions, found):
+            continue  # no such name in its text: no ``def`` of one (its parse would find none)
         try:
             tree = ast.parse(cell.source)
         except (SyntaxError, ValueError, RecursionError):
@@ -61,10 +65,90 @@ def regions(nb, functions) -> dict:
     return found
 
 
+def _may_define(source, functions, found) -> bool:
+    """Whether ``source`` may define a function of ``functions`` not in ``found`` yet: whether it
+    holds ``def`` or ``class``, blanks or line continuations, then that name (after NFKC
+    normalisation, as Python reads identifiers). A cell without that defines none of them."""
+    if not isinstance(source, str):
+        return True
+    names = [re.escape(f) for f in functions if f not in found]
+    text = source if source.isascii() else unicodedata.normalize("NFKC", source)
+    return bool(names) and re.search(r"(?:def|class)[\s\\]+(?:" + "|".join(names) + ")", text) is not None
+
+
 def fingerprint(code: str, boilerplate=()):
-    """copydetect's ``CodeFingerprint`` of Python ``code`` (str), the ``boilerplate`` hashes left out."""
+    """copydetect's ``CodeFingerprint`` of Python ``code`` (str), the ``boilerplate`` hashes left out.
+    (The lexer is named: the one pygments picks for "solution.py", without its search of every
+    lexer and plugin on each call.)"""
     from copydetect import CodeFingerprint
-    return CodeFingerprint("solution.py", K, WINDOW, boilerplate=list(boilerplate), fp=io.StringIO(code))
+    return CodeFingerprint("solution.py", K, WINDOW, boilerplate=list(boilerplate), fp=io.StringIO(code),
+                           language="python")
+
+
+_boilerplate_hashes: dict = {}  # boilerplate text -> its fingerprint's hashes, for this process
+
+
+def boilerplate_hashes(boilerplate: str):
+    """The hashes of ``fingerprint(boilerplate)`` (``[]`` for blank text), computed once per text in
+    this process: ``prepare`` may compute them while the class is being graded. (They are Python
+    ``hash`` values, salted per process: never kept on disk.)"""
+    if not boilerplate.strip():
+        return []
+    found = _boilerplate_hashes.get(boilerplate)
+    if found is None:
+        found = _boilerplate_hashes[boilerplate] = fingerprint(boilerplate).hashes
+    return found
+
+
+_released: dict = {}  # exercise name -> (the files' stamps, released_code's answer), for this process
+
+
+def _stamp(path):
+    try:
+        st = os.stat(path)
+        return st.st_mtime_ns, st.st_size, st.st_ino
+    except (OSError, TypeError, ValueError):
+        return None
+
+
+def released_code(exercise) -> tuple:
+    """``(released, boilerplate)`` of ``exercise``: the ``regions`` of its released notebook
+    (``{}`` without one) and the boilerplate text ``find`` leaves out (those regions in the
+    exercise's function order, then ``course_code``). Read again only when the release or
+    ``worked.py`` changed on disk since the last call in this process."""
+    stamps = (str(exercise.release_notebook), _stamp(exercise.release_notebook),
+              _stamp(Path(getattr(exercise, "folder", "") or "") / "worked.py"), tuple(exercise.functions))
+    kept = _released.get(exercise.name)
+    if kept is not None and kept[0] == stamps:
+        return kept[1]
+    _released[exercise.name] = (stamps, _released_code(exercise))
+    return _released[exercise.name][1]
+
+
+def _released_code(exercise) -> tuple:
+    import nbformat
+    try:
+        release_nb = nbformat.read(exercise.release_notebook, as_version=4)
+        released = regions(release_nb, exercise.functions)
+    except Exception:  # noqa: BLE001 -- without the release, nothing is subtracted
+        release_nb, released = None, {}
+    return released, _boilerplate(exercise.functions, released, course_code(exercise, release_nb))
+
+
+def _boilerplate(functions, released, course) -> str:
+    return "\n\n".join([*(released.get(f, "") for f in functions), course])
+
+
+def prepare(exercises) -> None:
+    """Import copydetect and fingerprint each exercise's boilerplate (``released_code``) ahead of
+    ``find``, e.g. in a thread while the class is graded (``grading/outputs.warm_up``). Does
+    nothing without copydetect; any failure is left for ``find`` to meet."""
+    try:
+        import copydetect  # noqa: F401
+    except ImportError:
+        return
+    for exercise in exercises:
+        boilerplate_hashes(released_code(exercise)[1])
 
 
 def compare(code_a: str, code_b: str, boilerplate: str = "") -> tuple:
@@ -141,18 +225,22 @@ def code_pairs(solutions: dict, functions, released: dict | None = None, course:
     return [_pair_dict(solutions, functions, *found) for found in _found_pairs(solutions, functions, released, course)]
 
 
-def _found_pairs(solutions, functions, released=None, course="") -> list:
+def _found_pairs(solutions, functions, released=None, course="", boilerplate=None) -> list:
     """``[(a, b, shared, share a, share b)]`` of ``code_pairs`` (shares rounded), in its order: the
-    ``KEPT`` most alike pairs at most."""
+    ``KEPT`` most alike pairs at most. ``boilerplate``: the text ``_boilerplate`` makes of
+    ``released`` and ``course``, when the caller has it already (``released_code``)."""
+    if len(solutions) < 2:  # no pair to compare: nothing is fingerprinted
+        return []
     released = released or {}
-    boilerplate = "\n\n".join([*(released.get(f, "") for f in functions), course])
+    if boilerplate is None:
+        boilerplate = _boilerplate(functions, released, course)
     given = {_line(x) for x in boilerplate.splitlines()} - {""}
     codes: dict = {}  # distinct joined code (the course's lines dropped) -> its number
     joined = {}
     for s in sorted(solutions):
         code = _without(given, "\n\n".join(solutions[s].get(f, "") for f in functions))
         joined[s] = codes.setdefault(code, len(codes))
-    base = fingerprint(boilerplate).hashes if boilerplate.strip() else []
+    base = boilerplate_hashes(boilerplate)
     prints = [fingerprint(code, base) for code in codes]
     del codes
     students = {}
@@ -244,12 +332,10 @@ def find(jobs, results, out) -> Path | None:
         for n, assignment in enumerate(sorted(by_assignment)):
             solutions = by_assignment.pop(assignment)  # its regions go once it is compared
             exercise = exercises[assignment]
-            try:
-                release_nb = nbformat.read(exercise.release_notebook, as_version=4)
-                released = regions(release_nb, exercise.functions)
-            except Exception:  # noqa: BLE001 -- without the release, nothing is subtracted
-                release_nb, released = None, {}
-            found = _found_pairs(solutions, exercise.functions, released, course_code(exercise, release_nb))
+            found = []
+            if len(solutions) > 1:  # else no pair: neither the release nor a solution is fingerprinted
+                released, boilerplate = released_code(exercise)
+                found = _found_pairs(solutions, exercise.functions, released, boilerplate=boilerplate)
             f.write(("," if n else "") + "\n  " + json.dumps(assignment, ensure_ascii=False) + ": ["
                     + ("" if found else "]"))
             for k, pair in enumerate(found):  # each pair as json.dumps(indent=1) puts it three levels down
