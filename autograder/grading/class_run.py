@@ -19,10 +19,6 @@ from autograder.grading.problems import Problem
 from autograder.grading.result import NotebookResult
 from autograder.reports import safetext
 
-# The grading engine (pytest, numpy, the checks: ``grading/notebook.py``) is imported where a
-# notebook is graded, in the workers: the command's own process only orchestrates, and a
-# worker starts its student's sandbox before it imports the engine (``_grade_student_in_worker``).
-
 
 # -- a whole class ------------------------------------------------------------------
 def _zero_result(job, note, problems=(), grader_log=()):
@@ -35,6 +31,13 @@ def _zero_result(job, note, problems=(), grader_log=()):
     return NotebookResult(safetext.display_name(job.student_id), safetext.display_name(assignment),
                           safetext.display_name(job.path.name), checks, [note], 0.0, set(problems),
                           list(grader_log))
+
+
+def grade_notebook(*args, **kwargs) -> NotebookResult:
+    """``grading.notebook.grade_notebook`` (see there), imported on the first call: the engine
+    (pytest, numpy, the checks) loads in the workers only, not in the command's own process."""
+    from autograder.grading.notebook import grade_notebook as grade
+    return grade(*args, **kwargs)
 
 
 MAX_NOTEBOOKS_PER_EXERCISE = 3  # copies of one exercise graded for one student, at most
@@ -50,7 +53,6 @@ def grade_best(job, secret: bytes, limits, host=None) -> NotebookResult:
     have used one notebook's time budget (``limits.notebook_seconds``): a folder of many
     hanging copies costs the class no more than a few notebooks.
     Returns ``NotebookResult``."""
-    from autograder.grading.notebook import grade_notebook
     from autograder.submission.notebook import is_untouched_release
     paths = [job.path, *job.alternatives]
     release = job.exercise.release_notebook

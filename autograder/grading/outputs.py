@@ -12,7 +12,7 @@ class WarmUp:
     """What the pass after grading can do before the last result, done in a daemon thread of this
     process while the workers grade and it waits: import that pass's modules (the students' and
     the class report, copydetect) and fingerprint each exercise's boilerplate for near-copies
-    (``near_copies.prepare``). ``write_class_outputs`` then finds that work done (the same values:
+    (``reports/boilerplate.prepare``). ``write_class_outputs`` then finds that work done (the same values:
     a fingerprint depends only on its text, within one process). A failure here is ignored: the
     pass after grading meets it again and handles it as it always did.
 
@@ -41,8 +41,8 @@ class WarmUp:
         try:
             from autograder.grading import identical, late, regrade  # noqa: F401
             from autograder.lms import command  # noqa: F401
-            from autograder.reports import class_report, console, near_copies, student  # noqa: F401
-            near_copies.prepare(self.exercises)
+            from autograder.reports import boilerplate, class_report, console, near_copies, student  # noqa: F401
+            boilerplate.prepare(self.exercises)
         except Exception:  # noqa: BLE001 -- see the class docstring
             pass
 
