@@ -140,6 +140,27 @@ def _boilerplate(functions, released, course) -> str:
     return "\n\n".join([*(released.get(f, "") for f in functions), course])
 
 
+_read_ahead: dict = {}  # (notebook path, its stamp, functions) -> regions or None, until taken
+
+
+def notebook_regions(path, functions, keep: bool = False):
+    """``regions`` of the notebook at ``path`` (``None`` when it cannot be read): taken from what
+    ``keep=True`` read ahead when the file has not changed since, else read now. ``keep``: read it
+    ahead (e.g. in ``grading/outputs.WarmUp``) for a later call, which takes it (memory held only
+    between the two)."""
+    import nbformat
+    key = (str(path), _stamp(path), tuple(functions))
+    if not keep and key in _read_ahead:
+        return _read_ahead.pop(key)
+    try:
+        found = regions(nbformat.read(path, as_version=4), functions)
+    except Exception:  # noqa: BLE001 -- unreadable: graded elsewhere, left out of the comparison
+        found = None
+    if keep:
+        _read_ahead[key] = found
+    return found
+
+
 def prepare(exercises) -> None:
     """Import copydetect and fingerprint each exercise's boilerplate (``released_code``) ahead of
     ``near_copies.find``, e.g. in a thread while the class is graded (``grading/outputs.WarmUp``). Does

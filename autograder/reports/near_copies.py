@@ -174,13 +174,12 @@ def find(jobs, results, out) -> Path | None:
     ``results``: the ``NotebookResult`` of each job, or anything with their ``student_id``,
     ``assignment_id`` and ``notebook`` (``stream.Row``). Kept in memory: each student's solution
     regions (equal texts once), and one assignment's pairs at a time."""
-    import nbformat
     try:
         import copydetect  # noqa: F401
     except ImportError:
         return None
     from autograder.grading.identical import _graded_path
-    from autograder.reports.boilerplate import released_code
+    from autograder.reports.boilerplate import notebook_regions, released_code
     from autograder.reports.class_load import shown_name
     by_assignment: dict = {}
     exercises = {}
@@ -188,13 +187,12 @@ def find(jobs, results, out) -> Path | None:
     for job, result in zip(jobs, results, strict=False):
         if job.exercise is None or result is None:
             continue
-        try:
-            nb = nbformat.read(_graded_path(job, result), as_version=4)
-        except Exception:  # noqa: BLE001 -- an unreadable notebook is graded elsewhere; here it is left out
+        found = notebook_regions(_graded_path(job, result), job.exercise.functions)  # (read once)
+        if found is None:  # an unreadable notebook is graded elsewhere; here it is left out
             continue
         exercises[result.assignment_id] = job.exercise
         by_assignment.setdefault(result.assignment_id, {})[shown_name(result.student_id)] = \
-            {f: texts.setdefault(code, code) for f, code in regions(nb, job.exercise.functions).items()}
+            {f: texts.setdefault(code, code) for f, code in found.items()}
     del texts
     path = Path(out) / NOTE_FILE
     some = bool(by_assignment)
