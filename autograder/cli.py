@@ -204,8 +204,10 @@ def main(argv=None):
                    help="confinement level of student code: auto (default) tries bubblewrap, then the "
                         "setuid level (grading as root, e.g. in a container); see docs/containers.md")
     # -- gradescope: build an autograder zip (autograder/gradescope/bundle.py) --
-    from autograder.gradescope import bundle as gradescope
-    gradescope.add_build_arguments(sub.add_parser("gradescope", help="build ASSIGNMENT's Gradescope autograder zip"))
+    gs = sub.add_parser("gradescope", help="build ASSIGNMENT's Gradescope autograder zip")
+    if wanted == "gradescope":
+        from autograder.gradescope import bundle as gradescope
+        gradescope.add_build_arguments(gs)
     # -- new: start an exercise folder from the template (autograder/course/scaffold.py) --
     n = sub.add_parser("new", help="write exercises/NAME/ from a template: a tiny exercise that builds and grades")
     n.add_argument("name", help="the exercise's name (a lowercase identifier, e.g. layer_norm)")

@@ -34,8 +34,7 @@ def _zero_result(job, note, problems=(), grader_log=()):
 
 
 def grade_notebook(*args, **kwargs) -> NotebookResult:
-    """``grading.notebook.grade_notebook`` (see there), imported on the first call: the engine
-    (pytest, numpy, the checks) loads in the workers only, not in the command's own process."""
+    """``grading.notebook.grade_notebook``, imported on the first call (the engine: in workers only)."""
     from autograder.grading.notebook import grade_notebook as grade
     return grade(*args, **kwargs)
 
@@ -207,7 +206,7 @@ KILLED_WORKER_NOTE = ("your notebook could not be run: grading it killed the gra
 
 
 def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, out=None, resume: bool = True,
-              on_pool=None, on_disk: bool = False) -> tuple:
+              on_pool=None, on_disk: bool = False, started=None) -> tuple:
     """Grade ``jobs`` on a pool of ``workers`` processes, each with its own memory limit
     (``Limits.grader_memory_bytes``). Each student's notebooks are one task: one worker
     grades them in turn through one warm sandbox (``_by_student``).
@@ -230,6 +229,7 @@ def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, ou
         on_disk: keep the results on disk as they come (``stream.Results``: read back from their
             resume records, or a spill file), not in memory: the grading command's memory then
             does not grow with the class.
+        started: a ``WorkerPool`` started ahead (``early.py``), used first (unused: shut down), or ``None``.
     Returns:
         ``(results, failures)``: the results in the order of ``jobs`` (a ``NotebookResult`` list,
         or with ``on_disk`` a ``stream.Results``, a sequence of them), and the number of notebooks
@@ -270,7 +270,7 @@ def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, ou
         if on_pool:
             on_pool(size, list(indices), alone)
         done = set()
-        pool = WorkerPool(size, limits.grader_memory_bytes, at_exit=close_sandboxes)
+        pool = ahead.pop() if ahead else WorkerPool(size, limits.grader_memory_bytes, at_exit=close_sandboxes)
         try:
             futures = [pool.submit(None, _grade_student_in_worker, [(i, jobs[i]) for i in batch], secret, limits)
                        for batch in _by_student(indices, jobs)]
@@ -295,7 +295,7 @@ def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, ou
         died = [i for i, pid in running.items() if exit_codes.get(pid) not in (None, 0, -signal.SIGTERM)]
         return unfinished, died or list(running) or unfinished
 
-    strikes = {}
+    strikes, ahead = {}, [started] if started is not None else []
     pending = todo
     while pending:
         alone = [i for i in pending if strikes.get(i, 0) >= 2]
@@ -309,6 +309,8 @@ def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, ou
         for i in alone:
             if run_pool([i], 1, alone=True)[0]:
                 finish(i, _zero_result(jobs[i], KILLED_WORKER_NOTE, [Problem.WORKER_KILLED, Problem.CRASH]), False)
+    for pool in ahead:  # started ahead, and nothing was left to grade
+        pool.shutdown()
     return (results if on_disk else list(results)), failures
 
 
@@ -376,19 +378,17 @@ def grade_class(jobs: list, secret: bytes, limits, workers: int, out, *, level: 
     Raises:
         preflight.PreflightError: something the grading needs is missing; nothing was graded.
     """
-    from autograder.grading import preflight
-    from autograder.grading.outputs import write_class_outputs
-
-    chosen = preflight.run(jobs, confined=limits.confine, level=level)
+    from autograder.grading.early import preflight_with_workers
+    from autograder.grading.outputs import WarmUp, write_class_outputs
+    chosen, started = preflight_with_workers(jobs, limits, level, workers, out, resume, close_sandboxes, _start_spare)
     if chosen is not None:
         limits = dataclasses.replace(limits, level=chosen)  # every worker uses the level checked here
     out = Path(out)
     if callable(late_found):  # before grading replaces the resume records it reads
         late_found = late_found(limits)
-    from autograder.grading.outputs import WarmUp
     warm = WarmUp(jobs, progress) if outputs else None  # the pass after grading, begun during it
     results, failures = grade_all(jobs, secret, limits, max(1, workers), progress=warm or progress, out=out,
-                                  resume=resume, on_disk=True)  # read back one at a time (grading/stream.py)
+                                  resume=resume, on_disk=True, started=started)  # on disk: grading/stream.py
     if not outputs:  # one shard of a class (cluster/shards.py): the merge writes the class's files
         return ClassRun(results, failures, True, None, [], None, limits.level)
     warm.join()
