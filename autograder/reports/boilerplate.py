@@ -4,7 +4,8 @@ out of the students' code (``course_code``; per exercise, ``released_code``) wit
 computed once per process, and ahead of the pass
 after grading when a class run asks (``prepare``, from ``grading/outputs.WarmUp``, while the class
 is being graded). Fingerprints hold Python ``hash`` values, salted per process: they are never kept
-on disk, and the pairs found are the same whichever thread or moment computed them."""
+on disk (the course code's normalised text is, in ``.cache/near_copies``), and the pairs found are
+the same whichever thread or moment computed them."""
 from __future__ import annotations
 
 import ast
@@ -91,13 +92,49 @@ _boilerplate_hashes: dict = {}  # boilerplate text -> its fingerprint's hashes, 
 def boilerplate_hashes(boilerplate: str):
     """The hashes of ``fingerprint(boilerplate)`` (``[]`` for blank text), computed once per text in
     this process: ``prepare`` may compute them while the class is being graded. (They are Python
-    ``hash`` values, salted per process: never kept on disk.)"""
+    ``hash`` values, salted per process: never kept on disk; the normalised text is, ``_filtered``.)"""
     if not boilerplate.strip():
         return []
     found = _boilerplate_hashes.get(boilerplate)
     if found is None:
-        found = _boilerplate_hashes[boilerplate] = fingerprint(boilerplate).hashes
+        from copydetect import CodeFingerprint
+        filtered = _filtered(boilerplate)  # the lexer's output, the same as ``fingerprint``'s
+        found = CodeFingerprint("solution.py", K, WINDOW, filter=False, fp=io.StringIO(filtered)).hashes
+        _boilerplate_hashes[boilerplate] = found
     return found
+
+
+def cache_dir() -> Path:
+    """Where the course code's normalised text is kept between runs (``.cache/near_copies``)."""
+    return Path(__file__).resolve().parents[2] / ".cache" / "near_copies"
+
+
+def _filtered(text: str) -> str:
+    """copydetect's normalised code of ``text`` (``filter_code``: names, strings and comments
+    replaced), kept in ``cache_dir()`` under the sha256 of the text and of pygments' and
+    copydetect's versions: the course's code is lexed once, not on every run (lexing it is most of
+    the comparison's cost). Without a writable cache it is lexed each time."""
+    import hashlib
+
+    import copydetect
+    import pygments
+    from copydetect.utils import filter_code
+    key = hashlib.sha256(f"{pygments.__version__} {copydetect.__version__} {K} {WINDOW}\n{text}".encode(
+        "utf-8", "surrogatepass")).hexdigest()
+    path = cache_dir() / f"{key}.txt"
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeError):
+        pass
+    filtered = filter_code(text, "solution.py", "python")[0]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.part")
+        partial.write_text(filtered, encoding="utf-8")
+        os.replace(partial, path)  # whole or not at all: another run may read it at once
+    except (OSError, UnicodeError):
+        pass
+    return filtered
 
 
 _released: dict = {}  # exercise name -> (the files' stamps, released_code's answer), for this process
