@@ -42,10 +42,9 @@ from autograder.grading import preflight
 from autograder.grading.class_run import grade_class
 from autograder.grading.discover import discover
 from autograder.nbgrader_glue import gradebook
-from autograder.reports import class_report
 from autograder.reports import console as report
 from autograder.sandbox.levels import CHOICES as CONFINEMENT_CHOICES
-from autograder.submission import Limits
+from autograder.sandbox.limits import Limits
 
 PREFLIGHT_FAILED = 3
 
@@ -144,6 +143,13 @@ def _container(argv):
     return container_main(argv)
 
 
+def _report_not_written():
+    """``class_report.ReportNotWritten``, imported when an exception is being matched (the class
+    report's module is imported after grading, not before)."""
+    from autograder.reports.class_report import ReportNotWritten
+    return ReportNotWritten
+
+
 # Subcommands that parse their own arguments (``python -m autograder demo --help`` shows theirs).
 PASS_THROUGH = {"demo": _demo, "container": _container, "caches": _caches}
 
@@ -162,9 +168,14 @@ def main(argv=None):
     sub.add_parser("container", help="Gradescope's container runtime: run, check-requirements, check-setup "
                                      "(what the zip's setup.sh and run_autograder call)", add_help=False)
     sub.add_parser("caches", help="fill tiktoken's cache and matplotlib's font list", add_help=False)
-    from autograder.course import build
-    build.add_arguments(sub.add_parser("build", help="generate notebooks, solutions, release copies and the "
-                                                      "generated pages from exercises/ (--check: only report drift)"))
+    # A subcommand's own arguments come from its module; the modules of the others (nbformat,
+    # numpy, pytest behind some) are not imported: `grade` starts without them.
+    wanted = argv[0] if argv else None
+    b = sub.add_parser("build", help="generate notebooks, solutions, release copies and the "
+                                     "generated pages from exercises/ (--check: only report drift)")
+    if wanted == "build":
+        from autograder.course import build
+        build.add_arguments(b)
     g = sub.add_parser("grade", help="grade one notebook, one submission folder, or nbgrader's submitted/ tree")
     g.add_argument("path", help="an .ipynb file, submitted/<student>/<assignment>/, or submitted/")
     g.add_argument("--out", help="where results.json files and grades.csv go (default: graded/; with --shard, "
@@ -193,8 +204,10 @@ def main(argv=None):
                    help="confinement level of student code: auto (default) tries bubblewrap, then the "
                         "setuid level (grading as root, e.g. in a container); see docs/containers.md")
     # -- gradescope: build an autograder zip (autograder/gradescope/bundle.py) --
-    from autograder.gradescope import bundle as gradescope
-    gradescope.add_build_arguments(sub.add_parser("gradescope", help="build ASSIGNMENT's Gradescope autograder zip"))
+    gs = sub.add_parser("gradescope", help="build ASSIGNMENT's Gradescope autograder zip")
+    if wanted == "gradescope":
+        from autograder.gradescope import bundle as gradescope
+        gradescope.add_build_arguments(gs)
     # -- new: start an exercise folder from the template (autograder/course/scaffold.py) --
     n = sub.add_parser("new", help="write exercises/NAME/ from a template: a tiny exercise that builds and grades")
     n.add_argument("name", help="the exercise's name (a lowercase identifier, e.g. layer_norm)")
@@ -202,8 +215,11 @@ def main(argv=None):
     n.add_argument("--summary", help="one line for README's exercise table (default: the title)")
     n.add_argument("--no-build", action="store_true", help="only write the folder (build later)")
     # -- report: the class report from results already written (autograder/reports/class_report.py) --
-    class_report.add_arguments(sub.add_parser("report", help="write class.html and its CSVs from GRADED_DIR's "
-                                                             "results.json files (ours or Gradescope's)"))
+    rep = sub.add_parser("report", help="write class.html and its CSVs from GRADED_DIR's "
+                                      "results.json files (ours or Gradescope's)")
+    if wanted == "report":
+        from autograder.reports import class_report
+        class_report.add_arguments(rep)
     # -- merge, slurm, k8s-job: a class graded in shards (autograder/cluster/) --
     from autograder.cluster import k8s, merge, slurm
     merge.add_arguments(sub.add_parser("merge", help="check that shard outputs form the whole class, then write "
@@ -301,7 +317,7 @@ def main(argv=None):
     except preflight.PreflightError as exc:
         print(f"cannot grade: {exc}", file=sys.stderr)
         return PREFLIGHT_FAILED
-    except class_report.ReportNotWritten as exc:  # graded and grades.csv written, but no class report
+    except _report_not_written() as exc:  # graded and grades.csv written, but no class report
         print(f"error: {exc}", file=sys.stderr)
         return 1
     finally:

@@ -14,19 +14,16 @@ import time
 import traceback
 from pathlib import Path
 
-from autograder.checks import plugin
-from autograder.checks.declared import check_metas
-from autograder.checks.plugin import CheckResult
-from autograder.grading.notebook import grade_notebook
 from autograder.grading.pool import WorkerPool
 from autograder.grading.problems import Problem
 from autograder.grading.result import NotebookResult
 from autograder.reports import safetext
-from autograder.submission.notebook import is_untouched_release
 
 
 # -- a whole class ------------------------------------------------------------------
 def _zero_result(job, note, problems=(), grader_log=()):
+    from autograder.checks.declared import check_metas
+    from autograder.checks.results import CheckResult
     checks = []
     if job.exercise is not None:
         checks = [CheckResult(m.function, m.name, 0.0, m.points, note) for m in check_metas(job.exercise)]
@@ -34,6 +31,12 @@ def _zero_result(job, note, problems=(), grader_log=()):
     return NotebookResult(safetext.display_name(job.student_id), safetext.display_name(assignment),
                           safetext.display_name(job.path.name), checks, [note], 0.0, set(problems),
                           list(grader_log))
+
+
+def grade_notebook(*args, **kwargs) -> NotebookResult:
+    """``grading.notebook.grade_notebook``, imported on the first call (the engine: in workers only)."""
+    from autograder.grading.notebook import grade_notebook as grade
+    return grade(*args, **kwargs)
 
 
 MAX_NOTEBOOKS_PER_EXERCISE = 3  # copies of one exercise graded for one student, at most
@@ -49,6 +52,7 @@ def grade_best(job, secret: bytes, limits, host=None) -> NotebookResult:
     have used one notebook's time budget (``limits.notebook_seconds``): a folder of many
     hanging copies costs the class no more than a few notebooks.
     Returns ``NotebookResult``."""
+    from autograder.submission.notebook import is_untouched_release
     paths = [job.path, *job.alternatives]
     release = job.exercise.release_notebook
     untouched = [p for p in paths if release.is_file() and len(paths) > 1 and is_untouched_release(p, release)]
@@ -169,6 +173,8 @@ def close_sandboxes() -> None:
 
 def _grade_in_worker(job, secret, limits):
     host = host_for(job.student_id, limits) if job.exercise is not None else None
+    from autograder.checks import plugin  # the first time: loaded while the student's sandbox boots
+    plugin.keep_sessions()  # this worker grades many notebooks: one pytest session per exercise
     return grade_job(job, secret, limits, host)
 
 
@@ -177,7 +183,6 @@ def _grade_student_in_worker(indexed_jobs, secret, limits):
     announcing each as it starts (``pool.announce``: a worker that dies is blamed for the
     notebook it was on). Returns ``[(index, NotebookResult, grader_failed)]``."""
     from autograder.grading.pool import announce
-    plugin.keep_sessions()  # this worker grades many notebooks: one pytest session per exercise
     graded = []
     for i, job in indexed_jobs:
         announce(i)
@@ -201,7 +206,7 @@ KILLED_WORKER_NOTE = ("your notebook could not be run: grading it killed the gra
 
 
 def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, out=None, resume: bool = True,
-              on_pool=None, on_disk: bool = False) -> tuple:
+              on_pool=None, on_disk: bool = False, started=None) -> tuple:
     """Grade ``jobs`` on a pool of ``workers`` processes, each with its own memory limit
     (``Limits.grader_memory_bytes``). Each student's notebooks are one task: one worker
     grades them in turn through one warm sandbox (``_by_student``).
@@ -224,6 +229,7 @@ def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, ou
         on_disk: keep the results on disk as they come (``stream.Results``: read back from their
             resume records, or a spill file), not in memory: the grading command's memory then
             does not grow with the class.
+        started: a ``WorkerPool`` started ahead (``early.py``), used first (unused: shut down), or ``None``.
     Returns:
         ``(results, failures)``: the results in the order of ``jobs`` (a ``NotebookResult`` list,
         or with ``on_disk`` a ``stream.Results``, a sequence of them), and the number of notebooks
@@ -231,8 +237,8 @@ def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, ou
     """
     from autograder.grading import resume as resume_store
     if limits.confine and jobs:
-        from autograder.sandbox.matplotlib_cache import prefill
-        prefill()  # each sandbox copies matplotlib's font list instead of scanning the fonts
+        from autograder.sandbox.matplotlib_cache import ensure
+        ensure()  # each sandbox copies matplotlib's font list instead of scanning the fonts
     from autograder.grading.stream import Results
     results = Results(len(jobs), on_disk=on_disk)
     failures = 0
@@ -264,7 +270,7 @@ def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, ou
         if on_pool:
             on_pool(size, list(indices), alone)
         done = set()
-        pool = WorkerPool(size, limits.grader_memory_bytes, at_exit=close_sandboxes)
+        pool = ahead.pop() if ahead else WorkerPool(size, limits.grader_memory_bytes, at_exit=close_sandboxes)
         try:
             futures = [pool.submit(None, _grade_student_in_worker, [(i, jobs[i]) for i in batch], secret, limits)
                        for batch in _by_student(indices, jobs)]
@@ -289,7 +295,7 @@ def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, ou
         died = [i for i, pid in running.items() if exit_codes.get(pid) not in (None, 0, -signal.SIGTERM)]
         return unfinished, died or list(running) or unfinished
 
-    strikes = {}
+    strikes, ahead = {}, [started] if started is not None else []
     pending = todo
     while pending:
         alone = [i for i in pending if strikes.get(i, 0) >= 2]
@@ -303,6 +309,8 @@ def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, ou
         for i in alone:
             if run_pool([i], 1, alone=True)[0]:
                 finish(i, _zero_result(jobs[i], KILLED_WORKER_NOTE, [Problem.WORKER_KILLED, Problem.CRASH]), False)
+    for pool in ahead:  # started ahead, and nothing was left to grade
+        pool.shutdown()
     return (results if on_disk else list(results)), failures
 
 
@@ -370,19 +378,20 @@ def grade_class(jobs: list, secret: bytes, limits, workers: int, out, *, level: 
     Raises:
         preflight.PreflightError: something the grading needs is missing; nothing was graded.
     """
-    from autograder.grading import preflight
-    from autograder.grading.outputs import write_class_outputs
-
-    chosen = preflight.run(jobs, confined=limits.confine, level=level)
+    from autograder.grading.early import preflight_with_workers
+    from autograder.grading.outputs import WarmUp, write_class_outputs
+    chosen, started = preflight_with_workers(jobs, limits, level, workers, out, resume, close_sandboxes, _start_spare)
     if chosen is not None:
         limits = dataclasses.replace(limits, level=chosen)  # every worker uses the level checked here
     out = Path(out)
     if callable(late_found):  # before grading replaces the resume records it reads
         late_found = late_found(limits)
-    results, failures = grade_all(jobs, secret, limits, max(1, workers), progress=progress, out=out,
-                                  resume=resume, on_disk=True)  # read back one at a time (grading/stream.py)
+    warm = WarmUp(jobs, progress) if outputs else None  # the pass after grading, begun during it
+    results, failures = grade_all(jobs, secret, limits, max(1, workers), progress=warm or progress, out=out,
+                                  resume=resume, on_disk=True, started=started)  # on disk: grading/stream.py
     if not outputs:  # one shard of a class (cluster/shards.py): the merge writes the class's files
         return ClassRun(results, failures, True, None, [], None, limits.level)
+    warm.join()
     recorded, csv_path, flagged, note_path = write_class_outputs(
         jobs, results, out, gradebook=gradebook, feedback_txt=feedback_txt, show=show, say=say, roster=roster,
         late_found=late_found)

@@ -3,8 +3,70 @@ entry into a class run (``class_run.grade_class``) and by the merge of a class g
 shards (``cluster/merge.py``), so both write the same files the same way."""
 from __future__ import annotations
 
+import queue
+import threading
 from pathlib import Path
 from typing import Callable
+
+
+class WarmUp:
+    """What the pass after grading can do before the last result, done in a daemon thread of this
+    process while the workers grade and it waits: import that pass's modules (the students' and
+    the class report, copydetect) and fingerprint each exercise's boilerplate for near-copies
+    (``reports/boilerplate.prepare``), then read each notebook graded, as its result comes, for the
+    identical flags and the near-copies (``identical.read_ahead``, ``boilerplate.notebook_regions``).
+    ``write_class_outputs`` then finds that work done (the same values: a fingerprint depends only
+    on its text, within one process; a notebook changed on disk since is read again). A failure here
+    is ignored: the pass after grading meets it again and handles it as it always did.
+
+    A class run (``class_run.grade_class``) passes it to ``grade_all`` as the ``progress`` callback:
+    it starts the thread at the first result (the workers have started by then, and the results'
+    own classes have been imported, by the thread that reads them), then calls ``progress``.
+
+    Args: jobs: the ``discover.Job`` list of the run. progress: the caller's progress callback, or ``None``.
+    """
+
+    WAIT = 300.0  # seconds ``join`` waits at most: then the pass after grading goes on by itself
+    READ_AHEAD = 2000  # notebooks read ahead at most (what is read is held until used: bounded memory)
+
+    def __init__(self, jobs: list, progress: Callable | None = None):
+        self.exercises = list({id(j.exercise): j.exercise for j in jobs if j.exercise is not None}.values())
+        self.progress = progress
+        self.jobs, self.queue, self.thread, self.ahead = jobs, queue.SimpleQueue(), None, 0
+
+    def __call__(self, i, result, reused):
+        if self.thread is None and not reused:  # (a run that grades nothing gains nothing by it)
+            self.thread = threading.Thread(target=self._work, name="after-grading-warm-up", daemon=True)
+            self.thread.start()
+        if not reused and result is not None and self.ahead < self.READ_AHEAD:
+            self.ahead += 1
+            self.queue.put((self.jobs[i], result))
+        if self.progress is not None:
+            self.progress(i, result, reused)
+
+    def _work(self):
+        try:
+            from autograder.grading import identical, late, regrade  # noqa: F401
+            from autograder.lms import command  # noqa: F401
+            from autograder.reports import boilerplate, class_report, console, near_copies, student  # noqa: F401
+            boilerplate.prepare(self.exercises)
+        except Exception:  # noqa: BLE001 -- see the class docstring
+            pass
+        while (item := self.queue.get()) is not None:  # each graded notebook, read once for both
+            job, result = item
+            try:
+                if job.exercise is not None:
+                    path = identical._graded_path(job, result)
+                    identical.read_ahead(path, job.exercise)
+                    boilerplate.notebook_regions(path, job.exercise.functions, keep=True)
+            except Exception:  # noqa: BLE001 -- see the class docstring
+                pass
+
+    def join(self) -> None:
+        """Let the thread read what is queued, then wait for it (at most ``WAIT`` seconds)."""
+        if self.thread is not None:
+            self.queue.put(None)
+            self.thread.join(self.WAIT)
 
 
 def student_paths(out) -> dict:

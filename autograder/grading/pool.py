@@ -19,7 +19,11 @@ import os
 _started = None  # in a worker: the queue on which it announces each job it starts
 
 
-def _init_worker(started, memory_bytes, at_exit=None):
+def _nothing():
+    """A job that does nothing: what ``WorkerPool.start`` submits to have the workers started."""
+
+
+def _init_worker(started, memory_bytes, at_exit=None, at_start=None):
     """Pool initializer: its own address-space limit, the queue for start notices, and death
     with the grading command (a run stopped with Ctrl-C or SIGTERM must not leave workers
     grading on, and each worker's sandboxes die with it: ``--die-with-parent``)."""
@@ -45,6 +49,11 @@ def _init_worker(started, memory_bytes, at_exit=None):
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         limit = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    for function, args in at_start or ():  # e.g. a spare sandbox started ahead, the engine imported
+        try:
+            function(*args)
+        except Exception:  # noqa: BLE001,S110 -- only a head start: the jobs do it again if needed
+            pass
 
 
 def announce(key) -> None:
@@ -88,15 +97,18 @@ class WorkerPool:
         memory_bytes: each worker's address-space limit (``RLIMIT_AS``, bytes), or ``None``.
         at_exit: a function (picklable: defined at module level) each worker runs when it
             exits, e.g. closing its warm sandboxes (``class_run.close_sandboxes``), or ``None``.
+        at_start: ``[(function, args), ...]`` (picklable) each worker runs in turn once it has
+            started, after its limits are set (``early.early_pool``); their exceptions are ignored.
     """
 
-    def __init__(self, size, memory_bytes=None, at_exit=None):
+    def __init__(self, size, memory_bytes=None, at_exit=None, at_start=None):
+        self.size = size
         self._context = _RecordingContext()
         self._started = self._context.SimpleQueue()
         self._announced = {}
         self._executor = cf.ProcessPoolExecutor(max_workers=size, mp_context=self._context,
                                                 initializer=_init_worker,
-                                                initargs=(self._started, memory_bytes, at_exit))
+                                                initargs=(self._started, memory_bytes, at_exit, at_start))
 
     def submit(self, key, fn, *args):
         """Run ``fn(*args)`` in a worker (``fn`` and ``args`` must pickle); ``key`` names the job
@@ -104,6 +116,13 @@ class WorkerPool:
         ``concurrent.futures.Future``; its ``result()`` raises
         ``concurrent.futures.process.BrokenProcessPool`` when a worker of the pool died."""
         return self._executor.submit(_announced, key, fn, args)
+
+    def start(self):
+        """Start the ``size`` workers now, before any job is submitted (each runs ``at_start``),
+        e.g. while the caller checks what grading needs (``class_run.grade_class``)."""
+        for _ in range(self.size):
+            self._executor.submit(_announced, None, _nothing, ())
+        return self
 
     def shutdown(self):
         """Cancel jobs not yet started and wait for the workers to end."""

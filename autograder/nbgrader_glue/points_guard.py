@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.checks.declared import points_by_function
-
 WHAT_TO_DO = ("Nothing was graded or recorded. If the checks' points are the new ones, record them in the "
               "gradebook first: `nbgrader generate_assignment {aid}` in the course directory (it updates the "
               "grade cells' maximum; see docs/instructor.md, 'Changing points during a term'), then grade again. "
@@ -37,6 +35,7 @@ def mismatches(course, exercises) -> list:
     """
     from nbgrader import api
 
+    from autograder.checks.declared import points_by_function  # (numpy, pytest: only with a gradebook)
     from autograder.nbgrader_glue.gradebook import _quiet_sqlalchemy
     found = []
     with _quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:

@@ -23,48 +23,26 @@ beside grades.csv; ``class_report`` shows it with the two regions side by side. 
 """
 from __future__ import annotations
 
-import ast
-import io
 import json
 import re
 from itertools import combinations
 from pathlib import Path
 
+from autograder.reports.boilerplate import (  # noqa: F401 (regions, course_code, K, WINDOW: used by callers too)
+    WINDOW,
+    K,
+    boilerplate_hashes,
+    course_code,
+    fingerprint,
+    regions,
+)
+
 NOTE_FILE = "near_copies.json"
-K, WINDOW = 25, 6          # copydetect's defaults: noise threshold 25, guarantee threshold 30
 SHARE = 0.7                # share of each student's normalised code found in the other's
 MIN_TOKENS = 60            # least shared normalised code (characters) for a pair to count
 MIN_SHARED, RARE = 2, 2    # shared named mistakes, each made by at most RARE students
 KEPT = 2000                # pairs kept per assignment, the most alike: a class handing in much the same
                            # code would otherwise list pairs by the square of its size (GBs at 1,400 students)
-
-
-def regions(nb, functions) -> dict:
-    """``{function: source}`` of a notebook (``nbformat`` node): the solution cell whose nbgrader
-    ``grade_id`` is the function, else the last top-level ``def``/``class`` of that name."""
-    found = {}
-    for cell in nb.cells:
-        if cell.get("cell_type") != "code":
-            continue
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if grade_id in functions:
-            found[grade_id] = cell.source
-            continue
-        try:
-            tree = ast.parse(cell.source)
-        except (SyntaxError, ValueError, RecursionError):
-            continue
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in functions \
-                    and node.name not in found:
-                found[node.name] = ast.get_source_segment(cell.source, node) or ""
-    return found
-
-
-def fingerprint(code: str, boilerplate=()):
-    """copydetect's ``CodeFingerprint`` of Python ``code`` (str), the ``boilerplate`` hashes left out."""
-    from copydetect import CodeFingerprint
-    return CodeFingerprint("solution.py", K, WINDOW, boilerplate=list(boilerplate), fp=io.StringIO(code))
 
 
 def compare(code_a: str, code_b: str, boilerplate: str = "") -> tuple:
@@ -85,30 +63,6 @@ def _shared(a, b) -> tuple:
 def flagged(share_a: float, share_b: float, shared: int) -> bool:
     """Whether a compared pair is listed (see ``SHARE`` and ``MIN_TOKENS``)."""
     return shared >= MIN_TOKENS and min(share_a, share_b) >= SHARE
-
-
-_FENCE = re.compile(r"```(?:python|py)?\n(.*?)```", re.S)
-
-
-def course_code(exercise, release_nb=None) -> str:
-    """The course's own code a student may copy into a solution cell, as one text: the release's
-    code cells other than the solution cells (imports, the worked examples' inputs and the calls
-    that print them, the visible cases), the fenced code of its text cells, and the exercise's
-    ``worked.py`` (the course text's figures). "" for what cannot be read."""
-    parts = []
-    if release_nb is not None:
-        for cell in release_nb.cells:
-            meta = cell.get("metadata", {}).get("nbgrader", {})
-            if cell.get("cell_type") == "code" and not meta.get("solution"):
-                parts.append(cell.source)
-            elif cell.get("cell_type") == "markdown":
-                parts += _FENCE.findall(cell.source)
-    worked = Path(getattr(exercise, "folder", "") or "") / "worked.py"
-    try:
-        parts.append(worked.read_text(encoding="utf-8"))
-    except (OSError, UnicodeError):
-        pass
-    return "\n\n".join(parts)
 
 
 def _line(text: str) -> str:
@@ -141,18 +95,22 @@ def code_pairs(solutions: dict, functions, released: dict | None = None, course:
     return [_pair_dict(solutions, functions, *found) for found in _found_pairs(solutions, functions, released, course)]
 
 
-def _found_pairs(solutions, functions, released=None, course="") -> list:
+def _found_pairs(solutions, functions, released=None, course="", boilerplate=None) -> list:
     """``[(a, b, shared, share a, share b)]`` of ``code_pairs`` (shares rounded), in its order: the
-    ``KEPT`` most alike pairs at most."""
+    ``KEPT`` most alike pairs at most. ``boilerplate``: the text ``_boilerplate`` makes of
+    ``released`` and ``course``, when the caller has it already (``released_code``)."""
+    if len(solutions) < 2:  # no pair to compare: nothing is fingerprinted
+        return []
     released = released or {}
-    boilerplate = "\n\n".join([*(released.get(f, "") for f in functions), course])
+    if boilerplate is None:
+        boilerplate = "\n\n".join([*(released.get(f, "") for f in functions), course])
     given = {_line(x) for x in boilerplate.splitlines()} - {""}
     codes: dict = {}  # distinct joined code (the course's lines dropped) -> its number
     joined = {}
     for s in sorted(solutions):
         code = _without(given, "\n\n".join(solutions[s].get(f, "") for f in functions))
         joined[s] = codes.setdefault(code, len(codes))
-    base = fingerprint(boilerplate).hashes if boilerplate.strip() else []
+    base = boilerplate_hashes(boilerplate)
     prints = [fingerprint(code, base) for code in codes]
     del codes
     students = {}
@@ -216,12 +174,12 @@ def find(jobs, results, out) -> Path | None:
     ``results``: the ``NotebookResult`` of each job, or anything with their ``student_id``,
     ``assignment_id`` and ``notebook`` (``stream.Row``). Kept in memory: each student's solution
     regions (equal texts once), and one assignment's pairs at a time."""
-    import nbformat
     try:
         import copydetect  # noqa: F401
     except ImportError:
         return None
     from autograder.grading.identical import _graded_path
+    from autograder.reports.boilerplate import notebook_regions, released_code
     from autograder.reports.class_load import shown_name
     by_assignment: dict = {}
     exercises = {}
@@ -229,13 +187,12 @@ def find(jobs, results, out) -> Path | None:
     for job, result in zip(jobs, results, strict=False):
         if job.exercise is None or result is None:
             continue
-        try:
-            nb = nbformat.read(_graded_path(job, result), as_version=4)
-        except Exception:  # noqa: BLE001 -- an unreadable notebook is graded elsewhere; here it is left out
+        found = notebook_regions(_graded_path(job, result), job.exercise.functions)  # (read once)
+        if found is None:  # an unreadable notebook is graded elsewhere; here it is left out
             continue
         exercises[result.assignment_id] = job.exercise
         by_assignment.setdefault(result.assignment_id, {})[shown_name(result.student_id)] = \
-            {f: texts.setdefault(code, code) for f, code in regions(nb, job.exercise.functions).items()}
+            {f: texts.setdefault(code, code) for f, code in found.items()}
     del texts
     path = Path(out) / NOTE_FILE
     some = bool(by_assignment)
@@ -244,12 +201,10 @@ def find(jobs, results, out) -> Path | None:
         for n, assignment in enumerate(sorted(by_assignment)):
             solutions = by_assignment.pop(assignment)  # its regions go once it is compared
             exercise = exercises[assignment]
-            try:
-                release_nb = nbformat.read(exercise.release_notebook, as_version=4)
-                released = regions(release_nb, exercise.functions)
-            except Exception:  # noqa: BLE001 -- without the release, nothing is subtracted
-                release_nb, released = None, {}
-            found = _found_pairs(solutions, exercise.functions, released, course_code(exercise, release_nb))
+            found = []
+            if len(solutions) > 1:  # else no pair: neither the release nor a solution is fingerprinted
+                released, boilerplate = released_code(exercise)  # (reports/boilerplate.py)
+                found = _found_pairs(solutions, exercise.functions, released, boilerplate=boilerplate)
             f.write(("," if n else "") + "\n  " + json.dumps(assignment, ensure_ascii=False) + ": ["
                     + ("" if found else "]"))
             for k, pair in enumerate(found):  # each pair as json.dumps(indent=1) puts it three levels down

@@ -9,3 +9,14 @@ def test_importing_nbformat_builds_no_iri_grammar():
     code = "import sys, jsonschema; print(sorted(m for m in sys.modules if m.split('.')[0] in ('rfc3987_syntax', 'lark')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_grading_command_reaches_its_preflight_without_the_engine():
+    # The command's own process orchestrates: argument parsing, discovery and the points guard
+    # must not import pytest, numpy or nbformat (the workers import the engine; grading/early.py).
+    code = ("import sys\nfrom autograder import cli\n"
+            "try:\n    cli.main(['grade', '--help'])\nexcept SystemExit:\n    pass\n"
+            "import autograder.grading.class_run, autograder.grading.discover, autograder.nbgrader_glue.points_guard\n"
+            "print(sorted(m for m in ('pytest', 'numpy', 'nbformat', 'copydetect') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"

@@ -1,0 +1,60 @@
+"""Workers started before the preflight (grading/early.py): nothing is graded unless it passes, and
+a failed preflight leaves no worker or spare sandbox behind."""
+import nbformat
+import pytest
+
+from autograder.course.registry import EXERCISES
+from autograder.demo.fill import filled_notebook
+from autograder.grading import class_run, early, preflight
+from autograder.grading.discover import discover
+from autograder.sandbox.limits import Limits
+
+KV = EXERCISES["kv_cache"]
+SECRET = b"early-secret"
+
+
+def _class(root, students=("ann", "bob")):
+    for s in students:
+        folder = root / s / KV.assignment
+        folder.mkdir(parents=True)
+        nbformat.write(filled_notebook(KV), folder / KV.notebook)
+    return discover(root)
+
+
+def _recording(monkeypatch):
+    pools = []
+
+    class Recording(early.WorkerPool):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            pools.append(self)
+    monkeypatch.setattr(early, "WorkerPool", Recording)
+    return pools
+
+
+def test_a_failed_preflight_grades_nothing_and_ends_the_workers_started_early(tmp_path, monkeypatch):
+    jobs = _class(tmp_path / "submitted")
+    pools = _recording(monkeypatch)
+
+    def fails(*a, **k):
+        raise preflight.PreflightError("no sandbox here (a test)")
+    monkeypatch.setattr(preflight, "run", fails)
+    with pytest.raises(preflight.PreflightError):
+        class_run.grade_class(jobs, SECRET, Limits(), 2, tmp_path / "graded", resume=False)
+    assert len(pools) == 1 and pools[0].size == 2  # two students: two workers, started before the preflight
+    codes = pools[0].exit_codes()
+    assert len(codes) == 2 and all(code is not None for code in codes.values())  # all ended
+    assert not (tmp_path / "graded").exists() or not any((tmp_path / "graded").rglob("results.json"))
+
+
+def test_a_run_over_resume_records_starts_no_worker_before_the_preflight(tmp_path, monkeypatch):
+    jobs = _class(tmp_path / "submitted", ("ann",))
+    (tmp_path / "graded" / ".resume").mkdir(parents=True)
+    (tmp_path / "graded" / ".resume" / "x.json").write_text("{}")
+    assert early.early_pool(jobs, Limits(confine=False), None, 2, tmp_path / "graded", True, None, None) is None
+    pools = _recording(monkeypatch)
+    started = early.early_pool(jobs, Limits(confine=False), None, 2, tmp_path / "graded", False, None, None)
+    try:
+        assert started is not None and started.size == 1 and pools == [started]  # one student: one worker
+    finally:
+        started.shutdown()
