@@ -9,10 +9,14 @@ evidence; the course's worked examples are boilerplate too (``course_code``: the
 demonstration cells, the code its text shows, and the exercise's ``worked.py``), so two students
 who paste the same worked inputs into their cells are not near-copies for that. Lines the course
 gave are first dropped from each student's code (the same line, indentation and comment aside),
-then copydetect leaves out the course code's fingerprints: a pasted block leaves no seam. A student's regions are joined in the exercise's function order; a pair of students is
-listed when the shared code covers at least ``SHARE`` of both students' code and at least
-``MIN_TOKENS`` characters of normalised code. Very short functions (a two-line softmax) are honest
-twins across a class, which is why the whole assignment is compared, not one function.
+then copydetect leaves out the course code's fingerprints: a pasted block leaves no seam. A
+student's regions are joined in the exercise's function order and compared by code
+(``near_groups``): students whose code is the same once copydetect has normalised it are one
+*group*, fingerprinted and listed once; each pair of distinct codes is compared once. Two codes are
+listed when the shared code covers at least ``SHARE`` of both and at least ``MIN_TOKENS``
+characters of normalised code; a group when its code has that much beyond the course's. Very short
+functions (a two-line softmax) are honest twins across a class, which is why the whole assignment
+is compared, not one function.
 
 Mistakes: two students who made the same named mistakes (``class_load.Entry``'s), at least
 ``MIN_SHARED`` of them, each made by at most ``RARE`` of the class's students.
