@@ -166,3 +166,19 @@ def test_a_large_group_is_named_in_part_on_the_page_with_a_count_of_the_rest():
     assert "1429 students, the same code: s0000, s0001" in page and f"and {1429 - shown} more</td>" in page
     assert f"s{shown:04d}" not in page  # the ninth student is in the count, not named
     assert f"and {1429 - shown} more (1429 with the same code) &amp; solo</td>" in page
+
+
+def test_regions_take_the_grade_id_cell_else_the_first_def_and_an_unreadable_notebook_is_left_out(tmp_path):
+    nb = filled_notebook(EX, {"softmax": SOFTMAX})
+    nb.cells.insert(0, nbformat.v4.new_code_cell("def softmax(z):\n    return 'a demonstration'\n"))
+    assert near_copies.regions(nb, EX.functions)["softmax"] == SOFTMAX  # the solution cell, not the earlier def
+    for cell in nb.cells:
+        cell.metadata.pop("nbgrader", None)
+    found = near_copies.regions(nb, EX.functions)
+    assert found["softmax"] == "def softmax(z):\n    return 'a demonstration'"  # no grade_id: the first def
+    assert set(found) == set(EX.functions)
+    jobs, results = _hand_in(tmp_path, {"ann": {"softmax": SOFTMAX}, "bob": {"softmax": SOFTMAX}, "eve": {}})
+    jobs[2].path.write_text("{not a notebook", encoding="utf-8")
+    data = json.loads(near_copies.find(jobs, results, tmp_path).read_text(encoding="utf-8"))
+    assert data["compared"][EX.assignment]["students"] == 2
+    assert [i["students"] for i in data["assignments"][EX.assignment]] == [[["ann", "bob"]]]
