@@ -2,7 +2,7 @@
 flags, near-copies, grades.csv, the class report) on synthetic classes of 119, 1,022 and 10,003
 notebooks (17, 146 and 1,429 students): wall time and the command's peak memory. Asserts nothing.
 
-    python benchmarks/after_grading.py [--students 17,146,1429] [--jobs 2]
+    python benchmarks/after_grading.py [--students 17,146,1429] [--jobs 2] [--distinct]
 
 Each class is the class of ``benchmarks/load_class.py`` (``build``: a notebook per exercise a student,
 students cycling through the reference, honest styles, the stubs and every catalogued mistake)
@@ -14,12 +14,18 @@ reference, the stub's message for the stubs, the failed checks of a mistake's fu
 name and two small grids of values). So the command grades nothing: it finds every notebook
 unchanged since "the last run" and spends its time and memory on what follows the grading.
 
+``--distinct``: every notebook's first solution cell gets one more line, a constant of its own
+(``CHECK_VALUE = <student number>``), so no two students of an assignment hand in the same code
+(copydetect keeps numbers when it normalises code) while every pair of them still shares nearly
+all of it: the many-codes case of near-copies (``reports/near_groups.py``).
+
 The command is ``python -m autograder grade submitted --out OUT --quiet --gradebook none
 --unconfined`` (unconfined: no student code runs, and the resume records are keyed by the
 limits), run in a child process that reports its own ``ru_maxrss`` (the peak resident memory
 of the grading command alone, not of any process it started) when it ends.
 """
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -28,6 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import nbformat
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -69,14 +76,27 @@ def synthetic_result(job, plan_text: str) -> NotebookResult:
                           [], "unconfined")
 
 
-def make_class(root: Path, students: int, secret: bytes):
+def make_distinct(submitted: Path) -> None:
+    """Give each notebook under ``submitted`` (``sNNN/assignment/notebook``) a line of its own at the
+    end of its first solution cell: ``CHECK_VALUE = NNN``."""
+    for path in sorted(submitted.glob("s*/*/*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        cell = next((c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("solution")), None)
+        if cell is not None:
+            cell.source = cell.source.rstrip("\n") + f"\n\nCHECK_VALUE = {int(path.parts[-3][1:])}\n"
+            nbformat.write(nb, path)
+
+
+def make_class(root: Path, students: int, secret: bytes, distinct: bool = False):
     """Write the class of ``students`` students (``load_class.build``: a notebook per exercise each,
-    the hostile ones left out) under ``root/submitted`` and a resume record for each under ``root/out``;
-    returns the number of notebooks."""
+    the hostile ones left out; ``distinct``: ``make_distinct``) under ``root/submitted`` and a resume
+    record for each under ``root/out``; returns the number of notebooks."""
     expect = build(root / "submitted", students)
     for key in [k for k in expect if k[0].startswith("zz_hostile_")]:  # nothing hostile: nothing may run
         shutil.rmtree(root / "submitted" / key[0])
         del expect[key]
+    if distinct:
+        make_distinct(root / "submitted")
     store = Store(root / "out", secret, Limits(confine=False))
     jobs = discover(root / "submitted")
     for job in jobs:
@@ -112,6 +132,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", default="17,146,1429", help="class sizes in students, comma-separated")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--distinct", action="store_true",
+                        help="no two students of an assignment hand in the same code (make_distinct)")
     args = parser.parse_args()
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; load average "
           f"{os.getloadavg()[0]:.1f}")
@@ -122,7 +144,7 @@ def main():
             secret = os.urandom(32).hex().encode()  # as seeds.load_secret reads a secret file
             (root / "secret").write_bytes(secret)
             t0 = time.perf_counter()
-            n = make_class(root, students, secret)
+            n = make_class(root, students, secret, args.distinct)
             made = time.perf_counter() - t0
             check_recorded(root, secret, discover(root / "submitted"))  # again, just before the command
             seconds, peak, last, status = run(root, root / "secret", args.jobs)
@@ -131,6 +153,14 @@ def main():
                   f"{seconds:.1f} s wall, peak memory of the grading command {peak / 2 ** 20:.1f} MiB, "
                   f"exit status {status}; load average now {os.getloadavg()[0]:.1f}")
             print(f"  its summary: {last}")
+            near = root / "out" / "near_copies.json"
+            if near.is_file():
+                with near.open("rb") as f:  # its last lines: what each assignment compared
+                    f.seek(max(0, near.stat().st_size - 4000))
+                    tail = f.read().decode("utf-8", "replace")
+                compared = json.loads("{" + tail[tail.rindex('"compared": {'):]) if '"compared": {' in tail else {}
+                print(f"  near_copies.json: {near.stat().st_size / 2 ** 20:.1f} MiB; compared: "
+                      + "; ".join(f"{a} {c}" for a, c in compared.get("compared", {}).items()))
     if len(peaks) > 1:
         low = min(peaks)
         for n in sorted(peaks)[1:]:

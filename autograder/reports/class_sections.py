@@ -230,36 +230,75 @@ def _persistent_html(paths, entries, base):
             "passed. A family not named is no proof that the idea is understood.</p>")
 
 
-NEAR_PAIRS_SHOWN = 30  # pairs per assignment on the page (the most alike); near_copies.json has them all
+NEAR_PAIRS_SHOWN = 30  # items per assignment on the page (the most alike); near_copies.json keeps more
+NEAR_NAMES_SHOWN = 8   # students named per code on the page, then "and N more"
+
+
+def _near_codes(item):
+    """``[(names, count, texts), ...]`` of a near_copies.json item, one per code: a group's one code
+    or two codes alike; a pair of an earlier version (two names) as two codes of one student."""
+    students = item.get("students") or []
+    counts, texts = item.get("count") or [], item.get("texts") or []
+    codes = []
+    for k, who in enumerate(students[:2]):
+        names = [str(x) for x in who] if isinstance(who, list) else [str(who)]
+        count = counts[k] if k < len(counts) and isinstance(counts[k], int) else len(names)
+        codes.append((names, max(count, len(names)), texts[k] if k < len(texts) and isinstance(texts[k], int) else 1))
+    return codes
+
+
+def _near_names(names, count):
+    shown = ", ".join(_e(shown_name(x)) for x in names[:NEAR_NAMES_SHOWN])
+    more = count - min(len(names), NEAR_NAMES_SHOWN)
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _near_row(assignment, item):
+    """A row of the shared-code table for one item: a group (one code) or two codes alike."""
+    codes = _near_codes(item)
+    share = [float(x) for x in (item.get("share") or [0])]
+    heads = [_e(shown_name(n[0])) if n else "?" for n, _, _ in codes]
+    if len(codes) == 1:
+        names, count, texts = codes[0]
+        who = (f"{count} students, the same code{'' if texts < 2 else ' once names and comments are left out'}: "
+               + _near_names(names, count))
+        alike = "the same code"
+    else:
+        who = " &amp; ".join(_near_names(n, c) + (f" ({c} with the same code)" if c > 1 else "") for n, c, _ in codes)
+        alike = f"{100 * min(share):.0f}% / {100 * max(share):.0f}%"
+    cols = len(codes)
+    evidence = "".join(
+        f"<details><summary>{_e(f)}</summary><table class='data side'><caption class='visually-hidden'>"
+        f"{_e(f)}: {' and '.join(heads)}</caption><tr>" + "".join(f"<th scope='col'>{h}</th>" for h in heads)
+        + "</tr><tr>" + "".join(f"<td><pre>{_e(x)}</pre></td>" for x in src) + "</tr></table></details>"
+        for f, src in (item.get("evidence") or {}).items() if isinstance(src, list) and len(src) == cols)
+    return [who, _e(assignment), alike, evidence or "&ndash;"]
 
 
 def _near_copies_html(near, entries, base):
-    """The near-copies section (``near_copies``): code pairs with their regions side by side, and
-    students sharing a rare combination of named mistakes. Never a grade."""
+    """The near-copies section (``near_copies``): groups of students handing in the same code and
+    pairs of codes alike, with their code side by side, and students sharing a rare combination of
+    named mistakes. Never a grade."""
     from autograder.reports.near_copies import MIN_SHARED, RARE, mistake_pairs
     out = ["<h2 id='near-copies'>Near-copies (for staff; never graded down)</h2>",
-           "<p class='small'>Pairs whose solutions share most of their code once the released notebook's code "
-           "is left out (copydetect's winnowing over normalised code: renamed variables, comments and blank "
-           "lines do not hide it), and pairs who made the same rare named mistakes. A reason to look at two "
-           "notebooks side by side, not a finding: short functions and the course's own examples make honest "
-           "twins.</p>"]
-    rows, cut = [], 0
+           "<p class='small'>Students who hand in the same code (listed once, as a group), codes that share "
+           "most of their code once the released notebook's code is left out (copydetect's winnowing over "
+           "normalised code: renamed variables, comments and blank lines do not hide it), and pairs who made "
+           "the same rare named mistakes. A reason to look at notebooks side by side, not a finding: short "
+           "functions and the course's own examples make honest twins.</p>"]
+    rows, cut, left = [], 0, 0
     for assignment in sorted(near):
         cut += max(0, getattr(near[assignment], "total", len(near[assignment])) - NEAR_PAIRS_SHOWN)
-        for pair in near[assignment][:NEAR_PAIRS_SHOWN]:
-            a, b = (_e(shown_name(s)) for s in pair.get("students", ["?", "?"])[:2])
-            share = pair.get("share", [0, 0])
-            evidence = "".join(
-                f"<details><summary>{_e(f)}</summary><table class='data side'><caption class='visually-hidden'>"
-                f"{_e(f)}: {a} and {b}</caption><tr><th scope='col'>{a}</th><th scope='col'>{b}</th></tr>"
-                f"<tr><td><pre>{_e(src[0])}</pre></td><td><pre>{_e(src[1])}</pre></td></tr></table></details>"
-                for f, src in (pair.get("evidence") or {}).items() if isinstance(src, list) and len(src) == 2)
-            rows.append([a + " &amp; " + b, _e(assignment), f"{100 * min(share):.0f}% / {100 * max(share):.0f}%",
-                         evidence or "&ndash;"])
+        stats = getattr(near[assignment], "compared", None) or {}
+        left += stats.get("not compared", 0) if isinstance(stats.get("not compared", 0), int) else 0
+        rows += [_near_row(assignment, item) for item in near[assignment][:NEAR_PAIRS_SHOWN] if isinstance(item, dict)]
     out.append(_simple_table("Shared code", ["students", "assignment", "shared (of each)", "their code"],
                              rows, "near-code", level=3))
     if cut:
-        out.append(f"<p>{cut} more pairs with less shared code are in near_copies.json.</p>")
+        out.append(f"<p>{cut} more groups and pairs with less shared code are in near_copies.json.</p>")
+    if left:
+        out.append(f"<p>{left} pairs of codes that share some fingerprints were not compared (a class of many "
+                   "different codes: only the pairs sharing the most were; see docs/class-report.md).</p>")
     pairs = [[_e(a) + " &amp; " + _e(b), "<br>".join(f"{_e(x)}: {_e(f)}: {_e(m)} ({n} students)"
                                                       for x, f, m, n in shared)] for a, b, shared in
              mistake_pairs(entries)]

@@ -9,10 +9,14 @@ evidence; the course's worked examples are boilerplate too (``course_code``: the
 demonstration cells, the code its text shows, and the exercise's ``worked.py``), so two students
 who paste the same worked inputs into their cells are not near-copies for that. Lines the course
 gave are first dropped from each student's code (the same line, indentation and comment aside),
-then copydetect leaves out the course code's fingerprints: a pasted block leaves no seam. A student's regions are joined in the exercise's function order; a pair of students is
-listed when the shared code covers at least ``SHARE`` of both students' code and at least
-``MIN_TOKENS`` characters of normalised code. Very short functions (a two-line softmax) are honest
-twins across a class, which is why the whole assignment is compared, not one function.
+then copydetect leaves out the course code's fingerprints: a pasted block leaves no seam. A
+student's regions are joined in the exercise's function order and compared by code
+(``near_groups``): students whose code is the same once copydetect has normalised it are one
+*group*, fingerprinted and listed once; each pair of distinct codes is compared once. Two codes are
+listed when the shared code covers at least ``SHARE`` of both and at least ``MIN_TOKENS``
+characters of normalised code; a group when its code has that much beyond the course's. Very short
+functions (a two-line softmax) are honest twins across a class, which is why the whole assignment
+is compared, not one function.
 
 Mistakes: two students who made the same named mistakes (``class_load.Entry``'s), at least
 ``MIN_SHARED`` of them, each made by at most ``RARE`` of the class's students.
@@ -41,8 +45,8 @@ NOTE_FILE = "near_copies.json"
 SHARE = 0.7                # share of each student's normalised code found in the other's
 MIN_TOKENS = 60            # least shared normalised code (characters) for a pair to count
 MIN_SHARED, RARE = 2, 2    # shared named mistakes, each made by at most RARE students
-KEPT = 2000                # pairs kept per assignment, the most alike: a class handing in much the same
-                           # code would otherwise list pairs by the square of its size (GBs at 1,400 students)
+KEPT = 2000                # items (groups and pairs of codes) kept per assignment, the most alike
+MEMBERS = 10               # students named per code in an item of two codes (a group's own item names all)
 
 
 def compare(code_a: str, code_b: str, boilerplate: str = "") -> tuple:
@@ -77,11 +81,8 @@ def _without(given: set, code: str) -> str:
 
 
 def code_pairs(solutions: dict, functions, released: dict | None = None, course: str = "") -> list:
-    """Near-copy pairs of one assignment.
-
-    Each distinct solution is fingerprinted once (one ``CodeFingerprint`` per distinct code is
-    kept while the assignment is compared: its memory grows with the students of one assignment),
-    and a pair of codes that recurs (students handing in the same code) is compared once.
+    """Near-copies of one assignment, by code (``near_groups``): each distinct normalised code is
+    fingerprinted once and each pair of distinct codes compared once.
 
     Args:
         solutions: ``{student: {function: source}}`` (``regions``).
@@ -89,60 +90,46 @@ def code_pairs(solutions: dict, functions, released: dict | None = None, course:
         released: ``{function: source}`` of the released notebook (the boilerplate), or None.
         course: more boilerplate: the course's worked-example code (``course_code``), or "".
     Returns:
-        list of dicts ``{"students": [a, b], "shared": int, "share": [float, float],
-        "evidence": {function: [source a, source b]}}``, the largest share first; at most ``KEPT``.
+        list of items (``_item``): a group of students handing in the same code, or two codes
+        alike; the largest smaller share first; at most ``KEPT``.
     """
-    return [_pair_dict(solutions, functions, *found) for found in _found_pairs(solutions, functions, released, course)]
+    codes, found, _ = _found(solutions, functions, released, course)
+    return [_item(solutions, functions, codes, *x) for x in found]
 
 
-def _found_pairs(solutions, functions, released=None, course="", boilerplate=None) -> list:
-    """``[(a, b, shared, share a, share b)]`` of ``code_pairs`` (shares rounded), in its order: the
-    ``KEPT`` most alike pairs at most. ``boilerplate``: the text ``_boilerplate`` makes of
-    ``released`` and ``course``, when the caller has it already (``released_code``)."""
-    if len(solutions) < 2:  # no pair to compare: nothing is fingerprinted
-        return []
+def _found(solutions, functions, released=None, course="", boilerplate=None) -> tuple:
+    """``(codes, found, stats)`` of ``near_groups`` for one assignment's ``solutions``. ``boilerplate``:
+    the text ``_boilerplate`` makes of ``released`` and ``course``, when the caller has it already
+    (``boilerplate.released_code``)."""
+    from autograder.reports import near_groups
     released = released or {}
     if boilerplate is None:
         boilerplate = "\n\n".join([*(released.get(f, "") for f in functions), course])
     given = {_line(x) for x in boilerplate.splitlines()} - {""}
-    codes: dict = {}  # distinct joined code (the course's lines dropped) -> its number
-    joined = {}
-    for s in sorted(solutions):
-        code = _without(given, "\n\n".join(solutions[s].get(f, "") for f in functions))
-        joined[s] = codes.setdefault(code, len(codes))
     base = boilerplate_hashes(boilerplate)
-    prints = [fingerprint(code, base) for code in codes]
-    del codes
-    students = {}
-    for s in joined:
-        students[joined[s]] = students.get(joined[s], 0) + 1
-    seen: dict = {}  # (code a, code b) -> compared, for codes more than one student handed in
-    found = []
-    for a, b in combinations(sorted(solutions), 2):
-        ia, ib = joined[a], joined[b]
-        recurs = students[ia] > 1 or students[ib] > 1
-        compared = seen.get((ia, ib)) if recurs else None
-        if compared is None:
-            compared = _shared(prints[ia], prints[ib])
-            if recurs:
-                seen[(ia, ib)] = compared
-        shared, share_a, share_b = compared
-        if flagged(share_a, share_b, shared):
-            found.append((a, b, shared, round(share_a, 3), round(share_b, 3)))
-            if len(found) > 2 * KEPT:
-                found = _most_alike(found)
-    return _most_alike(found)
+    joined = {s: _without(given, "\n\n".join(solutions[s].get(f, "") for f in functions)) for s in solutions}
+    codes = near_groups.codes_of(joined, lambda text: fingerprint(text, base))
+    del joined
+    found, stats = near_groups.compare_codes(codes, _shared, flagged, KEPT)
+    stats.students = len(solutions)
+    return codes, found, stats
 
 
-def _most_alike(found: list) -> list:
-    """The ``KEPT`` pairs of ``found`` with the largest smaller share, in that order (ties: first found)."""
-    return sorted(found, key=lambda p: -min(p[3], p[4]))[:KEPT]
-
-
-def _pair_dict(solutions, functions, a, b, shared, share_a, share_b) -> dict:
-    evidence = {f: [solutions[a].get(f, ""), solutions[b].get(f, "")] for f in functions
-                if solutions[a].get(f, "").strip() or solutions[b].get(f, "").strip()}
-    return {"students": [a, b], "shared": shared, "share": [share_a, share_b], "evidence": evidence}
+def _item(solutions, functions, codes, indices, shared, shares) -> dict:
+    """One near-copy as ``near_copies.json`` holds it: ``{"students": [[names], ...], "count":
+    [int, ...], "texts": [int, ...], "shared": int, "share": [float, ...], "evidence": {function:
+    [source, ...]}}``, one entry per code (one: a group of identical hand-ins; two: two codes
+    alike): its students (a group's item names them all, an item of two codes the first
+    ``MEMBERS`` of each), how many students and different texts it has, its share of the shared
+    code, and its code as its first student handed it in."""
+    group = len(indices) == 1
+    picked = [codes[i] for i in indices]
+    firsts = [solutions[c.students[0]] for c in picked]
+    evidence = {f: [x.get(f, "") for x in firsts] for f in functions
+                if any(x.get(f, "").strip() for x in firsts)}
+    return {"students": [c.students if group else c.students[:MEMBERS] for c in picked],
+            "count": [len(c.students) for c in picked], "texts": [c.texts for c in picked],
+            "shared": shared, "share": list(shares), "evidence": evidence}
 
 
 def mistake_pairs(entries) -> list:
@@ -167,13 +154,14 @@ def mistake_pairs(entries) -> list:
 
 def find(jobs, results, out) -> Path | None:
     """Compare the class's solutions per assignment and write ``out/near_copies.json``
-    (``{"assignments": {assignment: [pair, ...]}}``, pairs as ``code_pairs``, written as
+    (``{"assignments": {assignment: [item, ...]}, "compared": {assignment: stats}}``, items as
+    ``code_pairs`` gives them, stats as ``near_groups.Stats.as_dict``; written as
     ``json.dumps(..., indent=1)`` writes it, one assignment at a time); returns its Path, or None
     when copydetect is not installed. A notebook that cannot be read is left out.
 
     ``results``: the ``NotebookResult`` of each job, or anything with their ``student_id``,
     ``assignment_id`` and ``notebook`` (``stream.Row``). Kept in memory: each student's solution
-    regions (equal texts once), and one assignment's pairs at a time."""
+    regions (equal texts once), and one assignment's codes and items at a time."""
     try:
         import copydetect  # noqa: F401
     except ImportError:
@@ -195,38 +183,44 @@ def find(jobs, results, out) -> Path | None:
             {f: texts.setdefault(code, code) for f, code in found.items()}
     del texts
     path = Path(out) / NOTE_FILE
-    some = bool(by_assignment)
+    stats, some = {}, bool(by_assignment)
     with path.open("w", encoding="utf-8") as f:
         f.write('{\n "assignments": {' if some else '{\n "assignments": {}')
         for n, assignment in enumerate(sorted(by_assignment)):
             solutions = by_assignment.pop(assignment)  # its regions go once it is compared
             exercise = exercises[assignment]
-            found = []
-            if len(solutions) > 1:  # else no pair: neither the release nor a solution is fingerprinted
-                released, boilerplate = released_code(exercise)  # (reports/boilerplate.py)
-                found = _found_pairs(solutions, exercise.functions, released, boilerplate=boilerplate)
+            released, boilerplate = released_code(exercise)  # (reports/boilerplate.py)
+            codes, found, stats[assignment] = _found(solutions, exercise.functions, released,
+                                                     boilerplate=boilerplate)
             f.write(("," if n else "") + "\n  " + json.dumps(assignment, ensure_ascii=False) + ": ["
                     + ("" if found else "]"))
-            for k, pair in enumerate(found):  # each pair as json.dumps(indent=1) puts it three levels down
-                text = json.dumps(_pair_dict(solutions, exercise.functions, *pair), indent=1, ensure_ascii=False)
+            for k, x in enumerate(found):  # each item as json.dumps(indent=1) puts it three levels down
+                text = json.dumps(_item(solutions, exercise.functions, codes, *x), indent=1, ensure_ascii=False)
                 f.write(("," if k else "") + "\n" + "\n".join("   " + line for line in text.split("\n")))
             if found:
                 f.write("\n  ]")
-        f.write("\n }\n}" if some else "\n}")
+            del codes, found
+        f.write("\n }" if some else "")
+        compared = json.dumps({"compared": {a: st.as_dict() for a, st in stats.items()}}, indent=1,
+                              ensure_ascii=False)
+        f.write(",\n" + compared[2:])  # the rest of the object: after its opening "{\n"
     return path
 
 
 class Top(list):
-    """The first pairs of an assignment (a list), and ``total``: how many pairs it has in all."""
+    """The first items of an assignment (a list); ``total``: how many items it has in all;
+    ``compared``: what its comparison did (``near_groups.Stats.as_dict``), or {} when not written."""
     total: int = 0
+    compared: dict = {}
 
 
 def read(graded_dir, keep: int | None = None) -> dict:
-    """``{assignment: [pair, ...]}`` of ``graded_dir/near_copies.json``; {} when absent or unreadable.
+    """``{assignment: [item, ...]}`` of ``graded_dir/near_copies.json``; {} when absent or unreadable.
 
-    ``keep``: keep only the first ``keep`` pairs of each assignment (the most alike), as a ``Top``
-    whose ``total`` counts them all; the file is then read a line at a time when laid out as
-    ``find`` writes it (its pairs are never all in memory), else read whole."""
+    ``keep``: keep only the first ``keep`` items of each assignment (the most alike), as a ``Top``
+    whose ``total`` counts them all and ``compared`` says what was compared; the file is then read a
+    line at a time when laid out as ``find`` writes it (its items are never all in memory), else
+    read whole. Files of earlier versions (pairs of two students' names) read the same way."""
     path = Path(graded_dir) / NOTE_FILE
     if keep is not None:
         try:
@@ -236,14 +230,16 @@ def read(graded_dir, keep: int | None = None) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         found = {str(a): list(p) for a, p in data.get("assignments", {}).items()}
+        compared = data.get("compared", {}) if isinstance(data.get("compared"), dict) else {}
     except (OSError, ValueError, AttributeError):
         return {}
     if keep is None:
         return found
     tops = {}
-    for a, pairs in found.items():
-        tops[a] = Top(pairs[:keep])
-        tops[a].total = len(pairs)
+    for a, items in found.items():
+        tops[a] = Top(items[:keep])
+        tops[a].total = len(items)
+        tops[a].compared = compared.get(a) if isinstance(compared.get(a), dict) else {}
     return tops
 
 
@@ -251,10 +247,12 @@ def _read_top(path, keep) -> dict:
     """``read(..., keep)`` of a file laid out as ``find`` writes it; ValueError for any other layout."""
     tops, top, lines = {}, None, None
     with open(path, encoding="utf-8") as f:
-        if f.readline() != "{\n" or f.readline() not in (' "assignments": {\n', ' "assignments": {}\n'):
+        head = f.readline() + f.readline()
+        if head not in ('{\n "assignments": {\n', '{\n "assignments": {},\n', '{\n "assignments": {}\n'):
             raise ValueError("not near_copies.json as find writes it")
-        for line in f:
-            if lines is not None:  # inside a pair that is kept
+        line = f.readline() if head.endswith("{\n") else ""
+        while line and line not in (" },\n", " }\n"):
+            if lines is not None:  # inside an item that is kept
                 lines.append(line)
                 if line.rstrip("\n").rstrip(",") == "   }":
                     top.append(json.loads("".join(lines).rstrip().rstrip(",")))
@@ -271,6 +269,11 @@ def _read_top(path, keep) -> dict:
                 top.total += 1
                 if len(top) < keep:
                     lines = [line]
-            elif not line.startswith(("    ", "   }", "  ]", " }", "}")):
+            elif not line.startswith(("    ", "   }", "  ]")):
                 raise ValueError(f"unexpected line {line!r}")
+            line = f.readline()
+        rest = json.loads("{" + f.read())  # what follows the items: {"compared": ...}, small
+    for a, stats in (rest.get("compared") or {}).items():
+        if a in tops and isinstance(stats, dict):
+            tops[a].compared = stats
     return tops

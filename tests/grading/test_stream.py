@@ -138,10 +138,14 @@ def test_near_copies_json_is_written_as_json_dumps_writes_it_and_read_back_in_pa
     path = near_copies.find(jobs, results, tmp_path)
     solutions = {j.student_id: near_copies.regions(nbformat.read(j.path, as_version=4), EX.functions) for j in jobs}
     released = near_copies.regions(nbformat.read(EX.release_notebook, as_version=4), EX.functions)
-    expected = {"assignments": {EX.assignment: near_copies.code_pairs(solutions, EX.functions, released)}}
+    # three codes (ann's and bob's, cat's, dan's: the same reference code in their other functions,
+    # so each pair shares fingerprints): the group compared with itself once, each pair of codes once
+    stats = {"students": 4, "codes": 3, "compared": 1 + 3, "candidates": 3, "not compared": 0}
+    expected = {"assignments": {EX.assignment: near_copies.code_pairs(solutions, EX.functions, released)},
+                "compared": {EX.assignment: stats}}
     assert path.read_text(encoding="utf-8") == json.dumps(expected, indent=1, ensure_ascii=False)
     pairs = expected["assignments"][EX.assignment]
-    assert ["ann", "bob"] in [p["students"] for p in pairs]  # the same code is a near-copy too
+    assert [["ann", "bob"]] in [p["students"] for p in pairs]  # the same code is a near-copy too: a group
     top = near_copies.read(tmp_path, keep=1)[EX.assignment]
-    assert list(top) == pairs[:1] and top.total == len(pairs)
+    assert list(top) == pairs[:1] and top.total == len(pairs) and top.compared == stats
     assert near_copies.read(tmp_path) == expected["assignments"]

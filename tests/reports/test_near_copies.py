@@ -65,13 +65,15 @@ def test_planted_copy_found_honest_styles_not_and_nothing_graded_down(tmp_path):
     out = tmp_path / "graded"
     write_class_outputs(jobs, results, out, say=lambda *a: None)
     found = json.loads((out / near_copies.NOTE_FILE).read_text(encoding="utf-8"))["assignments"]["attention"]
-    assert [p["students"] for p in found] == [["ann", "cat"]]
-    assert min(found[0]["share"]) >= near_copies.SHARE
-    assert "centred" in found[0]["evidence"]["softmax"][1] and "shifted" in found[0]["evidence"]["softmax"][0]
+    # names, comments and blank lines aside cat's code is ann's: one group of two texts, shown once
+    assert [(p["students"], p["count"], p["texts"]) for p in found] == [([["ann", "cat"]], [2], [2])]
+    assert found[0]["share"] == [1.0] and found[0]["shared"] >= near_copies.MIN_TOKENS
+    assert "shifted" in found[0]["evidence"]["softmax"][0]   # the code as its first student handed it in
     page = (out / class_report.CLASS_HTML).read_text(encoding="utf-8")
     section = page.split("<h2 id='near-copies'>", 1)[1]
-    assert "<td>ann &amp; cat</td><td>attention</td>" in section and "bob" not in section.split("near-mistakes")[0]
-    assert "<td><pre>def softmax(z, axis=-1):" in section  # the two regions side by side
+    assert "<td>2 students, the same code once names and comments are left out: ann, cat</td><td>attention</td>" \
+        in section and "bob" not in section.split("near-mistakes")[0]
+    assert "<td><pre>def softmax(z, axis=-1):" in section  # the group's code
     with open(out / "grades.csv", newline="", encoding="utf-8") as f:
         assert {r["student_id"]: r["total"] for r in csv.DictReader(f)} == {"ann": "1", "bob": "1", "cat": "1"}
 
@@ -134,17 +136,21 @@ def test_the_courses_worked_examples_are_not_evidence():
     both = ["softmax", "attention_matrix"]
     hand_ins = {s: {f: pasted + code[f] for f in both} for s, code in (("a", HONEST_A), ("b", HONEST_B),
                                                                         ("c", COPY))}
-    assert [p["students"] for p in near_copies.code_pairs(hand_ins, both, released, course)] == [["a", "c"]]
+    assert [p["students"] for p in near_copies.code_pairs(hand_ins, both, released, course)] == [[["a", "c"]]]
 
 
-def test_a_class_handing_in_the_same_code_keeps_only_the_most_alike_pairs(monkeypatch):
-    # 12 students, one code: 66 pairs, all alike; only KEPT of them are written (the file would
-    # otherwise grow with the square of the class)
+def test_a_class_handing_in_the_same_code_is_one_group_and_only_the_most_alike_items_are_kept(monkeypatch):
+    # 12 students, one code: one item naming the 12 (66 pairs of students before: the file grew
+    # with the square of the class)
     code = "\n".join(f"def f{i}(x):\n    y = x * {i} + {i * i}\n    return sorted(set(y)) if y else [x, {i}]"
                      for i in range(8))
     solutions = {f"s{n:02d}": {"f": code} for n in range(12)}
+    items = near_copies.code_pairs(solutions, ["f"])
+    assert [(p["students"], p["count"], p["share"]) for p in items] == [([sorted(solutions)], [12], [1.0])]
+    # 7 students, each a code of their own a small edit away (a constant in one line): 21 pairs of codes
+    edited = {f"t{n}": {"f": code.replace("* 3 + 9", f"* 3 + {100 + n}")} for n in range(7)}
+    every = near_copies.code_pairs(edited, ["f"])
+    assert len(every) == 21 and all(len(p["students"]) == 2 for p in every)
     monkeypatch.setattr(near_copies, "KEPT", 5)
-    pairs = near_copies.code_pairs(solutions, ["f"])
-    assert len(pairs) == 5 and all(p["share"] == [1.0, 1.0] for p in pairs)
-    monkeypatch.setattr(near_copies, "KEPT", 100)
-    assert len(near_copies.code_pairs(solutions, ["f"])) == 12 * 11 // 2
+    kept = near_copies.code_pairs(edited, ["f"])
+    assert kept == every[:5] and min(kept[-1]["share"]) >= max(min(p["share"]) for p in every[5:])
