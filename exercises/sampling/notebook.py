@@ -256,7 +256,8 @@ def sample_next(probs, rng):
     return int(rng.choice(len(probs), p=probs / probs.sum()))
     ### END SOLUTION
 
-# %%
+# %% demo=true
+# Demo (runs here, skipped when grading): 10,000 draws with your sample_next.
 _rng = np.random.default_rng(2024)
 _shares = apply_temperature(LIVE_THE, 1)
 _draws = [sample_next(_shares, _rng) for _ in range(10_000)]
@@ -365,7 +366,8 @@ def generate(model, prompt, n, T, rng):
     return ids
     ### END SOLUTION
 
-# %%
+# %% demo=true
+# Demo (runs here, skipped when grading): your generate, greedy, sampled, and 1,000 short runs.
 print("greedy:", text_of(generate(toy_model_1, ids_of("long live"), 4, 0, None)))
 for seed in range(5):
     print(f"seed {seed}, T = 1:", text_of(generate(toy_model_1, ids_of("long live"), 4, 1, np.random.default_rng(seed))))
