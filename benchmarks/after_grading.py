@@ -21,8 +21,12 @@ all of it: the many-codes case of near-copies (``reports/near_groups.py``).
 
 The command is ``python -m autograder grade submitted --out OUT --quiet --gradebook none
 --unconfined`` (unconfined: no student code runs, and the resume records are keyed by the
-limits), run in a child process that reports its own ``ru_maxrss`` (the peak resident memory
-of the grading command alone, not of any process it started) when it ends.
+limits), run in a child process that reports its own peak resident memory when it ends: ``VmHWM``
+of ``/proc/self/status`` (the command alone, not any process it started). Not ``ru_maxrss``: on
+Linux an exec'd process inherits in it the high-water mark of the process that started it (the
+kernel keeps the old image's peak at ``execve``), and this script, having just written the class's
+records, is larger at 1,022 notebooks than at 119: ``ru_maxrss`` read 120.9 MiB where the
+command's own peak was 111 MiB (2026-12-02).
 """
 import argparse
 import json
@@ -48,8 +52,9 @@ from autograder.grading.result import NotebookResult  # noqa: E402
 from autograder.grading.resume import Store  # noqa: E402
 from autograder.sandbox.limits import Limits  # noqa: E402
 
-RUN = ("import resource, sys\nfrom autograder.cli import main\nstatus = main(sys.argv[1:])\n"
-       "print(f'ru_maxrss {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}', file=sys.stderr)\n"
+RUN = ("import sys\nfrom autograder.cli import main\nstatus = main(sys.argv[1:])\n"
+       "hwm = [line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM:')]\n"
+       "print(f'peak_kib {hwm[0]}', file=sys.stderr)\n"
        "sys.exit(status)\n")
 
 
@@ -122,7 +127,7 @@ def run(root: Path, secret_file: Path, jobs: int):
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     seconds = time.perf_counter() - t0
-    peak = next((int(line.split()[1]) * 1024 for line in proc.stderr.splitlines() if line.startswith("ru_maxrss ")),
+    peak = next((int(line.split()[1]) * 1024 for line in proc.stderr.splitlines() if line.startswith("peak_kib ")),
                 0)
     last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr.strip()[-400:]
     return seconds, peak, last, proc.returncode

@@ -104,7 +104,15 @@ CLASS_HTML, CHECKS_CSV, MISTAKES_CSV = "class.html", "class_checks.csv", "class_
 
 def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = "Class report", stats=None,
                       mistakes=None, absent=(), paths: dict | None = None, near: dict | None = None) -> str:
-    """The class report page (see module docstring) as one str.
+    """The class report page (see module docstring) as one str: ``class_html_parts`` joined."""
+    return "".join(class_html_parts(entries, notes, base, title, stats, mistakes, absent, paths, near))
+
+
+def class_html_parts(entries, notes: tuple = (), base: str = ".", title: str = "Class report", stats=None,
+                     mistakes=None, absent=(), paths: dict | None = None, near: dict | None = None) -> list:
+    """The class report page (see module docstring) as a list of str whose concatenation is the
+    page: ``write_all`` writes them one by one (the page is never held whole, nor encoded whole:
+    at 10,000 notebooks it is tens of MB, and its copies were most of the command's peak memory).
 
     Args:
         entries: ``Entry`` list (``load``). notes: lines shown at the top (str).
@@ -180,10 +188,13 @@ def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = 
     out.append(_persistent_html(paths, entries, base))
     out.append(_near_copies_html(near or {}, entries, base))
     out.append("</div>")
-    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-            f"<meta name='viewport' content='width=device-width'><title>{_e(title)}</title></head>"
-            "<body style='margin: 1.5em auto; max-width: 75em; padding: 0 1em'>\n"
-            + "\n".join(out) + "\n</body></html>\n")
+    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+             f"<meta name='viewport' content='width=device-width'><title>{_e(title)}</title></head>"
+             "<body style='margin: 1.5em auto; max-width: 75em; padding: 0 1em'>\n"]
+    for k, part in enumerate(out):
+        parts += ["\n", part] if k else [part]
+    parts.append("\n</body></html>\n")
+    return parts
 
 
 def not_submitted(graded_dir):
@@ -207,10 +218,13 @@ def write_all(graded_dir, out=None, assignment=None):
     stats, mistakes = check_stats(entries), mistake_table(entries)
     page = out / CLASS_HTML
     from autograder.reports import near_copies
-    page.write_text(render_class_html(entries, notes, base=out, stats=stats, mistakes=mistakes,
-                                      absent=not_submitted(graded_dir),
-                                      near=near_copies.read(graded_dir, keep=NEAR_PAIRS_SHOWN)),
-                    encoding="utf-8")
+    parts = class_html_parts(entries, notes, base=out, stats=stats, mistakes=mistakes,
+                             absent=not_submitted(graded_dir),
+                             near=near_copies.read(graded_dir, keep=NEAR_PAIRS_SHOWN))
+    with page.open("w", encoding="utf-8") as f:
+        for part in parts:
+            f.write(part)
+    del parts
     return {"html": page, "checks": write_checks_csv(stats, out / CHECKS_CSV),
             "mistakes": write_mistakes_csv(mistakes, out / MISTAKES_CSV),
             "entries": len(entries), "notes": notes}
