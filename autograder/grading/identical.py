@@ -23,6 +23,7 @@ from pathlib import Path
 
 from autograder.grading.problems import Problem
 from autograder.reports import csvsafe, safetext
+from autograder.reports.boilerplate import file_stamp
 from autograder.submission import digest as code_digest
 from autograder.submission.notebook import InvalidNotebook, read_notebook
 
@@ -52,23 +53,15 @@ def _graded_path(job, result):
 _read_ahead: dict = {}  # (path, its stamp, exercise name) -> digest, read ahead until taken
 
 
-def _stamp(path):
-    try:
-        st = os.stat(path)
-        return st.st_mtime_ns, st.st_size, st.st_ino
-    except (OSError, TypeError, ValueError):
-        return None
-
-
 def read_ahead(path, exercise) -> None:
     """Take ``path``'s digest ahead of ``find`` (``grading/outputs.WarmUp``, while the class is
     graded); ``find`` takes it when the file has not changed since, else reads the file again."""
-    _read_ahead[(str(path), _stamp(path), exercise.name)] = _digest(path, exercise, ahead=False)
+    _read_ahead[(str(path), file_stamp(path), exercise.name)] = _digest(path, exercise, ahead=False)
 
 
 def _digest(path, exercise, ahead=True):
     """The whole-notebook code digest of ``path`` as graded, or ``None`` when unreadable."""
-    key = (str(path), _stamp(path), exercise.name)
+    key = (str(path), file_stamp(path), exercise.name)
     if ahead and key in _read_ahead:
         return _read_ahead.pop(key)
     release = exercise.release_notebook if exercise.release_notebook.is_file() else None

@@ -140,7 +140,9 @@ def _filtered(text: str) -> str:
 _released: dict = {}  # exercise name -> (the files' stamps, released_code's answer), for this process
 
 
-def _stamp(path):
+def file_stamp(path):
+    """``(mtime_ns, size, inode)`` of the file at ``path``, or ``None`` when it cannot be read: what
+    work read ahead is keyed by, so a file changed since is read again."""
     try:
         st = os.stat(path)
         return st.st_mtime_ns, st.st_size, st.st_ino
@@ -153,8 +155,8 @@ def released_code(exercise) -> tuple:
     (``{}`` without one) and the boilerplate text ``near_copies.find`` leaves out (those regions in the
     exercise's function order, then ``course_code``). Read again only when the release or
     ``worked.py`` changed on disk since the last call in this process."""
-    stamps = (str(exercise.release_notebook), _stamp(exercise.release_notebook),
-              _stamp(Path(getattr(exercise, "folder", "") or "") / "worked.py"), tuple(exercise.functions))
+    stamps = (str(exercise.release_notebook), file_stamp(exercise.release_notebook),
+              file_stamp(Path(getattr(exercise, "folder", "") or "") / "worked.py"), tuple(exercise.functions))
     kept = _released.get(exercise.name)
     if kept is not None and kept[0] == stamps:
         return kept[1]
@@ -196,7 +198,7 @@ def notebook_regions(path, functions, keep: bool = False):
     ``keep=True`` read ahead when the file has not changed since, else read now. ``keep``: read it
     ahead (e.g. in ``grading/outputs.WarmUp``) for a later call, which takes it (memory held only
     between the two)."""
-    key = (str(path), _stamp(path), tuple(functions))
+    key = (str(path), file_stamp(path), tuple(functions))
     if not keep and key in _read_ahead:
         return _read_ahead.pop(key)
     try:
