@@ -56,7 +56,7 @@ CLASS_STYLE = """
 .class-report table.grid tbody th a { padding: 0 .2em; }
 .class-report details summary { min-height: 24px; line-height: 24px; cursor: pointer; }
 .class-report summary:focus-visible { outline: 3px solid #1a4fa0; outline-offset: 2px; }
-.class-report table.side pre { white-space: pre-wrap; margin: 0; font-size: .85em; max-width: 34em; }
+.class-report table.side pre { white-space: pre-wrap; margin: 0; font-size: .85em; max-width: 34em; overflow-wrap: anywhere; }
 .class-report caption { text-align: left; font-weight: bold; padding: .2em 0; }
 .autograder-report .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden;
   clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; }
