@@ -3,9 +3,9 @@
     python benchmarks/class_report.py [--students 300] [--repeat 3]
 
 Writes a synthetic graded folder into a temporary directory: for every student and every
-exercise of the course (6), a results.json (``report.results_json``, as a class run writes
+exercise of the course, a results.json (``console.write_results``, as a class run writes
 it) and a one-line report.html, with the course's real check names and points
-(``grade.check_metas``). Each student fails each check with probability 0.2; a failure of a
+(``declared.check_metas``). Each student fails each check with probability 0.2; a failure of a
 function that the demo's mistakes catalogue covers names one of its mistakes (the
 catalogue's ``feedback`` phrase), so the mistakes table has many rows of many students.
 Then times ``class_report.write_all`` (reading every results.json, writing class.html and

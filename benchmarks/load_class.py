@@ -5,15 +5,15 @@ expected or the resumed run differs).
 
     python benchmarks/load_class.py [--students 170] [--jobs 2] [--no-kill]
 
-The class (``build``): ``--students`` students hand in all six exercises, cycling through
+The class (``build``): ``--students`` students hand in every exercise, cycling through
 the reference, the reference in the honest styles of the parity corpus (functions defined
 in loops, magics, ``%``-formatting, ``if __name__ == "__main__"`` ...), the untouched stubs
 and every catalogued mistake. Six more students each hand in one hostile attention notebook
 whose ``causal_mask`` does one of: allocate memory without end, fork without end, create
 files without end (inodes), loop forever, print without end, kill its own process.
 
-Run 1: ``python -m autograder grade submitted --jobs N --out out1 --quiet`` (the command an
-instructor types); wall time, and the peak resident memory (VmHWM) of the grading command
+Run 1: ``python -m autograder grade submitted --jobs N --out out1 --quiet --gradebook none`` (the
+command an instructor types, as a new process, but without nbgrader's gradebook); wall time, and the peak resident memory (VmHWM) of the grading command
 and of its largest worker, sampled from /proc. Grades are as expected when every notebook
 of a plan gets the same points as every other notebook of that plan (the same code, other
 students' seeds), references get full marks, a mistake loses points only in the checks of

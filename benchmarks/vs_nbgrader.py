@@ -8,10 +8,12 @@ cycling through the reference, the untouched stubs and every catalogued mistake,
 ``autograder/demo/corpus.py`` instead), grades it with ``nbgrader autograde`` in one process
 (one kernel per notebook, the way ``nbgrader autograde <assignment>`` runs), then with
 ``grade_class`` (what ``python -m autograder grade`` runs) at each ``--jobs``, with full
-execution of every notebook. Prints both wall times, their ratio, the CPU seconds each used
-(this process and everything it started: less sensitive than wall time to other work on a
-shared machine), and on how many notebooks the points per function agree, naming each
-notebook where they do not. Asserts nothing.
+execution of every notebook. Ours runs in this process (its imports already done) and records
+no nbgrader gradebook: not the path of README's command (a new process that records the
+gradebook), and docs/benchmarks.md labels its figure so. Prints both wall times, their ratio,
+the CPU seconds each used (this process and everything it started: less sensitive than wall
+time to other work on a shared machine), and on how many notebooks the points per function
+agree, naming each notebook where they do not. Asserts nothing.
 
 With ``--classes hostile`` (the default), three more students hand in an attention notebook whose
 ``causal_mask`` hangs (an endless loop), crashes (kills its own process) or allocates
@@ -157,7 +159,7 @@ def grade_one_class(tmp, args, hostile):
                   f"{theirs.get((r.student_id, r.assignment_id), 'no grade')})"
                   for r in results if _by_function(r) != theirs.get((r.student_id, r.assignment_id))]
         per = ours_seconds / len(results)
-        print(f"python -m autograder grade --jobs {jobs} (load average {load_before:.1f} before): "
+        print(f"grade_class in this process, no gradebook, --jobs {jobs} (load average {load_before:.1f} before): "
               f"{ours_seconds:.1f} s ({per:.2f} s a notebook = {per / floor:.1f}x the floor); nbgrader / this = "
               f"{nbgrader_seconds / ours_seconds:.1f}x; {ours_cpu:.1f} CPU s "
               f"({nbgrader_cpu / ours_cpu:.1f}x less); same points per function on "
