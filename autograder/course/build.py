@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import io
 import os
 import re
@@ -52,7 +51,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.checks.declared import check_metas, points_by_function
-from autograder.course import visible
+from autograder.course import numerics, visible
 from autograder.course.registry import EXERCISES, PROJECT_ROOT, find
 
 SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
@@ -234,16 +233,9 @@ def release_notebook(exercise, source_path):
 
 
 def generated_files(exercise) -> dict:
-    """``{path: text}`` of every file generated from ``exercise``'s text form."""
-    source = source_notebook(exercise)
-    source_text = nbformat.writes(source) + "\n"
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / exercise.notebook
-        path.write_text(source_text, encoding="utf-8")
-        release_text = nbformat.writes(release_notebook(exercise, path)) + "\n"
-    return {exercise.source_notebook: source_text,
-            exercise.solution_module: solution_module(exercise),
-            exercise.committed_release: release_text}  # never a snapshot $AUTOGRADER_RELEASE_DIR names
+    """``{Path: text}`` of every file generated from ``exercise``'s text form, computed in the
+    pinned numeric environment (``autograder.course.numerics``: the same bytes on any x86-64 machine)."""
+    return exercise_files([exercise.name])
 
 
 def every_generated_file(names=None) -> dict:
@@ -256,18 +248,43 @@ def every_generated_file(names=None) -> dict:
 
 
 def exercise_files(names=None) -> dict:
-    """``{Path: text}``: the generated copies of each named exercise (default: all)."""
-    files = {}
-    for name in names or list(EXERCISES):
-        files.update(generated_files(find(name)))
-    return files
+    """``{Path: text}``: the generated copies of each named exercise (default: all), computed in the
+    pinned numeric environment (one child process for all of them)."""
+    return _paths(numerics.call_pinned(_exercise_texts, list(names or EXERCISES), cwd=PROJECT_ROOT))
 
 
 def page_files() -> dict:
     """``{Path: text}``: the pages generated from every exercise folder and the documentation's
-    tables (they read the reference modules, so a new exercise's are written first)."""
+    tables (they read the reference modules, so a new exercise's are written first), computed in the
+    pinned numeric environment."""
+    return _paths(numerics.call_pinned(_page_texts, cwd=PROJECT_ROOT))
+
+
+def _paths(texts: dict) -> dict:
+    return {Path(path): text for path, text in texts.items()}
+
+
+def _exercise_texts(names: list) -> dict:
+    """In the pinned child: ``{path: text}`` of each named exercise's generated copies."""
+    texts = {}
+    for name in names:
+        exercise = find(name)
+        source = source_notebook(exercise)
+        source_text = nbformat.writes(source) + "\n"
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / exercise.notebook
+            path.write_text(source_text, encoding="utf-8")
+            release_text = nbformat.writes(release_notebook(exercise, path)) + "\n"
+        texts[str(exercise.source_notebook)] = source_text
+        texts[str(exercise.solution_module)] = solution_module(exercise)
+        texts[str(exercise.committed_release)] = release_text  # never a snapshot $AUTOGRADER_RELEASE_DIR names
+    return texts
+
+
+def _page_texts() -> dict:
+    """In the pinned child: ``{path: text}`` of the generated pages and tables."""
     from autograder.course import docs_tables, pages
-    return {**pages.pages(), **docs_tables.generated_pages()}
+    return {str(path): text for path, text in {**pages.pages(), **docs_tables.generated_pages()}.items()}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -281,7 +298,6 @@ def command(args: argparse.Namespace) -> int:
     list them and return 1 (0 when everything is current)."""
     drift = []
     for phase in (lambda: exercise_files(args.names), page_files):  # the pages import what the first writes
-        importlib.invalidate_caches()
         for path, text in phase().items():
             current = path.read_text(encoding="utf-8") if path.exists() else None
             if current == text:
