@@ -35,6 +35,7 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.lms.roster import student_key
 from autograder.reports import csvsafe
 
 NOT_SUBMITTED = "not submitted"
@@ -131,7 +132,6 @@ def read(graded_dir) -> tuple:
             _number(row.get("late") or 0, "late", where),
             None if absent else _number(row.get("total") or 0, "total", where),
             row.get("manual overrides", ""))
-    from autograder.lms.roster import student_key
     by_key = {}
     for (student, assignment), g in grades.items():
         by_key.setdefault((student_key(student), assignment), []).append(g)

@@ -173,11 +173,12 @@ def student_key(student_id: str) -> str:
 
 
 def _bad_characters(column: str, value: str) -> str:
-    """Why ``value`` cannot be an id as written ("" when it can)."""
+    """Why ``value`` cannot be an id as written ("" when it can); ``student_id`` is never written
+    into an LMS file, so it may start with anything."""
     odd = [ch for ch in value if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")]
     if odd:
         return f"{column} {value!r} holds the invisible character(s) {', '.join(repr(c) for c in odd)}"
-    if value.startswith(_FORMULA_START) and not _NUMBER.match(value):
+    if column != "student_id" and value.startswith(_FORMULA_START) and not _NUMBER.match(value):
         return (f"{column} {value!r} starts with {value[0]!r}, which a spreadsheet runs as a formula (an LMS "
                 "file writes ids as they are)")
     return ""

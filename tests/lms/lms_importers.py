@@ -250,8 +250,8 @@ def moodle_mapping(header: list, course: MoodleCourse) -> tuple:
 
 
 def _moodle_user(course: MoodleCourse, map_to: str, value: str, case_blind: bool) -> MoodleUser:
-    # check_user_exists: username and email compared without case (Moodle 4.x and 5.x), others
-    # exactly; before, $DB->get_record compared every field exactly (on PostgreSQL)
+    # check_user_exists: username and email compared without case (Moodle 5.x), others exactly;
+    # before, $DB->get_record compared every field exactly (on PostgreSQL)
     field = _MOODLE_USER_FIELD[map_to]
     if case_blind and field in ("username", "email"):
         found = [u for u in course.users if getattr(u, field).lower() == value.lower()]
@@ -267,7 +267,7 @@ def moodle_csv_import(raw: bytes, course: MoodleCourse, map_from: int, map_to: s
                       case_blind: bool = True) -> dict:
     """``prepare_import_grade_data`` then ``grade_import_commit``: what Moodle holds afterwards
     (``{(user id, item id): (finalgrade, feedback)}``), or ``ImportStopped``. ``case_blind``:
-    usernames and emails compared without case (False: as before Moodle 4.x, exactly)."""
+    usernames and emails compared without case (False: exactly, as older versions on PostgreSQL)."""
     rows = moodle_csv_rows(raw)
     items = {i.id: i for i in course.items}
     staged = []

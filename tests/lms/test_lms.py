@@ -586,3 +586,28 @@ def test_roster_commands_check_and_load(tmp_path, capsys):
     path.write_text("student_id,canvas_userid\nann,1\n", encoding="utf-8")
     assert cli.main(["roster", "check", str(path)]) == 2
     assert "unknown column(s) 'canvas_userid'" in capsys.readouterr().err
+
+
+# -- feedback ------------------------------------------------------------------------------------------------
+
+def test_feedback_says_each_thing_once_and_on_its_own():
+    from autograder.lms import feedback
+    from autograder.lms.graded import Grade, Lost
+    grade = Grade("cy", "next_token", 12.0, 17.0, late=1.0,
+                  overrides="test_sgd: manual 2 replaces automatic 0",
+                  mistakes=[("sgd_update", "add the gradient instead of subtracting it; W would be 0.65."),
+                            ("sgd_update", "add the gradient instead of subtracting it")],
+                  failed=[Lost("sgd_update", 0.0, 3.0, ["sgd_update: one step"]),
+                          Lost("forward", 0.0, 3.0, ["forward: h", "forward: logits"], stub=True),
+                          Lost("cross_entropy", 1.0, 7.0, [f"cross_entropy: case {n}" for n in range(7)])])
+    assert feedback.sentences(grade) == [
+        "12 of 17 points.",
+        "In sgd_update, your result is the one you get when you add the gradient instead of subtracting it; "
+        "W would be 0.65.",
+        "forward is still the stub that raises NotImplementedError (3 of 3 points lost).",
+        "cross_entropy lost 6 of 7 points (failed checks: case 0; case 1; case 2; case 3; case 4; and 2 more).",
+        "A grader gave test_sgd 2 points in place of the checks' 0.",
+        "The course's late-work policy took 1 point.",
+    ]
+    assert feedback.sentences(grade, 70.59, 100.0)[0] == "12 of 17 course points (70.59 of 100 in this grade item)."
+    assert feedback.text(Grade("fay", "next_token", None, 17.0)) == ""
