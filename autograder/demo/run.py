@@ -14,7 +14,7 @@
    it and hands in nothing, so grades.csv and the class report list her as not submitted. The
    roster and ``lms_items.csv`` (the LMS's item names, maxima and ids, made up; "Tokens (BPE)"
    is worth 100 in the LMS, so its grades are rescaled) give ``graded/lms/canvas.csv``,
-   ``moodle.csv``, ``moodle.xml``, ``brightspace.csv`` and ``blackboard.xls``
+   ``moodle.csv``, moodle.xml, ``brightspace.csv`` and blackboard.xls
    (``autograder.lms``); fay is left out of them (nothing she holds in an LMS is touched).
 
 Never touches ``source/`` or ``assignments/``. Takes well under two minutes on two cores.

@@ -2,8 +2,8 @@
 
 ``lms {canvas,moodle,moodle-xml,brightspace,blackboard} GRADED_DIR --roster ROSTER --items ITEMS
 [--out FILE] [--not-submitted {omit,zero,empty}] [--moodle-id {username,email,idnumber}]``
-writes the LMS's import file (default ``GRADED_DIR/lms/<lms>.csv``; ``moodle.xml``,
-``blackboard.xls``), and beside it one file per item for students graded on some items only
+writes the LMS's import file (default ``GRADED_DIR/lms/<lms>.csv``; moodle.xml,
+blackboard.xls), and beside it one file per item for students graded on some items only
 (``table.Table.blocks``). Graded students missing from the roster are listed on stderr and
 left out; so are roster students without a submission, counted, unless ``--not-submitted``
 says otherwise. Exit status: 0 written; 2 bad input (roster, items file, grades.csv, a grade

@@ -1,6 +1,6 @@
 """What a class run wrote, read back for the LMS files: grades of record and named mistakes.
 
-``read(graded_dir)`` reads ``GRADED_DIR/grades.csv`` (``report.write_grades_csv``): per student
+``read(graded_dir)`` reads ``GRADED_DIR/grades.csv`` (``console.write_grades_csv``): per student
 and assignment the final score (``score``: the checks' points, or the gradebook's total with
 manual overrides, minus the late penalty, as ``nbgrader export`` computes it), ``max_score``,
 ``late`` and ``manual overrides``; rows whose ``problems`` say "not submitted" (a roster

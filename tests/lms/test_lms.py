@@ -8,8 +8,8 @@ grades"; Blackboard's "Work offline with grade data"), never our writers: each t
 LMS's course (its users, items and the grades it holds, some entered there by hand) and
 checks what the course holds after the import.
 
-The graded/ folders are written with the class run's own writers (``report.write_results``,
-``report.write_grades_csv`` with the gradebook's ``Totals``), as a class run writes them.
+The graded/ folders are written with the class run's own writers (``console.write_results``,
+``console.write_grades_csv`` with the gradebook's ``Totals``), as a class run writes them.
 The expected grades are computed here from the course's points and each item's maximum.
 """
 import csv
