@@ -37,13 +37,17 @@ POINTS_POSSIBLE = "    Points Possible"
 BOM = True
 IDS = (1, 2, 3)  # ID, SIS User ID, SIS Login ID: written as Canvas holds them
 ID_ORDER = ("canvas_user_id", "canvas_sis_user_id", "canvas_sis_login_id")  # the order Canvas tries them
+# The importer's NON_ASSIGNMENT_COLUMN_HEADERS, matched anywhere in a column's name: such a column is dropped.
+_NOT_AN_ASSIGNMENT = re.compile("Current Score|Current Points|Current Grade|Final Score|Final Points|Final Grade|"
+                                "Override Score|Override Grade|Override Status")
 
 
 def check(table: Table, roster) -> None:
     """Refuse what Canvas cannot match.
 
     Raises:
-        GradedError: an item without a Canvas assignment id.
+        GradedError: an item without a Canvas assignment id, or whose name the importer takes
+            for one of its total columns.
         roster.RosterError: a student without any Canvas id, a user id that is not digits, or
             whose first id Canvas's importer would read as another number.
     """
@@ -52,6 +56,11 @@ def check(table: Table, roster) -> None:
         raise GradedError(f"Canvas needs each assignment's Canvas id (the number in the assignment's address, "
                           f".../assignments/<id>); none given for {', '.join(without)}: add a canvas_id column "
                           "to the items file (--items)")
+    dropped = [i.name for i in table.items if _NOT_AN_ASSIGNMENT.search(i.name)]
+    if dropped:
+        raise GradedError("Canvas's importer drops a column whose name contains Current/Final/Override Score, "
+                          f"Points, Grade or Status as one of its own totals; rename the item(s) {', '.join(dropped)} "
+                          "in the items file (and in Canvas)")
     roster.require("a Canvas file", "canvas_user_id", "canvas_sis_user_id", "canvas_sis_login_id")
     bad = []
     for s, _ in table.rows:

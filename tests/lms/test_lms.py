@@ -236,6 +236,11 @@ def test_canvas_needs_assignment_ids_and_a_canvas_id_per_student(course, capsys)
     status, out = _lms(course, "canvas")
     assert status == 2 and not out.exists()
     assert "line 4 (cy)" in capsys.readouterr().err
+    # an item named like one of Canvas's total columns would be dropped by the importer
+    (course / "items.csv").write_text(ITEMS.replace("Embeddings", "Embeddings Final Grade"), encoding="utf-8")
+    status, out = _lms(course, "canvas")
+    assert status == 2 and "Embeddings Final Grade" in capsys.readouterr().err
+    (course / "items.csv").write_text(ITEMS, encoding="utf-8")
     # bo without a Canvas user id: Canvas would read the SIS User ID 2024,017 as 2024.017 and miss him
     (course / "roster.csv").write_text(ROSTER.replace(",1002,", ",,"), encoding="utf-8")
     status, out = _lms(course, "canvas")
