@@ -12,8 +12,10 @@
    report.html) next to each results.json.
 4. The class has a roster (``roster.csv`` here, copied into the course directory): ``fay`` is on
    it and hands in nothing, so grades.csv and the class report list her as not submitted. The
-   roster and ``lms_items.csv`` (the LMS's item names and Canvas ids, made up) give
-   ``graded/lms/canvas.csv``, ``moodle.csv`` and ``brightspace.csv`` (``autograder.lms``).
+   roster and ``lms_items.csv`` (the LMS's item names, maxima and ids, made up; "Tokens (BPE)"
+   is worth 100 in the LMS, so its grades are rescaled) give ``graded/lms/canvas.csv``,
+   ``moodle.csv``, moodle.xml, ``brightspace.csv`` and blackboard.xls
+   (``autograder.lms``); fay is left out of them (nothing she holds in an LMS is touched).
 
 Never touches ``source/`` or ``assignments/``. Takes well under two minutes on two cores.
 """
@@ -159,8 +161,9 @@ def run(workdir, jobs=2, quiet=False):
                           "auto", submitted, jobs_list, results, totals))
     results, failures, csv_path = run.results, run.failures, run.csv_path
     for kind in lms_command.LMS:  # the LMS import files (docs/lms.md)
-        path, _ = lms_command.write_lms_file(kind, out, course / "roster.csv", items_path=LMS_ITEMS, say=say)
-        say(f"{kind} import file: {path}")
+        paths, table = lms_command.write_lms_file(kind, out, course / "roster.csv", items_path=LMS_ITEMS,
+                                                  say=lambda text: None)
+        say(lms_command.summary(kind, paths, table))
     if not quiet:
         print()
         print(class_table(results))

@@ -1,12 +1,15 @@
-"""Grades and named mistakes into the course's LMS: Canvas, Moodle and Brightspace import files.
+"""Grades and named mistakes into the course's LMS: Canvas, Moodle, Brightspace and Blackboard import files.
 
-* ``roster.py``: ``roster.csv``, the course's student ids mapped to each LMS's ids; loads the
-  students into nbgrader's gradebook; lists who submitted nothing.
-* ``graded.py``: what a class run wrote (grades.csv, results.json), read back.
-* ``table.py``: the students x assignments table the three files share, and the feedback text.
-* ``canvas.py``, ``moodle.py``, ``brightspace.py``: the three import formats.
-* ``command.py``: ``python -m autograder lms {canvas,moodle,brightspace} GRADED_DIR --roster FILE``
+* ``roster.py``: ``roster.csv``, the course's student ids mapped to each LMS's ids; the one way
+  student ids are compared (``student_key``); loads the students into nbgrader's gradebook;
+  lists who submitted nothing.
+* ``graded.py``: what a class run wrote (grades.csv, results.json), read back; the items file.
+* ``table.py``: the students x items table every file shares, in each item's scale, and which
+  cells are written (nothing a held grade would lose).
+* ``feedback.py``: the sentences a student reads beside the grade (Moodle).
+* ``canvas.py``, ``moodle.py`` (CSV and XML), ``brightspace.py``, ``blackboard.py``: the formats.
+* ``command.py``: ``python -m autograder lms {canvas,moodle,moodle-xml,brightspace,blackboard,items}``
   and ``python -m autograder roster {check,load} FILE``.
 
-docs/lms.md says which vendor documentation each format follows.
+docs/lms.md says which vendor documentation and code each format follows.
 """

@@ -1,16 +1,33 @@
 """What a class run wrote, read back for the LMS files: grades of record and named mistakes.
 
-``read(graded_dir)`` reads ``GRADED_DIR/grades.csv`` (``report.write_grades_csv``): per student
+``read(graded_dir)`` reads ``GRADED_DIR/grades.csv`` (``console.write_grades_csv``): per student
 and assignment the final score (``score``: the checks' points, or the gradebook's total with
 manual overrides, minus the late penalty, as ``nbgrader export`` computes it), ``max_score``,
 ``late`` and ``manual overrides``; rows whose ``problems`` say "not submitted" (a roster
 student without a submission) have no score. The named mistakes come from each
-``GRADED_DIR/<assignment>/<student>/results.json`` (``class_report.load``: the failed checks'
+``GRADED_DIR/<assignment>/<student>/results.json`` (``class_load.load``: the failed checks'
 ``extra_data.mistakes``, or the feedback's own sentence in an older file).
 
-``load_items(path)`` reads the instructor's small mapping from our assignment names to the
-LMS's grade items (``lms_items.csv``): columns ``assignment`` (ours, required), ``name`` (the
-item's name in the LMS; default: ours) and ``canvas_id`` (Canvas's assignment id, digits).
+``load_items(path)`` reads the instructor's mapping from our assignment names to the LMS's
+grade items (``lms_items.csv``), one row per item:
+
+=================  ==============================================================================
+column             meaning
+=================  ==============================================================================
+assignment         ours (nbgrader's assignment name); required
+name               the item's name in the LMS (default: ours): Moodle's and Brightspace's files
+                   name their columns by it; Canvas's and Blackboard's show it only
+max                the item's maximum points in the LMS; required: every file is written in
+                   this scale (a score of 17 of 19 course points is 89.47 in an item worth 100)
+canvas_id          Canvas's assignment id (the number in the assignment's address); Canvas
+blackboard_id      the Grade Center column id (the number after ``|`` in the column's name in
+                   Blackboard's own download); Blackboard
+moodle_idnumber    the grade item's "ID number" in Moodle; Moodle's XML file
+=================  ==============================================================================
+
+``write_items(graded_dir, path)`` writes a starting file from the class run: each graded
+assignment, named as ours, with the course's points as ``max`` (``python -m autograder lms
+items``).
 """
 from __future__ import annotations
 
@@ -18,14 +35,26 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.lms.roster import student_key
 from autograder.reports import csvsafe
 
 NOT_SUBMITTED = "not submitted"
-ITEM_COLUMNS = ("assignment", "name", "canvas_id")
+ITEM_COLUMNS = ("assignment", "name", "max", "canvas_id", "blackboard_id", "moodle_idnumber")
 
 
 class GradedError(ValueError):
     """GRADED_DIR has no readable grades.csv, or the items mapping is broken."""
+
+
+@dataclass
+class Lost:
+    """A function that lost points: ``function``, ``earned`` and ``available`` (points), the
+    names of its failed ``checks``, and ``stub`` (every failed check met the released stub)."""
+    function: str
+    earned: float
+    available: float
+    checks: list
+    stub: bool = False
 
 
 @dataclass
@@ -34,18 +63,20 @@ class Grade:
 
     Attributes:
         student, assignment: ids as in grades.csv.
+        line: its line in grades.csv (1 = header).
         score: the final score in points (``float``), None when not submitted.
         max_score: the assignment's points (``float``).
         late: points taken for lateness (``float``, 0 when on time).
         total: the checks' points (``float``; None when not submitted).
         overrides: the ``manual overrides`` text ("" when none).
         mistakes: ``[(function, mistake), ...]`` of the failed checks, each once, in check order.
-        failed: ``[(function, earned, available), ...]`` of functions that lost points.
+        failed: ``Lost`` of each function that lost points, in check order.
     """
     student: str
     assignment: str
     score: float | None
     max_score: float
+    line: int = 0
     late: float = 0.0
     total: float | None = None
     overrides: str = ""
@@ -78,7 +109,7 @@ def read(graded_dir) -> tuple:
     Raises:
         GradedError: no grades.csv, or a score that is not a number.
     """
-    from autograder.reports.class_report import load
+    from autograder.reports.class_load import load
     root = Path(graded_dir)
     path = root / "grades.csv"
     try:
@@ -97,13 +128,17 @@ def read(graded_dir) -> tuple:
         grades[(student, assignment)] = Grade(
             student, assignment,
             None if absent else _number(row.get("score"), "score", where),
-            _number(row.get("max_score") or 0, "max_score", where),
+            _number(row.get("max_score") or 0, "max_score", where), line,
             _number(row.get("late") or 0, "late", where),
             None if absent else _number(row.get("total") or 0, "total", where),
             row.get("manual overrides", ""))
+    by_key = {}
+    for (student, assignment), g in grades.items():
+        by_key.setdefault((student_key(student), assignment), []).append(g)
     entries, notes = load(root)
     for e in entries:
-        g = grades.get((e.student, e.assignment))
+        found = by_key.get((student_key(e.student), e.assignment), [])
+        g = grades.get((e.student, e.assignment)) or (found[0] if len(found) == 1 else None)
         if g is None or g.score is None:
             continue
         by_function = {}
@@ -114,16 +149,26 @@ def read(graded_dir) -> tuple:
                 for m in t.mistakes:
                     if (t.function, m) not in g.mistakes:
                         g.mistakes.append((t.function, m))
-        g.failed = [(f, a, b) for f, (a, b) in by_function.items() if a < b]
+        for f, (a, b) in by_function.items():
+            if a < b:
+                failed = [t for t in e.tests if t.function == f and not t.passed]
+                g.failed.append(Lost(f, a, b, [t.name for t in failed], bool(failed) and all(t.stub for t in failed)))
     return grades, notes
 
 
 @dataclass
 class Item:
-    """One LMS grade item: our ``assignment``, its LMS ``name``, Canvas's ``canvas_id`` ("" if none)."""
+    """One LMS grade item (see the module docstring): our ``assignment``, its LMS ``name``, the
+    LMS's maximum points ``max`` (``float``, None when the items file gives none) and the LMS's
+    ids of it (``canvas_id``, ``blackboard_id``, ``moodle_idnumber``; "" when not given);
+    ``line``: its line in the items file (0 when made up)."""
     assignment: str
     name: str
+    max: float | None = None
     canvas_id: str = ""
+    blackboard_id: str = ""
+    moodle_idnumber: str = ""
+    line: int = 0
 
 
 def load_items(path) -> list:
@@ -132,8 +177,9 @@ def load_items(path) -> list:
     Returns:
         list of ``Item`` in file order.
     Raises:
-        GradedError: unreadable file, unknown column, missing or repeated assignment, or a
-            ``canvas_id`` that is not digits; the message names the line.
+        GradedError: unreadable file, unknown column, missing or repeated assignment, a
+            ``max`` that is not a positive number, a ``canvas_id`` or ``blackboard_id`` that is
+            not digits, a value with a control character; the message names every bad line.
     """
     path = Path(path)
     try:
@@ -154,17 +200,63 @@ def load_items(path) -> list:
             continue
         values = {h: (cells[i].strip() if i < len(cells) else "") for i, h in enumerate(header)}
         a = values["assignment"]
+        problems = [f"{k} {v!r} holds a control character" for k, v in values.items()
+                    if any(ord(ch) < 32 or ord(ch) == 127 for ch in v)]
+        for column, what in (("canvas_id", "a Canvas assignment id"), ("blackboard_id", "a Grade Center column id")):
+            if values.get(column) and not values[column].isdigit():
+                problems.append(f"{column} {values[column]!r} is not {what} (digits)")
+        top = None
+        if values.get("max"):
+            try:
+                top = float(values["max"])
+            except ValueError:
+                top = -1.0
+            if not (top > 0 and top != float("inf")):
+                problems.append(f"max {values['max']!r} is not a positive number of points")
         if not a:
-            errors.append(f"line {line}: no assignment")
+            problems.insert(0, "no assignment")
         elif a in seen:
-            errors.append(f"line {line}: assignment {a!r} is also on line {seen[a]}")
-        elif values.get("canvas_id") and not values["canvas_id"].isdigit():
-            errors.append(f"line {line}: canvas_id {values['canvas_id']!r} is not a Canvas assignment id (digits)")
-        else:
-            seen[a] = line
-            items.append(Item(a, values.get("name") or a, values.get("canvas_id", "")))
+            problems.insert(0, f"assignment {a!r} is also on line {seen[a]}")
+        if problems:
+            errors.append(f"line {line}: " + "; ".join(problems))
+            continue
+        seen[a] = line
+        items.append(Item(a, values.get("name") or a, top, values.get("canvas_id", ""),
+                          values.get("blackboard_id", ""), values.get("moodle_idnumber", ""), line))
     if errors:
         raise GradedError(f"{path}: " + "; ".join(errors))
+    return items
+
+
+def write_items(graded_dir, path) -> list:
+    """Write a starting items file for ``graded_dir``'s assignments (``lms items``).
+
+    One row per graded assignment, in name order: ``name`` is ours, ``max`` the course's
+    points (the largest ``max_score`` in grades.csv), the LMS ids empty. The instructor then
+    gives each item its LMS name, maximum and ids (docs/lms.md).
+
+    Args:
+        graded_dir: the class run's output folder.
+        path: the file to write; an existing file is never replaced.
+    Returns:
+        the ``Item`` list written.
+    Raises:
+        GradedError: no readable grades.csv, or ``path`` exists.
+    """
+    path = Path(path)
+    if path.exists():
+        raise GradedError(f"{path} exists; it is not replaced (move it away, or edit it)")
+    grades, _ = read(graded_dir)
+    points = {}
+    for (_, a), g in grades.items():
+        points[a] = max(points.get(a, 0.0), g.max_score)
+    items = [Item(a, a, points[a]) for a in sorted(points)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csvsafe.writer(f)
+        w.writerow(ITEM_COLUMNS)
+        for i in items:
+            w.writerow([i.assignment, i.name, number(i.max), "", "", ""])
     return items
 
 

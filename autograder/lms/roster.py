@@ -20,16 +20,28 @@ moodle_username             Moodle's username
 moodle_idnumber             Moodle's "ID number" (a user profile field)
 brightspace_org_defined_id  Brightspace's OrgDefinedId
 brightspace_username        Brightspace's Username
+blackboard_username         Blackboard Learn's Username (the Grade Center's student key)
 ==========================  ===================================================================
 
 Rules, checked by ``load`` (every broken row is named by its line number, all at once):
 ``student_id`` is present and unique, and can be a folder name (no ``/``, not ``.``/``..``);
 an LMS id, when given, is unique within its column (two students with one Canvas id would
-get each other's grades); a row has no more cells than the header. Blank lines are skipped;
-spaces around a cell are removed. Which ids an LMS file needs is checked when that file is
-written (``Roster.require``): a Canvas file needs a Canvas user id, SIS user id or SIS
-login id for every student, a Moodle file the chosen identifier, a Brightspace file an
-OrgDefinedId or username.
+get each other's grades); no id holds a control character, and none starts with a character
+a spreadsheet runs as a formula (``=``, ``+``, ``-``, ``@``, unless it is a number): an LMS
+file writes ids exactly as given, since an escaped id would match nobody; a row has no more
+cells than the header. Blank lines are skipped; spaces around a cell are removed. Which ids
+an LMS file needs is checked when that file is written (``Roster.require``): a Canvas file
+needs a Canvas user id, SIS user id or SIS login id for every student, a Moodle file the
+chosen identifier, a Brightspace file an OrgDefinedId or username, a Blackboard file a
+username.
+
+**One way to compare student ids** (``student_key``), on every path: the roster's
+``student_id``, a graded folder's name (a class run's results) and ``grades.csv``'s
+``student_id`` (which shows control characters as escapes, ``reports.safetext``) are the same
+student when they agree after Unicode NFC normalisation, without spaces, tabs, newlines or
+other invisible characters at either end, and ignoring case. ``load`` refuses two roster rows
+with one key; ``table.build`` refuses two graded ids with one key (naming their grades.csv
+lines) and says which graded id matched a roster id only by its key.
 
 A class run uses the roster given with ``--roster``, else ``roster.csv`` in the course
 directory (the folder holding ``submitted/`` and ``nbgrader_config.py``), when there is one:
@@ -38,16 +50,27 @@ directory (the folder holding ``submitted/`` and ``nbgrader_config.py``), when t
 from __future__ import annotations
 
 import csv
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 COLUMNS = ("student_id", "first_name", "last_name", "email",
            "canvas_name", "canvas_user_id", "canvas_sis_user_id", "canvas_sis_login_id", "canvas_section",
            "moodle_username", "moodle_idnumber",
-           "brightspace_org_defined_id", "brightspace_username")
-# Columns whose values identify a student in an LMS: a value may appear only once.
+           "brightspace_org_defined_id", "brightspace_username", "blackboard_username")
+# Columns whose values identify a student in an LMS: a value may appear only once (compared by
+# ``student_key``: an LMS that matches ids case-blind, as Moodle's username and email, would
+# find two users or the wrong one).
 UNIQUE = ("student_id", "email", "canvas_user_id", "canvas_sis_user_id", "canvas_sis_login_id",
-          "moodle_username", "moodle_idnumber", "brightspace_org_defined_id", "brightspace_username")
+          "moodle_username", "moodle_idnumber", "brightspace_org_defined_id", "brightspace_username",
+          "blackboard_username")
+# A cell a spreadsheet runs as a formula starts with one of these (reports/csvsafe.py).
+_FORMULA_START = ("=", "+", "-", "@")
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)\Z")
+# The escapes ``reports.safetext.clean`` writes for control characters (grades.csv's student ids).
+_ESCAPE = re.compile(r"\\(?:([ntr])|x([0-9a-f]{2})|u([0-9a-f]{4})|U([0-9a-f]{8}))")
+_ESCAPED = {"n": "\n", "t": "\t", "r": "\r"}
 ROSTER_FILE = "roster.csv"
 CONFIG_FILE = "nbgrader_config.py"
 
@@ -94,6 +117,10 @@ class Roster:
         """``{student_id: Student}``."""
         return {s.student_id: s for s in self.students}
 
+    def by_key(self) -> dict:
+        """``{student_key(student_id): Student}`` (keys are unique: ``load`` checks it)."""
+        return {student_key(s.student_id): s for s in self.students}
+
     def require(self, what: str, *alternatives: str) -> None:
         """Check that every student has a value in at least one of ``alternatives`` (columns).
 
@@ -112,6 +139,49 @@ class Roster:
 
 def _valid_id(student_id: str) -> bool:
     return bool(student_id) and "/" not in student_id and "\\" not in student_id and student_id not in (".", "..")
+
+
+def _invisible(ch: str) -> bool:
+    # whitespace, or a control/format character (tab, newline, zero-width space, BOM ...)
+    return ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
+
+
+def _unescape(match) -> str:
+    letter, *code = match.groups()
+    return _ESCAPED[letter] if letter else chr(int(next(c for c in code if c), 16))
+
+
+def student_key(student_id: str) -> str:
+    """The form in which two student ids are compared, on every path (see the module docstring).
+
+    Args:
+        student_id: a roster ``student_id``, a graded folder's name or ``grades.csv``'s
+            ``student_id`` (whose ``\\t``, ``\\n``, ``\\xNN`` ... escapes of control characters,
+            written by ``reports.safetext.clean``, are read back first).
+    Returns:
+        ``str``: NFC-normalised, without invisible characters (whitespace, control and format
+        characters) at either end, case-folded. ``"Ann\\t"``, ``" ann"`` and ``"ANN"`` give ``"ann"``.
+    """
+    text = _ESCAPE.sub(_unescape, str(student_id))
+    text = unicodedata.normalize("NFC", text)
+    start, end = 0, len(text)
+    while start < end and _invisible(text[start]):
+        start += 1
+    while end > start and _invisible(text[end - 1]):
+        end -= 1
+    return text[start:end].casefold()
+
+
+def _bad_characters(column: str, value: str) -> str:
+    """Why ``value`` cannot be an id as written ("" when it can); ``student_id`` is never written
+    into an LMS file, so it may start with anything."""
+    odd = [ch for ch in value if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")]
+    if odd:
+        return f"{column} {value!r} holds the invisible character(s) {', '.join(repr(c) for c in odd)}"
+    if column != "student_id" and value.startswith(_FORMULA_START) and not _NUMBER.match(value):
+        return (f"{column} {value!r} starts with {value[0]!r}, which a spreadsheet runs as a formula (an LMS "
+                "file writes ids as they are)")
+    return ""
 
 
 def load(path) -> Roster:
@@ -165,14 +235,21 @@ def load(path) -> Roster:
         bad = False
         for column in UNIQUE:
             value = values.get(column, "")
-            key = value.lower() if column == "email" else value
             if not value:
                 continue
+            why = _bad_characters(column, value)
+            if why:
+                errors.append(f"line {line}: {why}")
+                bad = True
+                continue
+            key = student_key(value)
             if key in seen[column]:
-                errors.append(f"line {line}: {column} {value!r} is also on line {seen[column][key]}")
+                first, other = seen[column][key]
+                same = "" if other == value else f" (as {other!r}: the same id, compared without case)"
+                errors.append(f"line {line}: {column} {value!r} is also on line {first}{same}")
                 bad = True
             else:
-                seen[column][key] = line
+                seen[column][key] = (line, value)
         if not bad:
             students.append(Student(line, sid, values))
     if errors:
@@ -200,13 +277,14 @@ def not_submitted(roster: Roster, handed_in, assignments) -> list:
 
     Args:
         roster: the ``Roster``.
-        handed_in: iterable of ``(student_id, assignment)`` that were graded.
+        handed_in: iterable of ``(student_id, assignment)`` that were graded; a graded id is
+            the roster student whose ``student_key`` it shares (``" ann"`` handed in for ``ann``).
         assignments: the assignments of the run (iterable of str).
     Returns:
-        sorted list of ``(student_id, assignment)``.
+        sorted list of ``(student_id, assignment)`` (roster ids).
     """
-    done = set(handed_in)
-    return sorted((s, a) for a in set(assignments) for s in roster.ids() if (s, a) not in done)
+    done = {(student_key(s), a) for s, a in handed_in}
+    return sorted((s, a) for a in set(assignments) for s in roster.ids() if (student_key(s), a) not in done)
 
 
 def load_into_gradebook(roster: Roster, db_url: str, course_id: str = "default_course") -> int:

@@ -1,12 +1,16 @@
 """Does the demo class run end to end and grade each simulated student as designed?"""
 import csv
-import re
+import importlib.util
+import sys
+from pathlib import Path
 
 import pytest
 
 from autograder.course.registry import EXERCISES
 from autograder.demo.mistakes import all_mistakes
 from autograder.demo.students import REFERENCE, STUBS, STUDENTS
+
+SQRT = "forget to divide the scores by sqrt(d_k)"
 
 
 def test_every_student_plan_names_known_mistakes_one_per_function():
@@ -56,7 +60,7 @@ def test_demo_class_through_nbgrader(demo_class):
     cy = work / "graded" / "attention" / "cy"
     feedback = " ".join(line.strip() for line in (cy / "feedback.txt").read_text(encoding="utf-8").splitlines())
     assert "That is the value you get when you forget to divide the scores by sqrt(d_k)." in feedback
-    assert "forget to divide the scores by sqrt(d_k)" in (cy / "report.html").read_text(encoding="utf-8")
+    assert SQRT in (cy / "report.html").read_text(encoding="utf-8")
     # the scores are in the course's SQLite gradebook too, and nbgrader's own commands work in the course
     from nbgrader.api import Gradebook
     with Gradebook(f"sqlite:///{work / 'course' / 'gradebook.db'}", "demo") as gb:
@@ -66,24 +70,70 @@ def test_demo_class_through_nbgrader(demo_class):
     assert (work / "course" / "nbgrader_config.py").is_file()
 
 
+def _importers():
+    """tests/lms/lms_importers.py: each LMS's import, read from its own sources and documentation."""
+    if "lms_importers" in sys.modules:  # tests/lms ran first and imported it
+        return sys.modules["lms_importers"]
+    spec = importlib.util.spec_from_file_location("lms_importers", Path(__file__).parents[1] / "lms" / "lms_importers.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["lms_importers"] = module  # its dataclasses look their module up while being made
+    spec.loader.exec_module(module)
+    return module
+
+
 def _check_lms_files(lms, by):
-    """graded/lms/ holds the three import files in their vendors' documented layouts (docs/lms.md)."""
-    n = len(EXERCISES)
-    with open(lms / "canvas.csv", newline="", encoding="utf-8-sig") as f:
-        header, points, *rows = list(csv.reader(f))
-    assert header[:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"] and len(header) == 5 + n
-    assert all(re.fullmatch(r".+ \(\d+\)", h) for h in header[5:])
-    assert "Points Possible" in points[0]
-    canvas = {r[1]: r for r in rows}
-    assert canvas["90001"][5:] == points[5:]                          # ada: full marks everywhere
-    assert canvas["90002"][0] == "Ørsted, Bo" and set(canvas["90002"][5:]) == {"0"}   # bo: the stubs
-    assert canvas["90006"][5:] == [""] * n                           # fay: not submitted, empty
-    with open(lms / "moodle.csv", newline="", encoding="utf-8-sig") as f:
-        moodle = {r["Username"]: r for r in csv.DictReader(f)}
-    assert "forget to divide the scores by sqrt(d_k)" in moodle["cnakamura"]["Attention (feedback)"]
-    assert moodle["cnakamura"]["Attention"] == f"{by[('cy', 'attention')].score:g}"
-    with open(lms / "brightspace.csv", newline="", encoding="utf-8") as f:
-        header, *rows = list(csv.reader(f))
-    assert header[:2] == ["OrgDefinedId", "Username"] and header[-1] == "End-of-Line Indicator"
-    assert all(h.endswith(" Points Grade") for h in header[2:-1]) and len(header) == 3 + n
-    assert len(rows) == 6 and all(r[-1] == "#" and r[0].startswith("#") for r in rows)
+    """graded/lms/ holds one import file per LMS, and each LMS's importer (``lms_importers``) maps
+    every student and item of it with no hand work, in the item's scale, leaving alone the grade
+    fay (who handed in nothing) holds in the LMS."""
+    from autograder.demo.run import LMS_ITEMS, ROSTER
+    imp = _importers()
+    assert sorted(p.name for p in lms.iterdir()) == ["blackboard.xls", "brightspace.csv", "canvas.csv", "moodle.csv",
+                                                     "moodle.xml"]
+    with open(ROSTER, newline="", encoding="utf-8") as f:
+        roster = {r["student_id"]: r for r in csv.DictReader(f)}
+    with open(LMS_ITEMS, newline="", encoding="utf-8") as f:
+        items = {r["assignment"]: r for r in csv.DictReader(f)}
+    # the grade in each LMS item's scale, from the graded results (course points) and the item's maximum
+    expected = {(s, a): round(r.score * float(items[a]["max"]) / r.max_score, 2) for (s, a), r in by.items()}
+    assert expected[("ada", "tokens")] == 100 and expected[("bo", "tokens")] == 0
+
+    students = [imp.CanvasStudent(int(r["canvas_user_id"]), f"{r['first_name']} {r['last_name']}",
+                                  f"{r['last_name']}, {r['first_name']}", r["canvas_sis_user_id"],
+                                  r["canvas_sis_login_id"]) for r in roster.values()]
+    course = imp.CanvasCourse(students, {int(i["canvas_id"]): (i["name"], float(i["max"])) for i in items.values()},
+                              {(90006, 71003): "7"})
+    upload = imp.canvas_import((lms / "canvas.csv").read_bytes(), course)
+    assert upload.new_students == [] and upload.new_assignments == []
+    canvas = imp.canvas_apply(upload, course)
+    assert canvas.pop((90006, 71003)) == "7"
+    by_canvas = {(int(roster[s]["canvas_user_id"]), int(items[a]["canvas_id"])): v for (s, a), v in expected.items()}
+    assert {k: float(v) for k, v in canvas.items()} == by_canvas
+
+    users = [imp.MoodleUser(n, r["moodle_username"], r["email"], r["moodle_idnumber"])
+             for n, r in enumerate(roster.values(), start=1)]
+    moodle_items = [imp.MoodleItem(n, i["name"], float(i["max"]), idnumber=i["moodle_idnumber"])
+                    for n, i in enumerate(items.values(), start=100)]
+    moodle = imp.MoodleCourse(users, moodle_items, {(6, 102): (7.0, "entered by hand")})
+    raw = (lms / "moodle.csv").read_bytes()
+    mapped = imp.moodle_mapping(imp.moodle_csv_rows(raw)[0], moodle)
+    uid = {r["student_id"]: n for n, r in enumerate(roster.values(), start=1)}
+    iid = {a: n for n, a in enumerate(items, start=100)}
+    by_moodle = {(uid[s], iid[a]): v for (s, a), v in expected.items()}
+    for after in (imp.moodle_csv_import(raw, moodle, *mapped), imp.moodle_xml_import((lms / "moodle.xml").read_bytes(), moodle)):
+        assert after.pop((6, 102)) == (7.0, "entered by hand")
+        assert {k: g for k, (g, _) in after.items()} == by_moodle
+        assert SQRT in after[(uid["cy"], iid["attention"])][1]
+
+    org = {r["brightspace_org_defined_id"]: s for s, r in roster.items()}
+    brightspace = imp.brightspace_import((lms / "brightspace.csv").read_bytes(), org,
+                                         [imp.BrightspaceItem(i["name"], float(i["max"])) for i in items.values()],
+                                         {("fay", "Attention"): 7.0})
+    assert brightspace.pop(("fay", "Attention")) == 7.0
+    assert brightspace == {(s, items[a]["name"]): v for (s, a), v in expected.items()}
+
+    blackboard = imp.blackboard_upload((lms / "blackboard.xls").read_bytes(),
+                                       {r["blackboard_username"]: s for s, r in roster.items()},
+                                       {i["blackboard_id"] for i in items.values()}, {("fay", "664603"): "7"})
+    assert blackboard.pop(("fay", "664603")) == "7"
+    assert {k: float(v) for k, v in blackboard.items()} == {(s, items[a]["blackboard_id"]): v
+                                                            for (s, a), v in expected.items()}
