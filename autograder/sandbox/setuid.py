@@ -154,6 +154,30 @@ def _covers(paths):
     return out
 
 
+def _under(path, folder):
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _cover_places(covers, needed, places):
+    """``covers`` (``_covers``) with every folder of ``places`` added (the shared folders a child
+    could write: ``/tmp``, ``/var/tmp``, ``/dev/shm``, ...), each with the paths of ``needed``
+    below it (the scratch folder under ``/tmp``, a venv under ``/tmp``), so that in the child's
+    mount namespace a shared folder is an empty tmpfs of root's that it cannot write: nothing it
+    writes outside its bounded scratch reaches a shared folder or another user. A place nested
+    in another is covered with it; a place that is itself a needed path is left as it is."""
+    needed = {os.path.realpath(p) for p in needed}
+    outer = []
+    for place in sorted({os.path.realpath(p) for p in places}):
+        if any(_under(place, q) for q in outer) or place in needed:
+            continue
+        outer.append(place)
+    out = {place: sorted(p for p in needed if _under(p, place) and p != place) for place in outer}
+    for top, paths in covers.items():
+        if not any(_under(top, place) for place in out):
+            out[top] = paths
+    return out
+
+
 def _show_through(covers):
     """In a private mount namespace of this (forked, still root) process: cover each folder of
     ``covers`` with an empty tmpfs that others may enter, holding bind mounts of just the
@@ -226,7 +250,10 @@ class SetuidSandbox:
             self.close()
             raise
         self._paths["write"] = [self.scratch, "/dev/null"]
-        self._covers = _covers(self._paths["read"] + self._paths["exec"] + self._paths["list"] + [self.scratch])
+        needed = self._paths["read"] + self._paths["exec"] + self._paths["list"] + [self.scratch]
+        self._covers = _covers(needed)
+        if self.bounded:  # the launcher may mount: the shared folders are covered for the child too
+            self._covers = _cover_places(self._covers, needed, leftovers.writable_places())
         self.info_r, self._info_w = os.pipe()
         self._parent = os.getpid()
 
@@ -280,21 +307,29 @@ class SetuidSandbox:
         return read_child_pid(self.info_r, timeout)
 
     def close(self):
-        """Release the uid and remove the scratch folder (call after the child ended)."""
+        """Release the uid and remove the scratch folder (call after the child ended). What the
+        child left anywhere a child can write is removed too; a uid whose leftovers cannot be
+        removed is not leased again by this process (``leftovers.mark_unusable``, which names
+        them in the grader's log). Never raises for what the child left."""
         close_fds(self._info_w, self.info_r)
         self._info_w = self.info_r = None
+        left = []
         if self.scratch is not None:
             if self.bounded:
                 leftovers.unmount(self.scratch)
                 self.bounded = False
-            leftovers._remove(self.scratch)  # whatever modes the child set; never follows its links
+            left += leftovers.remove(self.scratch)  # whatever shape the child gave it; no link followed
             self.scratch = None
         if self.lease is not None:
-            # what the child wrote outside its scratch (possible without Landlock) goes too; a
-            # uid with files left is not leased again (_UidLease asks leftovers.clean)
-            leftovers.remove_files_of(self.uid)
-            self.lease.release()
-            self.lease = None
+            try:
+                # what the child wrote outside its scratch (possible without Landlock and without
+                # the covers of a mount namespace) goes too
+                left += leftovers.remove_files_of(self.uid)
+                if left:
+                    leftovers.mark_unusable(self.uid, left)
+            finally:
+                self.lease.release()
+                self.lease = None
 
 
 # -- course files: readable by root only --------------------------------------------------------
