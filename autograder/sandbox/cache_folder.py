@@ -95,15 +95,13 @@ def open_folder(path, create: bool = True, owners=None) -> int:
         try:
             fd = os.open(name, _DIR, dir_fd=pfd)
         except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                try:
-                    target = f" (to {os.readlink(name, dir_fd=pfd)!r})"
-                except OSError:
-                    target = ""
-                raise UnsafeFolder(path, f"it is a symbolic link{target}, which could lead anywhere") from None
-            if exc.errno == errno.ENOTDIR:
+            if exc.errno not in (errno.ELOOP, errno.ENOTDIR):  # what O_NOFOLLOW | O_DIRECTORY says of a link
+                raise
+            try:
+                target = f" (to {os.readlink(name, dir_fd=pfd)!r})"
+            except OSError:
                 raise UnsafeFolder(path, "it is not a folder") from None
-            raise
+            raise UnsafeFolder(path, f"it is a symbolic link{target}, which could lead anywhere") from None
     finally:
         os.close(pfd)
     st = os.fstat(fd)

@@ -6,8 +6,12 @@ container's own file tree. With Landlock it writes only its scratch folder. With
 containerd defaults do) it may write every folder any user may write: ``/tmp``, ``/var/tmp``,
 ``/dev/shm`` and whatever else is world-writable. A later student given the same uid would
 find those files. So, after each child and before a uid is leased again, every file owned by
-that uid in those places is removed (``remove_files_of``), and a uid whose files remain is
-not leased (``SetuidSandbox`` asks ``clean``).
+that uid in those places is removed (``remove_files_of``), whatever shape the child gave it:
+any depth, width, modes or names, without recursion, by descriptor, following no link
+(``child/removal.py``). A uid whose files remain is not leased again by this process
+(``clean``, ``mark_unusable``: the grader's log names what remains) and the lease goes on with
+the other uids. Where the grader may mount, the launcher also covers these places in the
+child's mount namespace (``setuid._cover_places``), so the child writes none of them at all.
 
 ``writable_places()`` finds the places once per process: the usual ones, and every folder with
 mode o+w that other users can reach (each folder on the way has o+x), found by walking the

@@ -28,15 +28,19 @@ Its environment is built from nothing (``confinement.child_env``, with its own s
 afterwards. Once started, the child adds its own Landlock layer (no program at all, write
 only the scratch), as at the bubblewrap level.
 
-What this level does NOT give (``docs/containers.md`` has the full comparison): no mount,
-PID, network or IPC namespace. It sees the container's file tree and process list; it reads
+What this level does NOT give (``docs/containers.md`` has the full comparison): no PID,
+network or IPC namespace, and a mount namespace only where the grader may mount. It sees the container's file tree and process list; it reads
 what Landlock allows, and without Landlock what the file modes let any user read, so every
 course file must be readable by root only (``restrict_tree``; ``check_available`` refuses to
 grade when the child can read the course secret, the reference or the checks). The scratch
 folder is a tmpfs of ``Limits.scratch_bytes`` where the grader may mount one
 (``leftovers.mount_scratch``); otherwise it is on the container's disk and only each file is capped
-(``RLIMIT_FSIZE``). After each child, everything its uid owns in any folder a child can write
-is removed, and a uid whose files remain is never leased (``sandbox/leftovers.py``).
+(``RLIMIT_FSIZE``). Where it may mount, the launcher also covers every shared folder a child
+could write (``/tmp``, ``/var/tmp``, ``/dev/shm``, ...: ``leftovers.writable_places``) with an
+empty tmpfs of root's in the child's mount namespace (``_cover_places``): without Landlock the
+child still writes nothing outside its bounded scratch. Where it may not, after each child,
+everything its uid owns in any folder a child can write is removed whatever its shape, and a
+uid whose files remain is never leased (``sandbox/leftovers.py``).
 """
 from __future__ import annotations
 
@@ -235,7 +239,13 @@ class SetuidSandbox:
         self._landlock = landlock_abi() > 0
         self.child_landlock = os.environ.get(WITHOUT_LANDLOCK) != "1"  # the child's own layer (tests)
         # a uid whose files remain anywhere a child can write is never leased (leftovers.py)
-        self.lease = _UidLease(usable=leftovers.clean)
+        try:
+            self.lease = _UidLease(usable=leftovers.clean)
+        except RuntimeError as exc:
+            if not leftovers.unusable():
+                raise
+            raise RuntimeError(f"{exc} (uids left out because what they left could not be removed, named in "
+                               f"the log above: {', '.join(map(str, sorted(leftovers.unusable())))})") from None
         self.uid = self.lease.uid
         self.scratch = self._info_w = self.info_r = None
         self.bounded = False
