@@ -29,13 +29,13 @@ afterwards. Once started, the child adds its own Landlock layer (no program at a
 only the scratch), as at the bubblewrap level.
 
 What this level does NOT give (``docs/containers.md`` has the full comparison): no PID,
-network or IPC namespace, and a mount namespace only where the grader may mount. It sees the container's file tree and process list; it reads
-what Landlock allows, and without Landlock what the file modes let any user read, so every
-course file must be readable by root only (``restrict_tree``; ``check_available`` refuses to
-grade when the child can read the course secret, the reference or the checks). The scratch
-folder is a tmpfs of ``Limits.scratch_bytes`` where the grader may mount one
-(``leftovers.mount_scratch``); otherwise it is on the container's disk and only each file is capped
-(``RLIMIT_FSIZE``). Where it may mount, the launcher also covers every shared folder a child
+network or IPC namespace, and a mount namespace only where the grader may mount. It sees the
+container's file tree and process list; it reads what Landlock allows, and without Landlock
+what the file modes let any user read, so every course file must be readable by root only
+(``restrict_tree``; ``check_available`` refuses to grade when the child can read the course
+secret, the reference or the checks). The scratch folder is a tmpfs of
+``Limits.scratch_bytes`` where the grader may mount one (``leftovers.mount_scratch``);
+otherwise it is on the container's disk and only each file is capped (``RLIMIT_FSIZE``). Where it may mount, the launcher also covers every shared folder a child
 could write (``/tmp``, ``/var/tmp``, ``/dev/shm``, ...: ``leftovers.writable_places``) with an
 empty tmpfs of root's in the child's mount namespace (``_cover_places``): without Landlock the
 child still writes nothing outside its bounded scratch. Where it may not, after each child,
