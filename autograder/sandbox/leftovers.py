@@ -11,7 +11,7 @@ any depth, width, modes or names, without recursion, by descriptor, following no
 (``child/removal.py``). A uid whose files remain is not leased again by this process
 (``clean``, ``mark_unusable``: the grader's log names what remains) and the lease goes on with
 the other uids. Where the grader may mount, the launcher also covers these places in the
-child's mount namespace (``setuid._cover_places``), so the child writes none of them at all.
+child's mount namespace (``sandbox/covers.py``), so the child writes none of them at all.
 
 ``writable_places()`` finds the places once per process: the usual ones, and every folder with
 mode o+w that other users can reach (each folder on the way has o+x), found by walking the

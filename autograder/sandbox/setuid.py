@@ -37,7 +37,7 @@ secret, the reference or the checks). The scratch folder is a tmpfs of
 ``Limits.scratch_bytes`` where the grader may mount one (``leftovers.mount_scratch``);
 otherwise it is on the container's disk and only each file is capped (``RLIMIT_FSIZE``). Where it may mount, the launcher also covers every shared folder a child
 could write (``/tmp``, ``/var/tmp``, ``/dev/shm``, ...: ``leftovers.writable_places``) with an
-empty tmpfs of root's in the child's mount namespace (``_cover_places``): without Landlock the
+empty tmpfs of root's in the child's mount namespace (``sandbox/covers.py``): without Landlock the
 child still writes nothing outside its bounded scratch. Where it may not, after each child,
 everything its uid owns in any folder a child can write is removed whatever its shape, and a
 uid whose files remain is never leased (``sandbox/leftovers.py``).
@@ -53,7 +53,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.sandbox import leftovers, one_submission, proc_view
+from autograder.sandbox import covers, leftovers, one_submission, proc_view
 from autograder.sandbox.course_files import restrict_tree  # noqa: F401
 from autograder.sandbox.policy import (
     CHILD_PACKAGE,
@@ -133,84 +133,6 @@ def landlock_paths() -> dict:
     return {"read": sorted(set(read)), "list": [str(CHILD_PACKAGE.parent)], "exec": sorted(set(execute))}
 
 
-def _unreachable_top(path):
-    """The first folder on the way to ``path`` that other users cannot enter (no ``o+x``, such
-    as ``/root``), or ``None`` when every folder on the way lets them through."""
-    parts = Path(os.path.realpath(path)).parts
-    for i in range(1, len(parts)):
-        folder = os.path.join(*parts[:i])
-        try:
-            if not os.stat(folder).st_mode & stat.S_IXOTH:
-                return folder
-        except OSError:
-            return None
-    return None
-
-
-def _covers(paths):
-    """``{folder: [paths under it]}`` for the paths a child must reach that lie below a folder
-    other users cannot enter (a Python installation under ``/root``, for instance)."""
-    out = {}
-    for path in paths:
-        top = _unreachable_top(path)
-        if top is not None and os.path.realpath(path) != top:
-            out.setdefault(top, []).append(os.path.realpath(path))
-    return out
-
-
-def _under(path, folder):
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
-def _cover_places(covers, needed, places):
-    """``covers`` (``_covers``) with every folder of ``places`` added (the shared folders a child
-    could write: ``/tmp``, ``/var/tmp``, ``/dev/shm``, ...), each with the paths of ``needed``
-    below it (the scratch folder under ``/tmp``, a venv under ``/tmp``), so that in the child's
-    mount namespace a shared folder is an empty tmpfs of root's that it cannot write: nothing it
-    writes outside its bounded scratch reaches a shared folder or another user. A place nested
-    in another is covered with it; a place that is itself a needed path is left as it is."""
-    needed = {os.path.realpath(p) for p in needed}
-    outer = []
-    for place in sorted({os.path.realpath(p) for p in places}):
-        if any(_under(place, q) for q in outer) or place in needed:
-            continue
-        outer.append(place)
-    out = {place: sorted(p for p in needed if _under(p, place) and p != place) for place in outer}
-    for top, paths in covers.items():
-        if not any(_under(top, place) for place in out):
-            out[top] = paths
-    return out
-
-
-def _show_through(covers):
-    """In a private mount namespace of this (forked, still root) process: cover each folder of
-    ``covers`` with an empty tmpfs that others may enter, holding bind mounts of just the
-    paths below it that the child needs; the machine's own mounts and modes are untouched.
-    Needs CAP_SYS_ADMIN (a container's root usually lacks it: then nothing is done, and the
-    paths must be reachable as they are)."""
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS
-        return
-    if libc.mount(b"none", b"/", None, 0x4000 | 0x40000, None) != 0:  # MS_REC | MS_PRIVATE
-        raise OSError(ctypes.get_errno(), "make / private")
-    # opened in the new namespace (a bind mount's source must belong to it), before the covers
-    fds = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for paths in covers.values() for path in paths}
-    for top, paths in covers.items():
-        if libc.mount(b"setuid-level", top.encode(), b"tmpfs", 0x2 | 0x4 | 0x8, b"mode=0711,size=64k") != 0:
-            raise OSError(ctypes.get_errno(), f"tmpfs on {top}")
-        for path in paths:
-            if os.path.isdir(f"/proc/self/fd/{fds[path]}"):
-                os.makedirs(path, mode=0o711, exist_ok=True)
-            else:
-                os.makedirs(os.path.dirname(path), mode=0o711, exist_ok=True)
-                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
-            if libc.mount(f"/proc/self/fd/{fds[path]}".encode(), path.encode(), None, 0x1000 | 0x4000, None) != 0:
-                raise OSError(ctypes.get_errno(), f"bind {path}")
-    for fd in fds.values():
-        os.close(fd)
-
-
 class SetuidSandbox:
     """One child's launch data at the setuid level; the same interface as ``launch.Sandbox``:
     ``subprocess.Popen(sandbox.command(argv), **sandbox.popen_kwargs(fds))``, then
@@ -261,9 +183,9 @@ class SetuidSandbox:
             raise
         self._paths["write"] = [self.scratch, "/dev/null"]
         needed = self._paths["read"] + self._paths["exec"] + self._paths["list"] + [self.scratch]
-        self._covers = _covers(needed)
+        self._covers = covers.for_unreachable(needed)
         if self.bounded:  # the launcher may mount: the shared folders are covered for the child too
-            self._covers = _cover_places(self._covers, needed, leftovers.writable_places())
+            self._covers = covers.with_places(self._covers, needed, leftovers.writable_places())
         self.info_r, self._info_w = os.pipe()
         self._parent = os.getpid()
 
@@ -293,7 +215,7 @@ class SetuidSandbox:
         os.write(self._info_w, json.dumps({"child-pid": os.getpid()}).encode())
         os.close(self._info_w)
         if self._covers:
-            _show_through(self._covers)
+            covers.show_through(self._covers)
         proc_view.hide_other_processes()  # where it may (CAP_SYS_ADMIN): no other uid's /proc/N
         set_limits(self.limits)  # RLIMIT_NPROC counts this uid's tasks: this child's only
         os.setgroups([])
