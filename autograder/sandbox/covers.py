@@ -54,7 +54,9 @@ def with_places(covers, needed, places):
     in another is covered with it; a place that is itself a needed path is left as it is."""
     needed = {os.path.realpath(p) for p in needed}
     outer = []
-    for place in sorted({os.path.realpath(p) for p in places}):
+    # found once per process: a place removed since, or now a link, is not covered (show_through
+    # also skips one that goes between here and the child's start)
+    for place in sorted({os.path.realpath(p) for p in places if os.path.isdir(p) and not os.path.islink(p)}):
         if any(_under(place, q) for q in outer) or place in needed:
             continue
         outer.append(place)
@@ -65,12 +67,18 @@ def with_places(covers, needed, places):
     return out
 
 
-def show_through(covers):
+def show_through(covers, optional=()):
     """In a private mount namespace of this (forked, still root) process: cover each folder of
     ``covers`` with an empty tmpfs that others may enter, holding bind mounts of just the
     paths below it that the child needs; the machine's own mounts and modes are untouched.
     Needs CAP_SYS_ADMIN (a container's root usually lacks it: then nothing is done, and the
-    paths must be reachable as they are)."""
+    paths must be reachable as they are). A folder is covered through a descriptor opened
+    without following a link (a shared folder its owner replaced by a link to ``/usr`` covers
+    nothing of ``/usr``); a folder of ``optional`` that is gone or is no folder is skipped.
+
+    Raises:
+        OSError: a mount failed, or a folder not in ``optional`` cannot be opened.
+    """
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS
@@ -80,8 +88,18 @@ def show_through(covers):
     # opened in the new namespace (a bind mount's source must belong to it), before the covers
     fds = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for paths in covers.values() for path in paths}
     for top, paths in covers.items():
-        if libc.mount(b"setuid-level", top.encode(), b"tmpfs", 0x2 | 0x4 | 0x8, b"mode=0711,size=64k") != 0:
-            raise OSError(ctypes.get_errno(), f"tmpfs on {top}")
+        try:
+            tfd = os.open(top, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            if top in optional:
+                continue
+            raise
+        try:
+            if libc.mount(b"setuid-level", f"/proc/self/fd/{tfd}".encode(), b"tmpfs", 0x2 | 0x4 | 0x8,
+                          b"mode=0711,size=64k") != 0:
+                raise OSError(ctypes.get_errno(), f"tmpfs on {top}")
+        finally:
+            os.close(tfd)
         for path in paths:
             if os.path.isdir(f"/proc/self/fd/{fds[path]}"):
                 os.makedirs(path, mode=0o711, exist_ok=True)

@@ -184,8 +184,10 @@ class SetuidSandbox:
         self._paths["write"] = [self.scratch, "/dev/null"]
         needed = self._paths["read"] + self._paths["exec"] + self._paths["list"] + [self.scratch]
         self._covers = covers.for_unreachable(needed)
+        self._places = ()
         if self.bounded:  # the launcher may mount: the shared folders are covered for the child too
-            self._covers = covers.with_places(self._covers, needed, leftovers.writable_places())
+            self._places = {os.path.realpath(p) for p in leftovers.writable_places()}
+            self._covers = covers.with_places(self._covers, needed, self._places)
         self.info_r, self._info_w = os.pipe()
         self._parent = os.getpid()
 
@@ -215,7 +217,7 @@ class SetuidSandbox:
         os.write(self._info_w, json.dumps({"child-pid": os.getpid()}).encode())
         os.close(self._info_w)
         if self._covers:
-            covers.show_through(self._covers)
+            covers.show_through(self._covers, optional=self._places)
         proc_view.hide_other_processes()  # where it may (CAP_SYS_ADMIN): no other uid's /proc/N
         set_limits(self.limits)  # RLIMIT_NPROC counts this uid's tasks: this child's only
         os.setgroups([])

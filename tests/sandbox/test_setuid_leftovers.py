@@ -13,10 +13,12 @@ bytes. What cannot be removed leaves its uid out of the run, named in the grader
 class goes on with the other uids. The tests run without Landlock through the tests-only switch
 ``AUTOGRADER_TEST_WITHOUT_LANDLOCK=1`` (``sandbox/setuid.py``), as such a runtime would.
 """
+import fcntl
 import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -98,6 +100,28 @@ def test_where_the_grader_may_mount_a_child_writes_no_shared_folder(without_land
         assert sub.function("fill_shared")(64) == "refused PermissionError"
         assert leftovers.files_of(uid) == []
     assert not os.path.exists("/dev/shm/filled")
+
+
+def test_a_shared_folder_since_removed_or_turned_into_a_link_stops_no_child(without_landlock, shm_tmp,
+                                                                             monkeypatch):
+    """The shared folders are found once per grading process. One removed since, and one its
+    owner replaced by a link to /usr, are not covered (and /usr is not covered through the link:
+    the child would not start); the others still are."""
+    gone, linked = shm_tmp / "gone", shm_tmp / "linked"
+    gone.mkdir()
+    linked.mkdir()
+    monkeypatch.setattr(leftovers, "writable_places", lambda: (str(gone), str(linked), "/var/tmp"))
+    gone.rmdir()
+    linked.rmdir()
+    linked.symlink_to("/usr")
+    with ChildSubmission([(1, WRITER)], LIMITS) as sub:
+        assert sub.ensure_started()["errors"] == []
+        written, uid = sub.function("write_outside")("linked")
+        assert written[1] == "refused PermissionError", written  # /var/tmp: still covered
+    for path in written:
+        if not path.startswith("refused"):
+            leftovers.remove(path)
+            leftovers.remove(path + "-dir")
 
 
 def test_files_written_outside_scratch_are_removed_after_the_child(without_landlock, without_tmpfs):
@@ -230,20 +254,33 @@ except Exception:
 '''
 
 
+def _hold_lease(uid):
+    """Hold the lease of sandbox uid ``uid`` as a running grader would (its lock, ``_UidLease``):
+    a run must look at the other uids meanwhile. Returns the descriptor: closing it releases."""
+    folder = Path(tempfile.gettempdir()) / f"autograder-sandbox-uids-{os.geteuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    fd = os.open(folder / str(uid), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
 @pytest.mark.slow
 def test_a_class_is_graded_at_full_marks_past_leftovers_of_every_shape(tmp_path, as_other_user):
     """``python -m autograder grade --confinement setuid`` over a class of two honest students and
-    one who tries to leave deep trees in every shared folder, on uids where a dead run left a chain
-    of 5,000 folders (removable) and an immutable file (not): every student gets full marks, the
-    chain is gone, the immutable file's path is in the log. With Landlock: without it the level
-    refuses to grade a checkout whose course files other users may read (``check_available``)."""
+    one who tries to leave deep trees in every shared folder, with two sandbox uids: on one a
+    dead run left a chain of 5,000 folders and more (removable), on the other an immutable file
+    (not). The run's first lease finds the first uid busy (this test holds it until the run has
+    looked at the other), so it must try the second: that uid is left out and named in the log,
+    the class is graded on the first, whose leftovers go with its first lease, and every student
+    gets full marks. With Landlock: without it the level refuses to grade a checkout whose course
+    files other users may read (``check_available``)."""
     first, _ = sandbox_uids()
-    uids = list(range(first, first + 4))
-    chain_uid, stuck_uid = uids[0], uids[1]
+    usable, stuck_uid = first, first + 1
     tag = f"t41-class-{os.getpid()}"
-    (made, _), _ = as_other_user(chain_uid, shaped_trees.leave_shapes, ["/dev/shm", "/var/tmp"], tag, 5_000, 1_000)
+    (made, _), _ = as_other_user(usable, shaped_trees.leave_shapes, ["/dev/shm", "/var/tmp"], tag, 5_000, 1_000)
     assert all(not p.startswith("refused") for p in made), made
     stuck = _unremovable(stuck_uid, tag + "-stuck")
+    held = _hold_lease(usable)
     try:
         submitted = tmp_path / "submitted"
         attack = {ATTENTION.functions[0]: ATTACK + reference_code(ATTENTION)[ATTENTION.functions[0]]}
@@ -251,23 +288,34 @@ def test_a_class_is_graded_at_full_marks_past_leftovers_of_every_shape(tmp_path,
                             ("mal", filled_notebook(ATTENTION, attack))]:
             (submitted / student / "attention").mkdir(parents=True)
             nbformat.write(nb, submitted / student / "attention" / "attention.ipynb")
-        env = dict(os.environ, COURSE_SECRET=SECRET.decode(), AUTOGRADER_SANDBOX_UIDS=f"{uids[0]}-{uids[-1]}")
-        run = subprocess.run([sys.executable, "-m", "autograder", "grade", str(submitted), "--out",
-                              str(tmp_path / "graded"), "--jobs", "1", "--confinement", "setuid"],
-                             cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=1800)
-        assert run.returncode == 0, run.stderr[-3000:]
+        env = dict(os.environ, COURSE_SECRET=SECRET.decode(), AUTOGRADER_SANDBOX_UIDS=f"{usable}-{stuck_uid}")
+        proc = subprocess.Popen([sys.executable, "-m", "autograder", "grade", str(submitted), "--out",
+                                 str(tmp_path / "graded"), "--jobs", "1", "--confinement", "setuid"],
+                                cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        log = []
+        for line in proc.stderr:  # until the run names what it could not remove (or ends)
+            log.append(line)
+            if shown(stuck) in line:
+                break
+        os.close(held)
+        held = None
+        out, err = proc.communicate(timeout=1800)
+        log = "".join(log) + err
+        assert proc.returncode == 0, log[-3000:]
+        assert f"sandbox uid {stuck_uid} is not used again in this run" in log, log[-3000:]
+        assert f"{shown(stuck)}: Operation not permitted" in log
         scores = {s: json.loads((tmp_path / "graded" / "attention" / s / "results.json").read_text())
                   for s in ("ann", "bob", "mal")}
-        assert {s: r["score"] for s, r in scores.items()} == dict.fromkeys(scores, ATTENTION_POINTS), run.stderr[-3000:]
+        assert {s: r["score"] for s, r in scores.items()} == dict.fromkeys(scores, ATTENTION_POINTS), log[-3000:]
         assert all(r["extra_data"]["confinement"].startswith("setuid+seccomp") for r in scores.values())
-        assert [p for p in made if os.path.lexists(p)] == []  # the chain went with the first lease of its uid
-        assert f"sandbox uid {stuck_uid} is not used again in this run" in run.stderr, run.stderr[-3000:]
-        assert f"{shown(stuck)}: Operation not permitted" in run.stderr
-        for uid in uids:
-            assert leftovers.files_of(uid) == ([os.path.dirname(os.path.dirname(stuck))] if uid == stuck_uid else [])
+        assert [p for p in made if os.path.lexists(p)] == []  # gone with the first lease of its uid
+        assert leftovers.files_of(usable) == []
+        assert leftovers.files_of(stuck_uid) == [os.path.dirname(os.path.dirname(stuck))]
         assert not any(os.path.lexists(f"{place}/left-by-mal") for place in ("/dev/shm", "/var/tmp", "/tmp"))
         assert not os.path.lexists("/dev/shm/mal-fills")
     finally:
+        if held is not None:
+            os.close(held)
         _release_unremovable(stuck, stuck_uid)
         for path in made:
             leftovers.remove(path)
