@@ -130,7 +130,7 @@ def _caches(argv):
     """``caches``: fill tiktoken's cache and matplotlib's font list (``scripts/setup.sh`` runs it)."""
     from autograder.sandbox import matplotlib_cache, tiktoken_cache
     argparse.ArgumentParser(prog="python -m autograder caches", description=_caches.__doc__.split(": ", 1)[1]).parse_args(argv)
-    return tiktoken_cache.main() or matplotlib_cache.main()
+    return max(tiktoken_cache.main(), matplotlib_cache.main())  # both, whichever fails
 
 
 def _demo(argv):

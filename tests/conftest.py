@@ -231,3 +231,80 @@ def hub_prefix():
     finally:
         if not given:
             shutil.rmtree(prefix, ignore_errors=True)
+
+
+# -- another unix user -------------------------------------------------------------------------
+def other_uids():
+    """Two uids of this run's sandbox range (the last two; no account owns them), for tests that
+    act as another user: ``(instructor, student)``."""
+    from autograder.sandbox.policy import sandbox_uids
+    first, last = sandbox_uids()
+    return last - 1, last
+
+
+@pytest.fixture
+def as_other_user():
+    """``as_other_user(uid, fn, *args)``: ``fn(*args)`` run in a forked copy of this process as
+    the unix user ``uid`` (its gid too, no supplementary groups), returning ``(result, stderr)``:
+    ``result`` is what ``fn`` returned (picklable), or the exception it raised, re-raised here.
+    Forked, not started anew: the venv's interpreter may lie where other users cannot read
+    (root's home), so import what ``fn`` needs before calling this. Needs root: fails otherwise
+    (a security test never passes by being skipped)."""
+    import pickle
+    import sys
+    import tempfile
+
+    if os.geteuid() != 0:
+        pytest.fail("acting as another unix user needs root (CI runs as root)")
+
+    def run(uid, fn, *args):
+        with tempfile.TemporaryFile() as err:
+            read, write = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child: never returns into pytest
+                status = 1
+                try:
+                    os.close(read)
+                    os.dup2(err.fileno(), 2)
+                    sys.stderr = open(2, "w", closefd=False, buffering=1)  # not pytest's capture
+                    os.setgroups([])
+                    os.setresgid(uid, uid, uid)
+                    os.setresuid(uid, uid, uid)
+                    try:
+                        answer = ("ok", fn(*args))
+                    except BaseException as exc:  # noqa: BLE001 -- handed back to the test
+                        answer = ("raised", exc)
+                    with os.fdopen(write, "wb") as pipe:
+                        pickle.dump(answer, pipe)
+                    sys.stderr.flush()
+                    status = 0
+                finally:
+                    os._exit(status)
+            os.close(write)
+            with os.fdopen(read, "rb") as pipe:
+                data = pipe.read()
+            _, status = os.waitpid(pid, 0)
+            err.seek(0)
+            stderr = err.read().decode(errors="replace")
+            assert status == 0 and data, f"the process as uid {uid} failed: {stderr}"
+            kind, value = pickle.loads(data)
+            if kind == "raised":
+                raise value
+            return value, stderr
+    return run
+
+
+@pytest.fixture
+def shm_tmp():
+    """A fresh folder in ``/dev/shm`` (mode 0755, root's when the tests run as root) that other
+    users may reach, unlike pytest's ``tmp_path`` (below a folder of mode 0700), on a tmpfs, where
+    trees of thousands of folders are made and removed in a second (on a busy disk, a minute);
+    removed afterwards, whatever is in it."""
+    import tempfile
+    from pathlib import Path
+
+    from autograder.sandbox import leftovers
+    folder = Path(tempfile.mkdtemp(prefix="test-", dir="/dev/shm"))
+    folder.chmod(0o755)
+    yield folder
+    assert leftovers.remove(folder) == []

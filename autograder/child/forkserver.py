@@ -39,11 +39,12 @@ its font list is copied in: ``child/mplcache.py``).
 import ctypes
 import json
 import os
-import shutil
 import signal
 import socket
 import sys
 import time
+
+from .removal import empty
 
 PRELOAD = ("numpy",)  # what every notebook imports: paid once per student
 # Imported on the grader's request only (``spawn``'s "load"), once per student at most: about
@@ -80,24 +81,16 @@ def install_seccomp(bpf):
 
 
 def _empty_scratch(folder):
-    """Remove everything in ``folder`` (the scratch tmpfs), whatever modes the notebook set."""
-    for entry in os.listdir(folder):
-        path = os.path.join(folder, entry)
-        try:
-            if os.path.isdir(path) and not os.path.islink(path):
-                os.chmod(path, 0o700)  # first: a folder of mode 000 cannot be listed, even by its owner
-                for root, dirs, _ in os.walk(path):
-                    for d in dirs:
-                        try:
-                            os.chmod(os.path.join(root, d), 0o700)
-                        except OSError:
-                            pass
-                os.chmod(path, 0o700)
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                os.unlink(path)
-        except OSError:
-            pass
+    """Remove everything in ``folder`` (the scratch tmpfs), whatever the notebook made of it:
+    any depth, width, modes or names (``child/removal.py``)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        empty(fd, folder)
+    finally:
+        os.close(fd)
 
 
 def _status(wait_status):

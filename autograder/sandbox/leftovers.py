@@ -6,8 +6,12 @@ container's own file tree. With Landlock it writes only its scratch folder. With
 containerd defaults do) it may write every folder any user may write: ``/tmp``, ``/var/tmp``,
 ``/dev/shm`` and whatever else is world-writable. A later student given the same uid would
 find those files. So, after each child and before a uid is leased again, every file owned by
-that uid in those places is removed (``remove_files_of``), and a uid whose files remain is
-not leased (``SetuidSandbox`` asks ``clean``).
+that uid in those places is removed (``remove_files_of``), whatever shape the child gave it:
+any depth, width, modes or names, without recursion, by descriptor, following no link
+(``child/removal.py``). A uid whose files remain is not leased again by this process
+(``clean``, ``mark_unusable``: the grader's log names what remains) and the lease goes on with
+the other uids. Where the grader may mount, the launcher also covers these places in the
+child's mount namespace (``sandbox/covers.py``), so the child writes none of them at all.
 
 ``writable_places()`` finds the places once per process: the usual ones, and every folder with
 mode o+w that other users can reach (each folder on the way has o+x), found by walking the
@@ -18,8 +22,10 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import stat
+import sys
+
+from autograder.child import removal
 
 USUAL = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/run/lock", "/var/lock")
 SKIPPED = ("/proc", "/sys")
@@ -82,31 +88,24 @@ def writable_places() -> tuple[str, ...]:
     return tuple(sorted(p for p in found if _reachable(p)))
 
 
-def _remove(path):
-    """Remove ``path`` (a file, a link or a whole folder) whatever modes were set in it:
-    folders are made listable before they are walked (root can list any folder, but the modes
-    are reset all the same, so the removal never depends on privileges)."""
+def remove(path) -> list[str]:
+    """Remove ``path`` (a file, a link or a whole folder tree), whatever its depth, width, modes
+    and names, without recursion and without following a link (``child/removal.py``).
+
+    Returns:
+        ``list`` of ``str``: what remains, each ``"path: why"`` (``[]`` when ``path`` is gone).
+    """
+    parent, name = os.path.split(os.path.abspath(path))
     try:
-        st = os.lstat(path)
-    except OSError:
-        return
-    if not stat.S_ISDIR(st.st_mode):
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
-        return
+        fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        return [f"{removal.shown(path)}: {exc.strerror}"]
     try:
-        os.chmod(path, 0o700)
-    except OSError:
-        pass
-    for root, dirs, _ in os.walk(path):
-        for d in dirs:
-            try:
-                os.chmod(os.path.join(root, d), 0o700, follow_symlinks=False)
-            except (OSError, NotImplementedError):
-                pass
-    shutil.rmtree(path, ignore_errors=True)  # never follows links
+        return removal.remove(fd, name, removal.shown(path))
+    finally:
+        os.close(fd)
 
 
 def files_of(uid: int, places=None) -> list[str]:
@@ -129,15 +128,43 @@ def files_of(uid: int, places=None) -> list[str]:
 
 def remove_files_of(uid: int, places=None) -> list[str]:
     """Remove every file and folder owned by ``uid`` in ``places`` (default
-    ``writable_places()``). Returns what still remains (``[]`` when clean)."""
+    ``writable_places()``). Returns what remains, each ``"path: why"`` (``[]`` when clean)."""
+    left = []
     for path in files_of(uid, places):
-        _remove(path)
-    return files_of(uid, places)
+        left += remove(path)
+    return left
+
+
+# uid -> what it left that could not be removed: not leased again by this process
+_unusable: dict[int, list[str]] = {}
+
+
+def mark_unusable(uid: int, left) -> None:
+    """Leave ``uid`` out of this process's leases from now on, because what it left (``left``:
+    ``"path: why"`` lines) could not be removed; said once in the grader's log (stderr)."""
+    if uid in _unusable:
+        return
+    _unusable[uid] = list(left)
+    print(f"setuid level: sandbox uid {uid} is not used again in this run: what it left could not be "
+          "removed (remove it as root; the next run tries again):\n  " + "\n  ".join(_unusable[uid]),
+          file=sys.stderr, flush=True)
+
+
+def unusable() -> dict[int, list[str]]:
+    """The uids this process left out (``mark_unusable``), each with what remains."""
+    return dict(_unusable)
 
 
 def clean(uid: int) -> bool:
-    """Remove what ``uid`` left in the writable places; whether nothing of it remains."""
-    return not remove_files_of(uid)
+    """Remove what ``uid`` left in the writable places; whether nothing of it remains. A uid
+    whose leftovers cannot be removed is marked unusable (``mark_unusable``) and not tried again
+    by this process: the lease goes on with the other uids."""
+    if uid in _unusable:
+        return False
+    left = remove_files_of(uid)
+    if left:
+        mark_unusable(uid, left)
+    return not left
 
 
 def mount_scratch(folder, uid, size) -> bool:

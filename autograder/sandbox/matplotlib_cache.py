@@ -7,7 +7,9 @@ every student's fork server, and every cold child, would scan the fonts again: a
 of the cost of importing pyplot (``benchmarks/profile_grading.py``). ``prefill()`` builds
 the list once in the project's ``.cache/matplotlib``, which the sandbox shows read-only; the
 child copies it into its own folder before anything imports matplotlib
-(``child/mplcache.py``).
+(``child/mplcache.py``). matplotlib writes the list by its path, so the folder is checked first
+(``cache_folder.open_folder``): this user's own, not a link, writable by no one else; then no
+other user can put a link or a file of theirs at the name matplotlib writes.
 """
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+from autograder.sandbox import cache_folder
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,10 +39,16 @@ def prefill(directory=None, timeout=120.0):
     Returns:
         list of the ``fontlist-*.json`` files there (``Path``); empty when matplotlib is not
         installed or the import failed (grading then only pays the scan in each sandbox).
+    Raises:
+        cache_folder.UnsafeFolder: the folder is a link, is owned by another user or may be
+            written by others (the message names it).
     """
     directory = Path(directory or cache_dir())
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        os.close(cache_folder.open_folder(directory, create=True))
+    except OSError:
+        return []
+    try:
         env = {"MPLCONFIGDIR": str(directory), "MPLBACKEND": "Agg", "HOME": str(directory),
                "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
         subprocess.run([sys.executable, "-I", "-c", "import matplotlib.font_manager"], env=env,
@@ -62,10 +72,19 @@ def ensure(directory=None) -> list:
             return built
     except (AttributeError, TypeError, OSError, ImportError, ValueError):
         pass
-    return prefill(directory)
+    try:
+        return prefill(directory)
+    except cache_folder.UnsafeFolder as exc:
+        print(f"matplotlib's font list not built: {exc}", file=sys.stderr)
+        return []
 
 
 def main() -> int:
     """Build the font list (``python -m autograder caches``); print where."""
-    print("\n".join(str(p) for p in prefill()) or "matplotlib wrote no font list")
+    try:
+        built = prefill()
+    except cache_folder.UnsafeFolder as exc:
+        print(f"matplotlib cache: {exc}", file=sys.stderr)
+        return 1
+    print("\n".join(str(p) for p in built) or "matplotlib wrote no font list")
     return 0

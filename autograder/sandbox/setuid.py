@@ -28,15 +28,19 @@ Its environment is built from nothing (``confinement.child_env``, with its own s
 afterwards. Once started, the child adds its own Landlock layer (no program at all, write
 only the scratch), as at the bubblewrap level.
 
-What this level does NOT give (``docs/containers.md`` has the full comparison): no mount,
-PID, network or IPC namespace. It sees the container's file tree and process list; it reads
-what Landlock allows, and without Landlock what the file modes let any user read, so every
-course file must be readable by root only (``restrict_tree``; ``check_available`` refuses to
-grade when the child can read the course secret, the reference or the checks). The scratch
-folder is a tmpfs of ``Limits.scratch_bytes`` where the grader may mount one
-(``leftovers.mount_scratch``); otherwise it is on the container's disk and only each file is capped
-(``RLIMIT_FSIZE``). After each child, everything its uid owns in any folder a child can write
-is removed, and a uid whose files remain is never leased (``sandbox/leftovers.py``).
+What this level does NOT give (``docs/containers.md`` has the full comparison): no PID,
+network or IPC namespace, and a mount namespace only where the grader may mount. It sees the
+container's file tree and process list; it reads what Landlock allows, and without Landlock
+what the file modes let any user read, so every course file must be readable by root only
+(``restrict_tree``; ``check_available`` refuses to grade when the child can read the course
+secret, the reference or the checks). The scratch folder is a tmpfs of
+``Limits.scratch_bytes`` where the grader may mount one (``leftovers.mount_scratch``);
+otherwise it is on the container's disk and only each file is capped (``RLIMIT_FSIZE``). Where it may mount, the launcher also covers every shared folder a child
+could write (``/tmp``, ``/var/tmp``, ``/dev/shm``, ...: ``leftovers.writable_places``) with an
+empty tmpfs of root's in the child's mount namespace (``sandbox/covers.py``): without Landlock the
+child still writes nothing outside its bounded scratch. Where it may not, after each child,
+everything its uid owns in any folder a child can write is removed whatever its shape, and a
+uid whose files remain is never leased (``sandbox/leftovers.py``).
 """
 from __future__ import annotations
 
@@ -49,7 +53,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.sandbox import leftovers, one_submission, proc_view
+from autograder.sandbox import covers, leftovers, one_submission, proc_view
 from autograder.sandbox.course_files import restrict_tree  # noqa: F401
 from autograder.sandbox.policy import (
     CHILD_PACKAGE,
@@ -129,60 +133,6 @@ def landlock_paths() -> dict:
     return {"read": sorted(set(read)), "list": [str(CHILD_PACKAGE.parent)], "exec": sorted(set(execute))}
 
 
-def _unreachable_top(path):
-    """The first folder on the way to ``path`` that other users cannot enter (no ``o+x``, such
-    as ``/root``), or ``None`` when every folder on the way lets them through."""
-    parts = Path(os.path.realpath(path)).parts
-    for i in range(1, len(parts)):
-        folder = os.path.join(*parts[:i])
-        try:
-            if not os.stat(folder).st_mode & stat.S_IXOTH:
-                return folder
-        except OSError:
-            return None
-    return None
-
-
-def _covers(paths):
-    """``{folder: [paths under it]}`` for the paths a child must reach that lie below a folder
-    other users cannot enter (a Python installation under ``/root``, for instance)."""
-    out = {}
-    for path in paths:
-        top = _unreachable_top(path)
-        if top is not None and os.path.realpath(path) != top:
-            out.setdefault(top, []).append(os.path.realpath(path))
-    return out
-
-
-def _show_through(covers):
-    """In a private mount namespace of this (forked, still root) process: cover each folder of
-    ``covers`` with an empty tmpfs that others may enter, holding bind mounts of just the
-    paths below it that the child needs; the machine's own mounts and modes are untouched.
-    Needs CAP_SYS_ADMIN (a container's root usually lacks it: then nothing is done, and the
-    paths must be reachable as they are)."""
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS
-        return
-    if libc.mount(b"none", b"/", None, 0x4000 | 0x40000, None) != 0:  # MS_REC | MS_PRIVATE
-        raise OSError(ctypes.get_errno(), "make / private")
-    # opened in the new namespace (a bind mount's source must belong to it), before the covers
-    fds = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for paths in covers.values() for path in paths}
-    for top, paths in covers.items():
-        if libc.mount(b"setuid-level", top.encode(), b"tmpfs", 0x2 | 0x4 | 0x8, b"mode=0711,size=64k") != 0:
-            raise OSError(ctypes.get_errno(), f"tmpfs on {top}")
-        for path in paths:
-            if os.path.isdir(f"/proc/self/fd/{fds[path]}"):
-                os.makedirs(path, mode=0o711, exist_ok=True)
-            else:
-                os.makedirs(os.path.dirname(path), mode=0o711, exist_ok=True)
-                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
-            if libc.mount(f"/proc/self/fd/{fds[path]}".encode(), path.encode(), None, 0x1000 | 0x4000, None) != 0:
-                raise OSError(ctypes.get_errno(), f"bind {path}")
-    for fd in fds.values():
-        os.close(fd)
-
-
 class SetuidSandbox:
     """One child's launch data at the setuid level; the same interface as ``launch.Sandbox``:
     ``subprocess.Popen(sandbox.command(argv), **sandbox.popen_kwargs(fds))``, then
@@ -211,7 +161,13 @@ class SetuidSandbox:
         self._landlock = landlock_abi() > 0
         self.child_landlock = os.environ.get(WITHOUT_LANDLOCK) != "1"  # the child's own layer (tests)
         # a uid whose files remain anywhere a child can write is never leased (leftovers.py)
-        self.lease = _UidLease(usable=leftovers.clean)
+        try:
+            self.lease = _UidLease(usable=leftovers.clean)
+        except RuntimeError as exc:
+            if not leftovers.unusable():
+                raise
+            raise RuntimeError(f"{exc} (uids left out because what they left could not be removed, named in "
+                               f"the log above: {', '.join(map(str, sorted(leftovers.unusable())))})") from None
         self.uid = self.lease.uid
         self.scratch = self._info_w = self.info_r = None
         self.bounded = False
@@ -226,7 +182,12 @@ class SetuidSandbox:
             self.close()
             raise
         self._paths["write"] = [self.scratch, "/dev/null"]
-        self._covers = _covers(self._paths["read"] + self._paths["exec"] + self._paths["list"] + [self.scratch])
+        needed = self._paths["read"] + self._paths["exec"] + self._paths["list"] + [self.scratch]
+        self._covers = covers.for_unreachable(needed)
+        self._places = ()
+        if self.bounded:  # the launcher may mount: the shared folders are covered for the child too
+            self._places = {os.path.realpath(p) for p in leftovers.writable_places()}
+            self._covers = covers.with_places(self._covers, needed, self._places)
         self.info_r, self._info_w = os.pipe()
         self._parent = os.getpid()
 
@@ -256,7 +217,7 @@ class SetuidSandbox:
         os.write(self._info_w, json.dumps({"child-pid": os.getpid()}).encode())
         os.close(self._info_w)
         if self._covers:
-            _show_through(self._covers)
+            covers.show_through(self._covers, optional=self._places)
         proc_view.hide_other_processes()  # where it may (CAP_SYS_ADMIN): no other uid's /proc/N
         set_limits(self.limits)  # RLIMIT_NPROC counts this uid's tasks: this child's only
         os.setgroups([])
@@ -280,21 +241,29 @@ class SetuidSandbox:
         return read_child_pid(self.info_r, timeout)
 
     def close(self):
-        """Release the uid and remove the scratch folder (call after the child ended)."""
+        """Release the uid and remove the scratch folder (call after the child ended). What the
+        child left anywhere a child can write is removed too; a uid whose leftovers cannot be
+        removed is not leased again by this process (``leftovers.mark_unusable``, which names
+        them in the grader's log). Never raises for what the child left."""
         close_fds(self._info_w, self.info_r)
         self._info_w = self.info_r = None
+        left = []
         if self.scratch is not None:
             if self.bounded:
                 leftovers.unmount(self.scratch)
                 self.bounded = False
-            leftovers._remove(self.scratch)  # whatever modes the child set; never follows its links
+            left += leftovers.remove(self.scratch)  # whatever shape the child gave it; no link followed
             self.scratch = None
         if self.lease is not None:
-            # what the child wrote outside its scratch (possible without Landlock) goes too; a
-            # uid with files left is not leased again (_UidLease asks leftovers.clean)
-            leftovers.remove_files_of(self.uid)
-            self.lease.release()
-            self.lease = None
+            try:
+                # what the child wrote outside its scratch (possible without Landlock and without
+                # the covers of a mount namespace) goes too
+                left += leftovers.remove_files_of(self.uid)
+                if left:
+                    leftovers.mark_unusable(self.uid, left)
+            finally:
+                self.lease.release()
+                self.lease = None
 
 
 # -- course files: readable by root only --------------------------------------------------------

@@ -13,10 +13,9 @@ symbols come out, and both print the same to a reader. A string is never taken f
 pair (``'es'`` is not ``('e', 's')``), and ``get_pair_counts`` must return a dict whose
 keys are tuples (any dict subclass, e.g. a ``Counter``, is fine).
 """
-import hashlib
 import os
 
-from autograder.authoring import CL100K_URL, StudentCodeError, cache_dir, check, expect_equal, fail
+from autograder.authoring import StudentCodeError, cache_dir, check, expect_equal, fail
 from solutions import tokens as ref
 
 from .worked import (
@@ -48,9 +47,9 @@ from .wrong import (
 )
 
 # The reference runs tiktoken in the grader's process too: let it use the project's
-# prefilled cache (python -m autograder caches) unless a cache is already chosen.
-if (cache_dir() / hashlib.sha1(CL100K_URL.encode()).hexdigest()).is_file():
-    os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(cache_dir()))
+# prefilled cache (python -m autograder caches) unless a cache is already chosen, never
+# tiktoken's default folder in /tmp, which any user may have made (docs/confinement.md).
+os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(cache_dir()))
 
 
 # -- accepting lists for tuples (see the module docstring) -------------------------------

@@ -10,8 +10,10 @@ variable) is seen by the next one. They need the sandbox: where it is missing th
 """
 import errno
 import os
+from pathlib import Path
 
 import pytest
+import shaped_trees
 
 from autograder.grading.class_run import grade_job
 from autograder.sandbox.warm import StudentSandbox
@@ -104,6 +106,21 @@ def test_a_locked_folder_inside_a_locked_folder_is_removed_too():
         files = _run(box, "traces")[0]
         assert _run(box, "leave_nested_locked") is True
         assert _run(box, "traces")[0] == files
+
+
+def test_a_chain_of_1500_locked_folders_with_odd_names_goes_before_the_next_notebook():
+    """os.walk and shutil.rmtree recursed once per level: a deep chain stopped the clean-up
+    (RecursionError). Folders of mode 000, sticky or setgid, names with newlines or bytes that
+    are not UTF-8, a folder of 2,000 files: the next notebook finds the scratch as it was."""
+    shaping = Limits(call_seconds=120.0, call_cpu_seconds=100.0, retry_seconds=2.0, cell_seconds=5.0,
+                     notebook_seconds=300.0)
+    with StudentSandbox(shaping) as box:
+        files = _run(box, "traces")[0]
+        with ChildSubmission([(1, Path(shaped_trees.__file__).read_text())], shaping, host=box) as sub:
+            made, _ = sub.function("leave_shapes")(["/tmp"], "deep", 1_500, 2_000)
+            assert made == ["/tmp/deep", "/tmp/deep-wide", "/tmp/deep-locked"]
+        assert _run(box, "traces")[0] == files
+        assert box.usable
 
 
 def test_a_notebook_that_kills_itself_leaves_the_sandbox_usable():
