@@ -6,6 +6,7 @@ student might, and checks the grade and the feedback.
 
 import os
 import time
+from dataclasses import replace
 
 import nbformat
 import pytest
@@ -44,7 +45,9 @@ def _lost_only(result, functions):
 @pytest.mark.slow
 def test_endless_loop_costs_only_that_function(hand_in):
     loop = "def causal_mask(T):\n    while True:\n        pass\n"
-    result = hand_in(ATTENTION, {"causal_mask": loop}, limits=FAST)
+    # A wall-clock window wide enough that the loop gets its hung_cpu_seconds of CPU time even on a
+    # loaded machine (with FAST's 0.5 s, a busy machine stops it by the wall clock first).
+    result = hand_in(ATTENTION, {"causal_mask": loop}, limits=replace(FAST, retry_seconds=10.0))
     mask = [c for c in result.checks if c.function == "causal_mask"]
     # The hanging cell costs the cell limit once; every later call into the loop is stopped
     # sooner (Limits.hung_cpu_seconds), and says so.
