@@ -195,12 +195,14 @@ class GradingPlugin:
         """The items to run for this notebook, in the order to run them: only those of
         ``only`` / ``select``, sorted by where their hidden-test cells sit in the notebook,
         so the submission only ever runs forward (a stable sort keeps each function's checks
-        in file order; functions without a test cell come last). Sets ``order`` (file order)."""
+        in file order; functions without a test cell come last). Sets ``order``, the order
+        of the results (``declared.check_functions``: declared cases, then checks.py)."""
         if self.only is not None:
             items = [i for i in items if i.name in self.only]
         if self.select:
             items = [i for i in items if i.get_closest_marker("check")
                      and i.get_closest_marker("check").kwargs["meta"].function == self.select]
+        items = self._in_check_order(items)
         self.order = [i.nodeid for i in items]
         where = getattr(self.submission, "checkpoint_order", None) or []
 
@@ -209,6 +211,17 @@ class GradingPlugin:
             cp = f"test_{marker.kwargs['meta'].function}" if marker else None
             return where.index(cp) if cp in where else len(where)
         return sorted(items, key=rank)
+
+    def _in_check_order(self, items):
+        """``items`` in the order ``declared.check_functions`` gives the exercise's checks
+        (pytest collects the declared checks first: ``checks.py`` adds them at its top); read
+        once per plugin, which a ``CheckSession`` keeps for every notebook."""
+        if self.exercise is None:
+            return list(items)
+        if getattr(self, "_rank", None) is None:
+            from autograder.checks.declared import check_functions
+            self._rank = {name: i for i, (name, _) in enumerate(check_functions(self.exercise))}
+        return sorted(items, key=lambda item: self._rank.get(item.name, len(self._rank)))
 
     def pytest_collection_modifyitems(self, config, items):
         if self.requests is not None:
