@@ -36,6 +36,7 @@ from autograder.submission import StudentCodeError
 
 COMPARES = ("close", "equal", "keys", "raises")
 TIMEOUT_HINT = "timeout"  # a key of ``Case.hints``: the sentence added when the call runs out of time
+ANY_EXCEPTION = "*"       # a key of ``Case.hints``: the sentence added for an exception no other key names
 
 
 @dataclass(frozen=True)
@@ -54,18 +55,20 @@ class Case:
         compare: "close" (numbers within ``atol`` + ``rtol`` * |expected|), "equal", "keys" (a
             dict's key order) or "raises".
         part: index of the result to compare when the function returns a tuple.
-        parts: the names of that tuple's results, e.g. ``("scores", "weights", "context")``
-            (or how many there are): a result that is no tuple of that length fails.
+        parts: the names of the tuple's results, e.g. ``("scores", "weights", "context")``
+            (or how many there are): in the hidden check a result that is no tuple of that
+            length fails, with or without ``part``.
         atol, rtol: tolerances of "close" (the notebook compares with ``atol`` only).
         hints: ``{exception class name: a sentence}`` added when the call raises it, e.g. why
-            ``UnicodeDecodeError`` happens; key ``"timeout"``: added when the call runs out of
-            time (hidden check only).
+            ``UnicodeDecodeError`` happens; key ``"*"``: any other exception; key ``"timeout"``:
+            added when the call runs out of time (hidden check only).
         why: for "raises", the sentence that says why the call must raise (hidden feedback).
         label: the name shown in the notebook, ``"function: label"`` (default: the check's
             description; needed when a check shows more than one case).
         what: the label of the value in the hidden feedback, e.g. 'attention weights of
             "cat"' (default: the label).
-        normalize: for "equal": a function applied to the returned value (and the mistakes'
+        normalize: for "equal" (for "keys", ``expected`` lists the keys and each mistake's
+            value is a dict, compared by its keys' order): a function applied to the returned value (and the mistakes'
             values) before comparing in the hidden check, e.g. to accept a list where a tuple
             is asked; it raises ``TypeError`` for a value of the wrong kind. Default: tuples and
             arrays as lists, numpy numbers as Python numbers (as the notebook compares).
@@ -201,7 +204,7 @@ def _hint(case, exc):
     if exc.kind == "timeout":
         return case.hints.get(TIMEOUT_HINT)
     if exc.kind == "raised":
-        return case.hints.get(exc.detail.split(":")[0])
+        return case.hints.get(exc.detail.split(":")[0], case.hints.get(ANY_EXCEPTION))
     return None
 
 
@@ -230,20 +233,19 @@ def run_case(case, declared, students) -> None:
         raise
     if case.compare == "raises":
         fail(f"{what} returned {fmt(got)}; it should raise {case.expected}" + (f": {case.why}" if case.why else ""))
-    if case.part is not None:
+    if case.parts is not None:
         count = case.parts if isinstance(case.parts, int) else len(case.parts)
         if not isinstance(got, (tuple, list)) or len(got) != count:
             shape = f"({', '.join(case.parts)})" if not isinstance(case.parts, int) else f"of {count} results"
             fail(f"{declared.function} should return a tuple {shape}; got {type(got).__name__}")
+    if case.part is not None:
         got = got[case.part]
     if case.judge is not None:
         case.judge(got)
     elif case.compare == "close":
         expect_close(got, case.expected, what=what, mistakes=case.mistakes, atol=case.atol, rtol=case.rtol)
-    elif case.compare == "keys":
-        # the mistakes' values are dicts, compared by their key order too
-        expect_equal(got, plain(list(case.expected)), what=what, normalize=case.normalize or _key_order,
-                     mistakes=case.mistakes)
+    elif case.compare == "keys":  # expected: the keys in order; the mistakes' values: dicts
+        expect_equal(got, list(case.expected), what=what, normalize=_key_order, mistakes=case.mistakes)
     else:
         norm = case.normalize or plain
         expect_equal(got, norm(case.expected), what=what, normalize=norm, mistakes=case.mistakes)
@@ -266,4 +268,4 @@ def plain(value):
 def _key_order(value):
     if not isinstance(value, dict):
         raise TypeError("not a dict")
-    return plain(list(value))
+    return list(value)
