@@ -15,6 +15,8 @@ from solutions import learned_attention as ref
 
 from .worked import LOSS_STEP_0, LOSS_STEP_25, LR, WEIGHTS_BEFORE
 from .wrong import (
+    LOSS_AFTER_STEP,
+    LOSSES_SUMMED,
     SENTENCE,
     UNBUFFERED,
     _backward_mistakes,
@@ -145,9 +147,7 @@ CASES = [
     _shown("train_step", "step 0 from seed 5: the loss 3.927973 (3.928 in the course text)", _STEP_CALL,
             part=1, parts=2,
             expected=LOSS_STEP_0, atol=1e-6,
-            mistakes={"sum the losses of the sentences instead of averaging them": len(ref.DATA) * LOSS_STEP_0,
-                      "return the loss of the weights after the step (report the one computed in the "
-                      "forward pass, before the update)": _LOSS_AFTER_STEP_0}),
+            mistakes={LOSSES_SUMMED: len(ref.DATA) * LOSS_STEP_0, LOSS_AFTER_STEP: _LOSS_AFTER_STEP_0}),
     _shown("train_step", 'step 0 from seed 5: the embedding row of "the" (twice in most sentences)',
             _STEP_CALL + '[0]["E"][0]', expected=_AFTER_STEP_0["E"][0], atol=1e-6,
             mistakes={UNBUFFERED: _unbuffered_step(_START, ref.DATA, LR)["E"][0]}),

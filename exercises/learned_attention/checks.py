@@ -36,6 +36,8 @@ from .worked import (
     WEIGHTS_BEFORE,
 )
 from .wrong import (
+    LOSS_AFTER_STEP,
+    LOSSES_SUMMED,
     SENTENCE,
     _backward_mistakes,
     _central,
@@ -181,9 +183,7 @@ def check_train_first_step(train_step):
     params, want, _ = _reference_run(5, (), max(TEXT_RUN_STEPS) + 1)[0]
     new, loss = _step(train_step(_writable(params), ref.DATA, LR))
     expect_close(loss, LOSS_STEP_0, what="the loss at step 0 (worked example: 3.927973)",
-                 mistakes={"sum the losses of the sentences instead of averaging them": len(ref.DATA) * LOSS_STEP_0,
-                           "return the loss of the weights after the step (report the one computed in the "
-                           "forward pass, before the update)": _loss_after_first_step()})
+                 mistakes={LOSSES_SUMMED: len(ref.DATA) * LOSS_STEP_0, LOSS_AFTER_STEP: _loss_after_first_step()})
     _expect_params(new, want, "the weights after step 0", lambda: _unbuffered_step(params, ref.DATA, LR),
                    params)
 

@@ -25,6 +25,7 @@ from .cases import CASES
 from .worked import KING, VOCAB, toy_weights
 from .wrong import (
     GLOBAL_STATE,
+    GREEDY_DECODING,
     GREEDY_IDS,
     LIVE_THE,
     PROMPT,
@@ -248,7 +249,7 @@ def check_generate_sampled(generate, submission):
             fail(f"generate returned the id {got[3]}; ids run from 0 to {len(VOCAB) - 1}")
         counts[got[3]] += 1
     shares = ref.apply_temperature(ref.toy_scores(toy_weights(ref), GREEDY_IDS[1:3]), 1)
-    greedy = {"decode greedily whatever T is": np.eye(len(VOCAB))[KING]}
+    greedy = {GREEDY_DECODING: np.eye(len(VOCAB))[KING]}
     # The same fork, STEPS times in one call: a model that always gives the "live the" scores.
     stuck = _ids(generate(submission.probe("fixed_scores_model", LIVE_THE), [1, 2], STEPS, 1,
                           submission.probe("generator", 8000)), "generate")
