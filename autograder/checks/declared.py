@@ -1,10 +1,15 @@
-"""What a check file declares, read from its syntax without importing it.
+"""What an exercise's checks are, read from their syntax without importing them.
 
-A check file (``exercises/<exercise>/checks.py``) imports the reference solutions, so
-the build (which generates them), the Gradescope bundle and grading read its ``@check(...)``
-decorators here instead: each check's function, name and points (``check_metas``), the
-points per student function (``points_by_function``), and which checks are randomized
-(``randomized_checks``).
+The hidden checks of an exercise are its declared fixed checks (``Check(...)`` with points in
+``exercises/<exercise>/cases.py``, ``checks/cases.py``) and the ``@check`` functions of its
+``checks.py`` (randomized and property checks). Both files import the reference solutions, so
+the build (which generates them), the Gradescope bundle and grading read them here instead:
+each check's function, name and points (``check_metas``), the points per student function
+(``points_by_function``), and which checks are randomized (``randomized_checks``).
+
+The order of the checks (``check_functions``), which results, reports and the notebook's
+summary follow: the exercise's functions in their order; under each, its declared checks
+in ``cases.py`` order, then its ``checks.py`` checks in file order.
 """
 from __future__ import annotations
 
@@ -26,15 +31,26 @@ def check_metas(exercise) -> list:
 
 
 def check_functions(exercise):
-    """``[(function name, CheckMeta)]`` of every check of ``exercise``, in file order, e.g.
-    ``("check_row_weights", CheckMeta("attention_row", 'weights for "the cat"', 1.0))``: how
-    hand-ins (``exercises/<name>/hand_ins.py``) name the checks they must fail.
+    """``[(check name, CheckMeta)]`` of every check of ``exercise``, in the order of the module
+    docstring, e.g. ``("check_row_weights", CheckMeta("attention_row", 'weights for "the cat"', 1.0))``:
+    how hand-ins (``exercises/<name>/hand_ins.py``) name the checks they must fail.
 
     Raises:
-        ValueError: as ``check_metas``.
+        ValueError: a ``@check`` or a graded ``Check`` whose function, description, points or
+            name is not a literal; a function no check of the exercise's contract.
     """
+    found = _declared_checks(exercise) + [(name, meta) for name, meta, _ in _file_checks(exercise)]
+    rank = {f: i for i, f in enumerate(exercise.functions)}
+    strays = sorted({meta.function for _, meta in found} - set(rank))
+    if strays:
+        raise ValueError(f"{exercise.name}: checks of {strays}, which exercise.toml's functions do not list")
+    return sorted(found, key=lambda item: rank[item[1].function])
+
+
+def _file_checks(exercise):
+    """``[(name, CheckMeta, takes rng)]`` of the ``@check`` functions of ``checks.py``, in file order."""
     tree = ast.parse(exercise.checks_file.read_text(encoding="utf-8"))
-    metas = []
+    found = []
     for node in tree.body:
         if not (isinstance(node, ast.FunctionDef) and node.name.startswith("check_")):
             continue
@@ -48,8 +64,32 @@ def check_functions(exercise):
                                      "must use literal arguments") from None
                 fn, desc = args[:2]
                 points = args[2] if len(args) > 2 else kwargs.get("points", 1.0)
-                metas.append((node.name, CheckMeta(fn, desc, float(points))))
-    return metas
+                params = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+                found.append((node.name, CheckMeta(fn, desc, float(points)), any(p.arg == "rng" for p in params)))
+    return found
+
+
+def _declared_checks(exercise):
+    """``[(name, CheckMeta)]`` of the graded ``Check(...)`` calls of ``cases.py``, in file order."""
+    path = exercise.folder / "cases.py"  # Exercise.cases_file
+    if not path.is_file():
+        return []
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Check"):
+            continue
+        fields = dict(zip(("function", "description", "cases", "points", "name"), node.args, strict=False))
+        fields.update({k.arg: k.value for k in node.keywords})
+        if "points" not in fields:
+            continue  # a worked example, never graded
+        try:
+            meta = {k: ast.literal_eval(fields[k]) for k in ("function", "description", "points", "name")}
+        except (KeyError, ValueError):
+            raise ValueError(f"{path.name}: a graded Check (line {node.lineno}) must give its function, "
+                             "description, points and name as literals") from None
+        found.append((node.lineno, meta["name"], CheckMeta(meta["function"], meta["description"],
+                                                           float(meta["points"]))))
+    return [(name, meta) for _, name, meta in sorted(found, key=lambda item: item[0])]
 
 
 def points_by_function(exercise) -> dict[str, float]:
@@ -61,22 +101,10 @@ def points_by_function(exercise) -> dict[str, float]:
 
 
 def randomized_checks(exercise) -> set[str]:
-    """Names of ``exercise``'s randomized checks: those whose function takes the ``rng`` fixture.
-
-    Read from the check file's syntax, like ``check_metas`` (whose order it follows),
-    so no check file has to say it again.
+    """Names of ``exercise``'s randomized checks: the ``checks.py`` functions that take the ``rng``
+    fixture (a declared case is fixed), read from the syntax, so no check file says it again.
 
     Returns:
         set of check names (``CheckMeta.name``, e.g. ``"softmax: random arrays"``).
     """
-    tree = ast.parse(exercise.checks_file.read_text(encoding="utf-8"))
-    takes_rng = []
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name.startswith("check_") and any(
-                isinstance(d, ast.Call) and getattr(d.func, "id", None) == "check" for d in node.decorator_list):
-            params = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
-            takes_rng.append(any(p.arg == "rng" for p in params))
-    metas = check_metas(exercise)
-    if len(metas) != len(takes_rng):
-        raise ValueError(f"{exercise.checks_file.name}: every @check must decorate a check_* function")
-    return {m.name for m, rng in zip(metas, takes_rng, strict=False) if rng}
+    return {meta.name for _, meta, takes_rng in _file_checks(exercise) if takes_rng}

@@ -43,6 +43,7 @@ import numpy as np
 import pytest
 
 from autograder.checks import conftest as name_fixtures
+from autograder.checks import declared
 from autograder.checks.api import Mismatch
 from autograder.checks.helpers import (  # noqa: F401
     FreshRuns,
@@ -74,6 +75,7 @@ class GradingPlugin:
     def __init__(self, submission, student_id, secret, select=None, only=None, exercise=None,
                  code_digests=None):
         self.exercise = exercise
+        self.rank = {name: i for i, (name, _) in enumerate(declared.check_functions(exercise))} if exercise else {}
         self.errors = []  # collection errors
         self.requests = None  # a CheckSession's queue of notebooks (see pytest_runtestloop)
         self.reset(submission, student_id, secret, select, only, code_digests)
@@ -195,12 +197,13 @@ class GradingPlugin:
         """The items to run for this notebook, in the order to run them: only those of
         ``only`` / ``select``, sorted by where their hidden-test cells sit in the notebook,
         so the submission only ever runs forward (a stable sort keeps each function's checks
-        in file order; functions without a test cell come last). Sets ``order`` (file order)."""
+        in check order; functions without a test cell come last). Sets ``order`` (check order)."""
         if self.only is not None:
             items = [i for i in items if i.name in self.only]
         if self.select:
             items = [i for i in items if i.get_closest_marker("check")
                      and i.get_closest_marker("check").kwargs["meta"].function == self.select]
+        items = self._in_check_order(items)
         self.order = [i.nodeid for i in items]
         where = getattr(self.submission, "checkpoint_order", None) or []
 
@@ -209,6 +212,10 @@ class GradingPlugin:
             cp = f"test_{marker.kwargs['meta'].function}" if marker else None
             return where.index(cp) if cp in where else len(where)
         return sorted(items, key=rank)
+
+    def _in_check_order(self, items):
+        """``items`` in the order of ``declared.check_functions`` (``self.rank``)."""
+        return sorted(items, key=lambda item: self.rank.get(item.name, len(self.rank)))
 
     def pytest_collection_modifyitems(self, config, items):
         if self.requests is not None:

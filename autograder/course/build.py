@@ -12,13 +12,13 @@ The text form is jupytext's percent format. Cell headers say what a cell is:
   nbgrader's ``### BEGIN SOLUTION`` / ``### END SOLUTION`` markers.
 * ``# %% tests="attention_row"``: where the hidden checks of that function run in
   ``nbgrader autograde``; the build writes the cell's body and its points (the sum of the
-  points of that function's checks in ``exercises/<name>/checks.py``).
+  points of that function's checks, ``checks/declared.py``).
 * ``# %% demo=true``: an instructor demo (a long training run, heavy plots): tagged
   ``instructor-demo`` so grading skips it, and an nbgrader locked (read-only) cell with
   ``grade_id`` ``demo_<n>`` (n = 1, 2, ... in notebook order). See ``demo_cell``.
 * ``# %% checker=true``: where the visible-check helper goes (a locked, collapsed cell; the
   build writes its body: the text of ``autograder/course/visible_cell.py`` and the visible
-  cases from ``VISIBLE`` in the exercise's ``visible.py``: values only, see ``visible.py``).
+  cases of ``CASES`` in the exercise's ``cases.py``: values only, see ``course/visible.py``).
 * ``# %% visible="attention_row"``: that function's visible checks (a locked one-line cell
   that runs them and prints PASS or FAIL).
 * ``# %% summary=true``: the last code cell: which visible checks pass, and how many hidden

@@ -10,10 +10,13 @@ nbgrader assignment holding one notebook, and its folder holds everything about 
 * ``notebook.py``: the one source of the notebook (jupytext percent format);
   ``python -m autograder build`` generates ``source/<name>/<name>.ipynb``,
   ``solutions/<name>.py`` and ``assignments/<name>/<name>.ipynb`` from it.
-* ``checks.py``: the hidden checks only (pytest ``check_*`` functions, with points).
-* ``wrong.py``: the small wrong implementations whose values name a mistake in feedback
-  (imported by ``checks.py`` and ``visible.py``).
-* ``visible.py``: the visible cases students see under each function (``VISIBLE``).
+* ``cases.py``: the fixed cases (``CASES``), each declared once with whether students see it:
+  the build writes the visible ones into the notebook, grading runs the graded ones as hidden
+  checks (``autograder.checks.cases``).
+* ``checks.py``: the randomized and property checks (pytest ``check_*`` functions, with points),
+  and the line that makes ``CASES``' graded checks hidden checks too.
+* ``wrong.py``: the small wrong implementations whose values name a mistake in feedback, and
+  the sentences that name them (imported by ``cases.py`` and ``checks.py``).
 * ``hand_ins.py``: realistic wrong hand-ins (``MISTAKES``, each naming the checks it must
   fail by their function names, e.g. ``check_row_weights``), the ones the course text names
   (``NAMED``) and who hands which in in the demo class (``DEMO``).
@@ -46,9 +49,9 @@ FILES = {
     "exercise.toml": "what the registry reads",
     "__init__.py": "makes the folder the package exercises.<name>",
     "notebook.py": "the notebook's source (jupytext percent format)",
-    "checks.py": "the hidden checks",
-    "wrong.py": "the small wrong implementations that name mistakes in feedback",
-    "visible.py": "the visible cases students see (VISIBLE)",
+    "cases.py": "the fixed cases, visible and hidden (CASES)",
+    "checks.py": "the randomized and property checks",
+    "wrong.py": "the small wrong implementations that name mistakes in feedback, and their sentences",
     "hand_ins.py": "realistic wrong hand-ins, the named ones, the demo class's hand-ins",
     "worked.py": "the course text's figures, typed once",
 }
@@ -137,9 +140,14 @@ class Exercise:
         return f"exercises.{self.name}.hand_ins"
 
     @property
-    def visible_module(self):
-        """The visible cases' module name, e.g. "exercises.attention.visible"."""
-        return f"exercises.{self.name}.visible"
+    def cases_file(self):
+        """The fixed cases, ``exercises/<name>/cases.py``."""
+        return self.folder / "cases.py"
+
+    @property
+    def cases_module(self):
+        """The fixed cases' module name, e.g. "exercises.attention.cases"."""
+        return f"exercises.{self.name}.cases"
 
     @property
     def wrong_module(self):

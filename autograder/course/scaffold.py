@@ -1,9 +1,9 @@
 """``python -m autograder new NAME [--title T] [--summary S] [--no-build]``: start an exercise from a template.
 
-Writes ``exercises/NAME/`` (``exercise.toml``, ``__init__.py``, ``notebook.py``, ``checks.py``,
-``wrong.py``, ``visible.py``, ``hand_ins.py``, ``worked.py``: see ``autograder.course.registry``) holding a tiny working exercise:
+Writes ``exercises/NAME/`` (``exercise.toml``, ``__init__.py``, ``notebook.py``, ``cases.py``,
+``checks.py``, ``wrong.py``, ``hand_ins.py``, ``worked.py``: see ``autograder.course.registry``) holding a tiny working exercise:
 one function, ``mean_vector(X)``, the average of a text's token vectors, with two hidden
-checks (2 points), one visible check, one named mistake (averaging each token's entries
+checks (2 points: a declared case that students also see, and a randomized check), one named mistake (averaging each token's entries
 instead of each column) and one parity corpus entry. It is registered by being there: the
 registry discovers the folder. The command then builds it (``python -m autograder build
 NAME``: its three notebooks, README's table, the worked-examples page); its reference gets full
@@ -48,8 +48,8 @@ layout = "copy"
 mistake = "wrong_axis"
 '''
 
-INIT = '''"""The "{name}" exercise: its notebook source, hidden checks, wrong implementations, visible
-cases, hand-ins and worked figures."""
+INIT = '''"""The "{name}" exercise: its notebook source, fixed cases, hidden checks, wrong implementations,
+hand-ins and worked figures."""
 '''
 
 NOTEBOOK = '''\
@@ -102,25 +102,41 @@ def mean_vector(X):
 # %% summary=true
 '''
 
-CHECKS = '''\
-"""Hidden checks of the "{name}" exercise (see ``autograder.checks.api``).
+CASES = '''\
+"""Fixed cases of the "{name}" exercise, each declared once (see ``autograder.checks.cases``).
 
-The worked case is the course's "the cat" inputs (``worked.py``); randomized cases are
-compared with the reference solution (``solutions/{name}.py``). The known mistake's value comes
-from its small wrong implementation (``wrong.py``), so the feedback can name it when a
-student's value matches.
+``python -m autograder build`` writes the visible ones into the notebook as values only; a
+``Check`` with points is a hidden check too (``checks.py`` adds it). The figures come from
+``worked.py``, the mistakes' sentences and values from ``wrong.py``.
 """
-from autograder.authoring import check, expect_close
-from solutions import {name} as ref
+from autograder.authoring import Case, Check
 
 from .worked import MEAN_THE_CAT, X_THE_CAT
 from .wrong import WRONG_AXIS, _wrong_axis
 
+CASES = [
+    Check("mean_vector", 'the mean of "the cat"', points=1, name="check_the_cat", cases=[
+        Case("mean_vector({{X}})", inputs={{"X": X_THE_CAT}}, expected=MEAN_THE_CAT, what="mean vector",
+             mistakes={{WRONG_AXIS: _wrong_axis(X_THE_CAT)}}),
+    ]),
+]
+'''
 
-@check("mean_vector", 'the mean of "the cat"', points=1)
-def check_the_cat(mean_vector):
-    expect_close(mean_vector(X_THE_CAT), MEAN_THE_CAT, what="mean vector",
-                 mistakes={{WRONG_AXIS: _wrong_axis(X_THE_CAT)}})
+CHECKS = '''\
+"""Hidden checks of the "{name}" exercise (see ``autograder.checks.api``).
+
+The fixed case ("the cat", ``worked.py``) is declared once in ``cases.py``; the line below makes
+it a hidden check. Randomized cases are compared with the reference solution
+(``solutions/{name}.py``). The known mistake's value comes from its small wrong implementation
+(``wrong.py``), so the feedback can name it when a student's value matches.
+"""
+from autograder.authoring import check, expect_close, hidden_checks
+from solutions import {name} as ref
+
+from .cases import CASES
+from .wrong import WRONG_AXIS, _wrong_axis
+
+globals().update(hidden_checks(CASES))  # the graded fixed cases of cases.py, first (declared.py's order)
 
 
 @check("mean_vector", "random cases", points=1)
@@ -133,8 +149,9 @@ def check_random(mean_vector, rng):
 WRONG = '''\
 """Small wrong implementations of the "{name}" exercise, and the sentences that name them.
 
-Each computes what a known mistake gives, so a check (``checks.py``) or a visible case
-(``visible.py``) can name the mistake when a student's value matches it.
+Each computes what a known mistake gives, so a declared case (``cases.py``) or a randomized
+check (``checks.py``) can name the mistake when a student's value matches it. Each sentence
+is typed once, here.
 """
 import numpy as np
 
@@ -143,23 +160,6 @@ WRONG_AXIS = "average each token's entries instead of each column"
 
 def _wrong_axis(X):
     return np.asarray(X, dtype=float).mean(axis=1)
-'''
-
-VISIBLE = '''\
-"""Visible cases of the "{name}" exercise: what students see under each function.
-
-``python -m autograder build`` writes ``VISIBLE`` into the notebook as values only (see
-``autograder/course/visible.py``).
-"""
-from autograder.authoring import Visible
-
-from .worked import MEAN_THE_CAT, X_THE_CAT
-from .wrong import WRONG_AXIS, _wrong_axis
-
-VISIBLE = [
-    Visible("mean_vector", 'the mean of "the cat"', "mean_vector({{X}})", inputs={{"X": X_THE_CAT}},
-            expected=MEAN_THE_CAT, mistakes={{WRONG_AXIS: _wrong_axis(X_THE_CAT)}}),
-]
 '''
 
 HAND_INS = '''\
@@ -203,7 +203,7 @@ INPUTS = Source(FOUNDATIONS, "Part IV: Anatomy of an LLM Request / Tokenize, Emb
 
 # "the cat": each token's embedding plus its position stamp, one row per token.
 X_THE_CAT = np.array([[1.0, 0.0], [1.0, 1.0]])
-# Their mean, the figure the checks and the visible case compare with.
+# Their mean, the figure the declared case compares with.
 MEAN_THE_CAT = [1.0, 0.5]
 
 WORKED = [
@@ -212,8 +212,8 @@ WORKED = [
 ]
 '''
 
-TEMPLATE = {"exercise.toml": TOML, "__init__.py": INIT, "notebook.py": NOTEBOOK, "checks.py": CHECKS,
-            "wrong.py": WRONG, "visible.py": VISIBLE, "hand_ins.py": HAND_INS, "worked.py": WORKED}
+TEMPLATE = {"exercise.toml": TOML, "__init__.py": INIT, "notebook.py": NOTEBOOK, "cases.py": CASES,
+            "checks.py": CHECKS, "wrong.py": WRONG, "hand_ins.py": HAND_INS, "worked.py": WORKED}
 
 
 def _toml_string(text):

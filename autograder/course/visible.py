@@ -1,9 +1,10 @@
 """Visible checks: the self-checks a student runs in the notebook, written by the build.
 
-Each exercise's ``exercises/<name>/visible.py`` lists its visible cases in ``VISIBLE``: a
-call on the course's public worked-example inputs, the expected value, and the values its
-known mistakes give there, computed by the same wrong variants (``wrong.py``) the hidden
-checks use. ``python -m autograder build`` renders them as VALUES ONLY into the notebook:
+Each exercise's ``exercises/<name>/cases.py`` declares its fixed cases once (``CASES``, see
+``checks/cases.py``); those with ``hidden=False`` are its visible cases: a call on the course's
+public worked-example inputs, the expected value, and the values its known mistakes give
+there, computed by the wrong variants of ``wrong.py``, the same the hidden check runs (a graded
+case is both). ``python -m autograder build`` renders them as VALUES ONLY into the notebook:
 
 * a locked ``checker`` cell, collapsed (``jupyter.source_hidden``): the comparison helper,
   the text of ``course/visible_cell.py``, then every visible case with its literal inputs,
@@ -32,13 +33,14 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder.checks.cases import TIMEOUT_HINT
+
 HELPER_SOURCE = Path(__file__).with_name("visible_cell.py")
-COMPARES = ("close", "equal", "keys", "raises")
 
 
 @dataclass(frozen=True)
 class Visible:
-    """One visible case.
+    """One visible case, as the notebook gets it (``visible_cases`` makes it from a declared ``Case``).
 
     Attributes:
         function: the contract function it checks, e.g. "attention_row".
@@ -134,7 +136,7 @@ def _solutions_from(exercise, solution_text):
     """Import the check file against ``solution_text`` (the reference just generated), not
     against whatever ``solutions/<name>.py`` holds on disk."""
     package = importlib.import_module("solutions")
-    names = [f"solutions.{exercise.name}", exercise.checks_module, exercise.wrong_module, exercise.visible_module]
+    names = [f"solutions.{exercise.name}", exercise.checks_module, exercise.wrong_module, exercise.cases_module]
     saved = {n: sys.modules.pop(n, None) for n in names}
     saved_attribute = getattr(package, exercise.name, None)
     module = types.ModuleType(names[0])
@@ -156,26 +158,41 @@ def _solutions_from(exercise, solution_text):
 
 
 def visible_cases(exercise, solution_text=None):
-    """The ``Visible`` cases of ``exercise``, in file order.
+    """The ``Visible`` cases of ``exercise``: the cases of its ``CASES`` (``cases.py``) that
+    students see, in declaration order.
 
     Args:
         exercise: an ``exercises.Exercise``.
         solution_text: the reference module's source to check against (default: the
             committed ``solutions/<name>.py``).
     Raises:
-        ValueError: a case of an unknown function or compare kind, or a duplicate name.
+        ValueError: a case of an unknown function, or a duplicate name.
     """
     if solution_text is None:
         solution_text = exercise.solution_module.read_text(encoding="utf-8")
     with _solutions_from(exercise, solution_text):
-        module = importlib.import_module(exercise.visible_module)
-        cases = list(getattr(module, "VISIBLE", []))
+        module = importlib.import_module(exercise.cases_module)
+        declared = list(getattr(module, "CASES", []))
+    cases = [shown(check, case) for check in declared for case in check.cases if not case.hidden]
     seen = set()
     for case in cases:
-        if case.function not in exercise.functions or case.compare not in COMPARES or case.name in seen:
-            raise ValueError(f"{exercise.name}/visible.py: bad or duplicate visible case {case.name!r}")
+        if case.function not in exercise.functions or case.name in seen:
+            raise ValueError(f"{exercise.name}/cases.py: bad or duplicate visible case {case.name!r}")
         seen.add(case.name)
     return cases
+
+
+def shown(check, case) -> Visible:
+    """The notebook's view of ``case`` of the declared ``check`` (``checks/cases.py``): its
+    label, its call and values; the "keys" mistakes as key lists, the grader-only hints left out."""
+    parts = case.parts if case.parts is None or isinstance(case.parts, int) else len(case.parts)
+    mistakes = case.mistakes
+    if case.compare == "keys":
+        mistakes = {name: list(v) if isinstance(v, dict) else v for name, v in mistakes.items()}
+    hints = {k: v for k, v in case.hints.items() if k != TIMEOUT_HINT}
+    return Visible(check.function, check.label(case), case.call, case.expected, inputs=dict(case.inputs),
+                   mistakes=dict(mistakes), compare=case.compare, part=case.part, parts=parts, atol=case.atol,
+                   hints=hints)
 
 
 # -- rendering ------------------------------------------------------------------------------------

@@ -107,7 +107,8 @@ def _outcome(function, case):
     except Exception as exc:
         if compare == "raises" and type(exc).__name__ == case["expected"]:
             return True, [], []
-        hint = case.get("hints", {}).get(type(exc).__name__)
+        hints = case.get("hints", {})
+        hint = hints.get(type(exc).__name__, hints.get("*"))
         helper = _raised_in(exc, function)
         who = f"{helper}, which {function} calls," if helper else "your code"
         return False, [f"{who} raised {type(exc).__name__}: {_clip(str(exc), 200)}"] + ([hint] if hint else []), []

@@ -61,9 +61,10 @@ def _solution_modules(exercise):
     return sorted(names)
 
 
-# What grading reads of an exercise's folder: the registry's declaration, the hidden checks and
-# what they import: the wrong implementations that name mistakes and the worked figures.
-BUNDLED_COURSE_FILES = ("__init__.py", "exercise.toml", "checks.py", "wrong.py", "worked.py")
+# What grading reads of an exercise's folder: the registry's declaration, the hidden checks (the
+# declared cases and checks.py) and what they import: the wrong implementations that name
+# mistakes and the worked figures.
+BUNDLED_COURSE_FILES = ("__init__.py", "exercise.toml", "cases.py", "checks.py", "wrong.py", "worked.py")
 
 
 def bundle_files(exercise):

@@ -46,7 +46,7 @@ WORKED = [
 ]
 
 
-# -- figures the hidden checks and the visible cases compare with (checks.py, visible.py) --
+# -- figures the fixed cases and the checks compare with (cases.py, checks.py) --
 Q_THE_CAT = np.array([[0.0, 1.0], [1.0, 1.0]])
 K_THE_CAT = np.array([[1.0, 1.0], [1.0, 2.0]])
 V_THE_CAT = np.array([[0.0, 1.0], [1.0, 1.0]])

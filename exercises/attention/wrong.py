@@ -1,12 +1,35 @@
 """Small wrong implementations of the "attention" exercise, and the sentences that name them.
 
-Each computes what a known mistake gives, so a check (``checks.py``) or a visible case
-(``visible.py``) can name the mistake when a student's value matches it. Written
+Each computes what a known mistake gives, so a declared case (``cases.py``) or a randomized
+check (``checks.py``) can name the mistake when a student's value matches it. Written
 independently of the reference solution.
 """
 import numpy as np
 
 from solutions import attention as ref
+
+# -- what the student did, as the feedback names it ("That is the value you get when you ...") --
+OVERFLOW = "exponentiate without first subtracting the largest score (overflow)"
+AXIS_COLUMNS = "take the softmax over the wrong axis (columns sum to 1)"
+AXIS_ROWS = "take the softmax over the wrong axis (each column sums to 1 instead of each row)"
+AXIS_WRONG = "take the softmax over the wrong axis"
+AXIS_IGNORED = "ignore the axis argument"
+WHOLE_GRID = "normalize over the whole grid instead of each row"
+GLOBAL_MAX = "subtract the largest score of the whole array instead of each row's own largest"
+GLOBAL_MAX_GRID = "subtract the largest score of the whole grid instead of each row's own largest"
+COLUMNS = "use the column convention (W @ x, or X @ W.T) instead of X @ W"
+SCALED_ROW_SCORES = "return the scaled scores where the raw dot products K @ q are asked"
+SCALED_GRID_SCORES = "return the scaled scores where the raw Q @ K.T is asked"
+MASKED_SCORES = "return masked scores where the raw, unmasked Q @ K.T is asked"
+TRANSPOSED_SCORES = "compute K @ Q.T (the transpose) instead of Q @ K.T"
+UNSCALED = "forget to divide the scores by sqrt(d_k)"
+BY_D_K = "divide the scores by d_k instead of sqrt(d_k)"
+BY_D_V = "divide the scores by sqrt(d_v), the width of the values, instead of sqrt(d_k)"
+KEYS_NOT_VALUES = "multiply the weights by the keys instead of the values"
+MASK_HIDES_DIAGONAL = "hide the diagonal too (a token must be allowed to read itself)"
+MASK_TRANSPOSED = "allow reading ahead instead of behind (the mask is transposed)"
+MASK_AFTER_SOFTMAX = "zero the masked weights after the softmax without renormalizing the rows"
+DIAGONAL_MASKED = "mask the diagonal too (a token must be allowed to read itself)"
 
 
 # -- known mistakes, as small wrong implementations -------------------------------
@@ -41,19 +64,15 @@ def _grid_weights(Q, K, scale, axis=-1, causal=False, mask_after=False, strict=F
 def _weight_mistakes(Q, K, causal=False, d_v=None):
     d_k = np.shape(Q)[-1]
     mistakes = {
-        "forget to divide the scores by sqrt(d_k)": _grid_weights(Q, K, 1.0, causal=causal),
-        "divide the scores by d_k instead of sqrt(d_k)": _grid_weights(Q, K, d_k, causal=causal),
-        "take the softmax over the wrong axis (each column sums to 1 instead of each row)":
-            _grid_weights(Q, K, np.sqrt(d_k), axis=0, causal=causal),
+        UNSCALED: _grid_weights(Q, K, 1.0, causal=causal),
+        BY_D_K: _grid_weights(Q, K, d_k, causal=causal),
+        AXIS_ROWS: _grid_weights(Q, K, np.sqrt(d_k), axis=0, causal=causal),
     }
     if d_v is not None and d_v != d_k:
-        mistakes["divide the scores by sqrt(d_v), the width of the values, instead of sqrt(d_k)"] = \
-            _grid_weights(Q, K, np.sqrt(d_v), causal=causal)
+        mistakes[BY_D_V] = _grid_weights(Q, K, np.sqrt(d_v), causal=causal)
     if causal:
-        mistakes["zero the masked weights after the softmax without renormalizing the rows"] = \
-            _grid_weights(Q, K, np.sqrt(d_k), causal=True, mask_after=True)
-        mistakes["mask the diagonal too (a token must be allowed to read itself)"] = \
-            _grid_weights(Q, K, np.sqrt(d_k), causal=True, strict=True)
+        mistakes[MASK_AFTER_SOFTMAX] = _grid_weights(Q, K, np.sqrt(d_k), causal=True, mask_after=True)
+        mistakes[DIAGONAL_MASKED] = _grid_weights(Q, K, np.sqrt(d_k), causal=True, strict=True)
     return mistakes
 
 

@@ -10,6 +10,11 @@ from autograder.authoring import FOUNDATIONS, FROM_SCRATCH, Source, Worked
 COSINE = Source(FOUNDATIONS, "2. Embeddings: Meaning as Geometry / Questions to Work Through")
 MODEL_1 = Source(FROM_SCRATCH, "Build it: a language model in 60 lines / What you get")
 
+# The course text's example: one vector is twice the other.
+A_122 = np.array([1.0, 2.0, 2.0])
+B_244 = np.array([2.0, 4.0, 4.0])
+COS_122_244 = 1.0
+
 _RUN = {}
 
 
@@ -25,8 +30,8 @@ def _similarity(ref, table, a, b):
 
 
 WORKED = [
-    Worked("cos((1, 2, 2), (2, 4, 4))", COSINE, 1.0,
-           lambda ref: ref.cosine_similarity(np.array([1.0, 2, 2]), np.array([2.0, 4, 4])), tol=1e-12),
+    Worked("cos((1, 2, 2), (2, 4, 4))", COSINE, COS_122_244, lambda ref: ref.cosine_similarity(A_122, B_244),
+           tol=1e-12),
     Worked("king~queen before training", MODEL_1, 0.577,
            lambda ref: _similarity(ref, _toy(ref)["start"], "king", "queen"), tol=0.0005),
     Worked("king~banana before training", MODEL_1, -0.487,
@@ -38,12 +43,7 @@ WORKED = [
 ]
 
 
-# -- figures the hidden checks and the visible cases compare with (checks.py, visible.py) --
-# The course text's example: one vector is twice the other.
-A_122 = np.array([1.0, 2.0, 2.0])
-B_244 = np.array([2.0, 4.0, 4.0])
-COS_122_244 = 1.0
-
+# -- figures worked by hand that the fixed cases compare with (cases.py) --
 # Worked by hand: rows (1,2,2), (0,0,1) against (2,4,4), (3,0,0), (0,-2,0).
 # |(1,2,2)| = 3, |(2,4,4)| = 6, so the cosines are 18/18, 3/9, -4/6 and 4/6, 0, 0.
 GRID_A = np.array([[1.0, 2.0, 2.0], [0.0, 0.0, 1.0]])

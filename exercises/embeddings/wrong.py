@@ -1,7 +1,7 @@
 """Small wrong implementations of the "embeddings" exercise, and the sentences that name them.
 
-Each computes what a known mistake gives, so a check (``checks.py``) or a visible case
-(``visible.py``) can name the mistake when a student's value matches it. Written
+Each computes what a known mistake gives, so a declared case (``cases.py``) or a randomized
+check (``checks.py``) can name the mistake when a student's value matches it. Written
 independently of the reference solution.
 """
 import numpy as np
@@ -73,16 +73,35 @@ def _rank(scores, k):
 TIES_HIGH = ("break ties towards the higher index (reversing an ascending sort also reverses "
              "the order of ties; equal scores must keep the lower index first)")
 DOT_RANKING = "rank by the dot product instead of the cosine (a long vector then wins whatever its direction)"
+ASCENDING = "sort the scores lowest first (np.argsort sorts in ascending order)"
+BEST_K_REVERSED = "return the best k but lowest first"
+SCORE_INDEX = "return (score, index) pairs; each result should be (index, score), in that order"
 
 
 def _order_mistakes(scores, k, dots):
     """Index lists that the usual ranking mistakes produce, by name."""
     n = len(scores)
     return {
-        "sort the scores lowest first (np.argsort sorts in ascending order)": _rank([-s for s in scores], n)[:k],
-        "return the best k but lowest first": _rank(scores, k)[::-1],
+        ASCENDING: _rank([-s for s in scores], n)[:k],
+        BEST_K_REVERSED: _rank(scores, k)[::-1],
         DOT_RANKING: _rank(list(dots), k),
     }
+
+
+def _ranked(indices, scores):
+    """``[[index, score], ...]``: a search result as the notebook shows it."""
+    return [[int(i), float(scores[i])] for i in indices]
+
+
+def _search_mistakes(query, documents, k, cosines):
+    """The search results (``[[index, score], ...]``) the usual mistakes return."""
+    dots = np.asarray(documents, float) @ np.asarray(query, float)
+    n = len(cosines)
+    by_index_desc = sorted(range(n), key=lambda i: (-cosines[i], -i))[:k]
+    return {ASCENDING: _ranked(_rank([-s for s in cosines], n)[:k], cosines),
+            DOT_RANKING: _ranked(_rank(list(dots), k), dots),
+            TIES_HIGH: _ranked(by_index_desc, cosines),
+            SCORE_INDEX: [pair[::-1] for pair in _ranked(_rank(cosines, k), cosines)]}
 
 
 def _random_pair(rng, how):

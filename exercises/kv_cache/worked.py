@@ -20,7 +20,7 @@ WORKED = [
 ]
 
 
-# -- figures the hidden checks and the visible cases compare with (checks.py, visible.py) --
+# -- figures the fixed cases and the checks compare with (cases.py, checks.py) --
 # Section 4: the request "the cat".
 X_THE_CAT = np.array([[1.0, 0.0], [1.0, 1.0]])
 W_Q = np.array([[0.0, 1.0], [1.0, 0.0]])

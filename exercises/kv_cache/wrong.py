@@ -1,12 +1,30 @@
 """Small wrong implementations of the "kv_cache" exercise, and the sentences that name them.
 
-Each computes what a known mistake gives, so a check (``checks.py``) or a visible case
-(``visible.py``) can name the mistake when a student's value matches it. Written
+Each computes what a known mistake gives, so a declared case (``cases.py``) or a check
+(``checks.py``) can name the mistake when a student's value matches it. Written
 independently of the reference solution.
 """
 import numpy as np
 
 from solutions import kv_cache as ref
+
+# -- what the student did, as the feedback names it ("That is the value you get when you ...") --
+ALIAS = ("keep a reference to the caller's array instead of a copy (list.append(k) and np.asarray(k) "
+         "do not copy; np.array(k, dtype=float) does)")
+ATTEND_FIRST = ("attend before appending the new token's own key and value (a token must read itself "
+                "too: append first, then attend)")
+CACHE_IGNORED = ("ignore the rows already in the cache (recomputing keys and values only from inputs "
+                 "your own code has seen)")
+CACHE_NOT_READ = "recompute the earlier keys and values instead of reading them from the cache"
+SEEN_RECOMPUTED = ("recompute the keys and values of the tokens your decode_step was given instead "
+                   "of reading them from the cache (a step must attend over what the cache holds)")
+PREFIX_RECOMPUTED = "recompute the keys and values of the prefix at every step"
+UNSCALED = "forget to divide the scores by sqrt(d_k)"
+NO_MASK = "leave out the causal mask (every token reads the tokens after it too)"
+DIAGONAL_MASKED = "mask the diagonal too (a token must be allowed to read itself)"
+NO_FACTOR_2 = "leave out the factor 2: every token stores a key row AND a value row"
+NO_LAYERS = "leave out the layers: every layer keeps its own keys and values"
+BYTES_IGNORED = "ignore bytes_per_number"
 
 
 # -- known mistakes, as small wrong implementations -------------------------------------------
@@ -25,11 +43,8 @@ def _decode_mistakes(x_new, K_cached, V_cached, Ws):
     q, k, v = (x_new @ W for W in Ws)
     K_all = np.vstack([np.reshape(K_cached, (-1, len(k))), k])
     V_all = np.vstack([np.reshape(V_cached, (-1, len(v))), v])
-    return {"attend before appending the new token's own key and value (a token must read itself "
-            "too: append first, then attend)": _attend(q, K_cached, V_cached),
-            "ignore the rows already in the cache (recomputing keys and values only from inputs "
-            "your own code has seen)": _attend(q, [k], [v]),
-            "forget to divide the scores by sqrt(d_k)": _attend(q, K_all, V_all, scale=False)}
+    return {ATTEND_FIRST: _attend(q, K_cached, V_cached), CACHE_IGNORED: _attend(q, [k], [v]),
+            UNSCALED: _attend(q, K_all, V_all, scale=False)}
 
 
 def _no_mask(X, Ws):
@@ -52,17 +67,13 @@ def _unscaled(X, Ws):
 
 
 def _attention_mistakes(X, Ws):
-    return {"leave out the causal mask (every token reads the tokens after it too)": _no_mask(X, Ws),
-            "mask the diagonal too (a token must be allowed to read itself)": _strict_mask(X, Ws),
-            "forget to divide the scores by sqrt(d_k)": _unscaled(X, Ws)}
+    return {NO_MASK: _no_mask(X, Ws), DIAGONAL_MASKED: _strict_mask(X, Ws), UNSCALED: _unscaled(X, Ws)}
 
 
 def _size_mistakes(n_layers, d_model, n_tokens, bytes_per_number):
     def pair(numbers):
         return [numbers, numbers * bytes_per_number]
-    return {"leave out the factor 2: every token stores a key row AND a value row":
-                pair(n_layers * d_model * n_tokens),
-            "leave out the layers: every layer keeps its own keys and values":
-                pair(2 * d_model * n_tokens),
-            "ignore bytes_per_number": [2 * n_layers * d_model * n_tokens, 2 * n_layers * d_model * n_tokens * 2]
+    return {NO_FACTOR_2: pair(n_layers * d_model * n_tokens),
+            NO_LAYERS: pair(2 * d_model * n_tokens),
+            BYTES_IGNORED: [2 * n_layers * d_model * n_tokens, 2 * n_layers * d_model * n_tokens * 2]
                 if bytes_per_number != 2 else None}

@@ -7,7 +7,11 @@ Worked values are the course text's (``worked.py`` lists where each comes from: 
 here: the student's ``train_step`` is compared with the reference at chosen steps of the
 reference's own runs (each step from the reference's weights; those runs reproduce the
 long-run figures, tests/exercises/test_learned_attention.py, and are computed once per grading
-process); the notebook keeps the full runs as instructor demos. Gradients are checked against central
+process); the notebook keeps the full runs as instructor demos. Those step-by-step runs are
+fixed checks that are no declared case: each call's input is the reference's state at that
+step, and the new weights are judged with a buffered update allowed (``wrong._expect_params``).
+The fixed cases that are one call on fixed inputs are declared once in ``cases.py`` (the line
+below the imports makes its graded ones hidden checks). Gradients are checked against central
 differences computed here, in the grader, and against the reference. Randomized cases are
 seeded per student. Known mistakes are small wrong variants of ``wrong.py``, so feedback can name them.
 """
@@ -15,9 +19,10 @@ import functools
 
 import numpy as np
 
-from autograder.authoring import StudentCodeError, check, expect_close, expect_equal, fail, fmt
+from autograder.authoring import StudentCodeError, check, expect_close, expect_equal, fail, fmt, hidden_checks
 from solutions import learned_attention as ref
 
+from .cases import CASES
 from .worked import (
     GRAD_KEYS,
     LOSS_STEP_0,
@@ -31,6 +36,8 @@ from .worked import (
     WEIGHTS_BEFORE,
 )
 from .wrong import (
+    LOSS_AFTER_STEP,
+    LOSSES_SUMMED,
     SENTENCE,
     _backward_mistakes,
     _central,
@@ -50,14 +57,10 @@ from .wrong import (
     _writable,
 )
 
+globals().update(hidden_checks(CASES))  # the graded fixed cases of cases.py, first (declared.py's order)
+
 
 # -- positional_encoding ------------------------------------------------------------------------
-@check("positional_encoding", "the text's table, 8 positions by 8 columns", points=1)
-def check_table_text(positional_encoding):
-    expect_close(positional_encoding(8, 8), _table(8, 8), atol=1e-9,
-                 what="positional_encoding(8, 8)", mistakes=_table_mistakes(8, 8))
-
-
 @check("positional_encoding", "random lengths and even widths", points=1)
 def check_table_random(positional_encoding, rng):
     for _ in range(3):
@@ -180,9 +183,7 @@ def check_train_first_step(train_step):
     params, want, _ = _reference_run(5, (), max(TEXT_RUN_STEPS) + 1)[0]
     new, loss = _step(train_step(_writable(params), ref.DATA, LR))
     expect_close(loss, LOSS_STEP_0, what="the loss at step 0 (worked example: 3.927973)",
-                 mistakes={"sum the losses of the sentences instead of averaging them": len(ref.DATA) * LOSS_STEP_0,
-                           "return the loss of the weights after the step (report the one computed in the "
-                           "forward pass, before the update)": _loss_after_first_step()})
+                 mistakes={LOSSES_SUMMED: len(ref.DATA) * LOSS_STEP_0, LOSS_AFTER_STEP: _loss_after_first_step()})
     _expect_params(new, want, "the weights after step 0", lambda: _unbuffered_step(params, ref.DATA, LR),
                    params)
 

@@ -51,7 +51,7 @@ WORKED = [
 ]
 
 
-# -- figures the hidden checks and the visible cases compare with (checks.py, visible.py) --
+# -- figures the fixed cases and the checks compare with (cases.py, checks.py) --
 TIGHT = {"atol": 1e-9, "rtol": 1e-9}
 # Section 8, before training (seed 5): the shares of "it" and its top prediction ("it", 65.0%).
 WEIGHTS_BEFORE = [0.140, 0.153, 0.062, 0.130, 0.243, 0.197, 0.074]

@@ -26,6 +26,9 @@ PLAIN_SPLIT = ("split the heads with a plain reshape (T, d_model) -> (n_heads, T
 MERGE_ORDER = ("concatenate the heads in the wrong order (merging the (n_heads, T, d_head) stack with a "
                "plain reshape, or head n-1 first); transpose to (T, n_heads, d_head) before reshaping")
 NO_W_O = "forget the output projection W_O"
+LOSSES_SUMMED = "sum the losses of the sentences instead of averaging them"
+LOSS_AFTER_STEP = ("return the loss of the weights after the step (report the one computed in the "
+                   "forward pass, before the update)")
 
 
 # -- independent formulas and known mistakes -------------------------------------------------

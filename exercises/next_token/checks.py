@@ -1,36 +1,31 @@
 """Hidden checks of the "next_token" exercise: from the context vector to "sat", and one
 training step.
 
-Worked values are the course text's (``worked.py`` lists where each comes from): the context
-vector of "cat" through the feed-forward layer, the logits, the loss for target "sat", its
-gradients and one step on W_U[sat, 0]. Randomized cases are compared with the reference
-solution (solutions/next_token.py). Each known mistake is a small wrong variant of ``wrong.py``, so the
+The fixed cases (the course text's figures, ``worked.py``: the context vector of "cat" through
+the feed-forward layer, the logits, the loss for target "sat", its gradients and one step on
+W_U[sat, 0]) are declared once in ``cases.py``, visible or hidden; the line below makes its
+graded ones hidden checks. Here: the randomized and property checks, compared with the reference
+solution (solutions/next_token.py), and the one fixed check that cannot be a declared case
+(``check_numerical_sat``). Each known mistake is a small wrong variant of ``wrong.py``, so the
 feedback can name it when a student's value matches.
 """
 import numpy as np
 
-from autograder.authoring import check, expect_close
+from autograder.authoring import check, expect_close, hidden_checks
 from solutions import next_token as ref
 
-from .worked import (
-    B1,
-    CONTEXT,
-    DW_SAT_0,
-    GRAD_LOGITS,
-    LOGIT_SAT_AFTER,
-    LOGITS,
-    LOSS,
-    LOSS_AFTER,
-    P_SAT_AFTER,
-    PROBS,
-    SAT,
-    W1,
-    W_SAT_0_AFTER,
-    W_SAT_0_SIGN_FLIPPED,
-    W_U,
-    H,
-)
+from .cases import CASES
+from .worked import DW_SAT_0, SAT, W_U, H
 from .wrong import (
+    ADDS_GRADIENT,
+    IN_PLACE,
+    IN_PLACE_FLIPPED,
+    NO_BIAS,
+    NO_LEARNING_RATE,
+    NO_RELU,
+    NUDGED_DOWN,
+    NUDGED_UP,
+    RELU_ON_LOGITS,
     _grad_logits_mistakes,
     _grad_unembedding_mistakes,
     _loss_mistakes,
@@ -39,26 +34,10 @@ from .wrong import (
     _unembedding_loss,
 )
 
+globals().update(hidden_checks(CASES))  # the graded fixed cases of cases.py, first (declared.py's order)
+
 
 # -- forward -------------------------------------------------------------------------------
-@check("forward", 'h for the context vector of "cat"', points=1)
-def check_forward_h(forward):
-    h, _ = _pair(forward(CONTEXT, W1, B1, W_U), "forward")
-    expect_close(h, H, what='h = ReLU(context @ W1 + b1) for "cat"',
-                 mistakes={"use the column convention (W1 @ context) instead of context @ W1":
-                           np.maximum(W1 @ CONTEXT + B1, 0)})
-
-
-@check("forward", 'the five logits for "the cat"', points=1)
-def check_forward_logits(forward):
-    _, logits = _pair(forward(CONTEXT, W1, B1, W_U), "forward")
-    expect_close(logits, LOGITS, what='logits W_U @ h for "the cat" (the, cat, sat, ran, mat)',
-                 mistakes={"use the column convention (W1 @ context) instead of context @ W1":
-                           W_U @ np.maximum(W1 @ CONTEXT + B1, 0),
-                           "apply the ReLU to the logits too (only h goes through the ReLU)":
-                           np.maximum(LOGITS, 0)})
-
-
 @check("forward", "random sizes, with negative pre-activations", points=1)
 def check_forward_random(forward, rng):
     for _ in range(3):
@@ -71,29 +50,15 @@ def check_forward_random(forward, rng):
         z = context @ W1_ + b1
         shapes = f"context {context.shape}, W1 {W1_.shape}, W_U {W_U_.shape}"
         expect_close(h, want_h, atol=1e-9, rtol=1e-9, what=f"h ({shapes})",
-                     mistakes={"forget the ReLU (negative entries of context @ W1 + b1 must become 0)": z,
-                               "forget the bias b1": np.maximum(context @ W1_, 0)})
+                     mistakes={NO_RELU: z,
+                               NO_BIAS: np.maximum(context @ W1_, 0)})
         expect_close(logits, want_logits, atol=1e-9, rtol=1e-9, what=f"logits ({shapes})",
-                     mistakes={"forget the ReLU (negative entries of context @ W1 + b1 must become 0)": W_U_ @ z,
-                               "apply the ReLU to the logits too (only h goes through the ReLU)":
+                     mistakes={NO_RELU: W_U_ @ z,
+                               RELU_ON_LOGITS:
                                np.maximum(want_logits, 0)})
 
 
 # -- cross_entropy ---------------------------------------------------------------------------
-@check("cross_entropy", 'loss for the target "sat"', points=1)
-def check_loss_sat(cross_entropy):
-    expect_close(cross_entropy(np.array(LOGITS), SAT), LOSS, what='cross-entropy of the "the cat" logits, target "sat"',
-                 mistakes=dict(_loss_mistakes(LOGITS, SAT),
-                               **{"return the probability of the target instead of -log of it": PROBS[SAT]}))
-
-
-@check("cross_entropy", "logits (1000, 0) with target 1 give 1000, not inf", points=1)
-def check_loss_extreme(cross_entropy):
-    for logits, target, want in (([1000.0, 0.0], 0, 0.0), ([1000.0, 0.0], 1, 1000.0), ([0.0, -1000.0], 1, 1000.0)):
-        expect_close(cross_entropy(np.array(logits), target), want, atol=1e-9,
-                     what=f"cross_entropy({logits}, target={target})", mistakes=_loss_mistakes(logits, target))
-
-
 @check("cross_entropy", "random vocabularies and targets, huge and tiny probabilities", points=1)
 def check_loss_random(cross_entropy, rng):
     for case in range(4):
@@ -109,13 +74,6 @@ def check_loss_random(cross_entropy, rng):
 
 
 # -- grad_logits -------------------------------------------------------------------------------
-@check("grad_logits", 'p - y for the target "sat"', points=1)
-def check_grad_logits_sat(grad_logits):
-    expect_close(grad_logits(np.array(LOGITS), SAT), GRAD_LOGITS, what='dL/dlogits for "the cat", target "sat"',
-                 mistakes={"compute y - p instead of p - y": -np.array(GRAD_LOGITS),
-                           "forget to subtract the one-hot target (that is just the softmax)": PROBS})
-
-
 @check("grad_logits", "random vocabularies and targets, large logits", points=1)
 def check_grad_logits_random(grad_logits, rng):
     for case in range(3):
@@ -129,14 +87,6 @@ def check_grad_logits_random(grad_logits, rng):
 
 
 # -- grad_unembedding ------------------------------------------------------------------------------
-@check("grad_unembedding", 'the whole (5, 2) gradient for "the cat", target "sat"', points=1)
-def check_grad_unembedding_sat(grad_unembedding):
-    want = np.outer(GRAD_LOGITS, H)  # its entry [sat, 0] is DW_SAT_0
-    expect_close(grad_unembedding(np.array(H), np.array(LOGITS), SAT), want,
-                 what='dL/dW_U for "the cat", target "sat" (entry [sat, 0] should be -0.702883)',
-                 mistakes=_grad_unembedding_mistakes(H, LOGITS, SAT))
-
-
 @check("grad_unembedding", "random sizes and targets", points=1)
 def check_grad_unembedding_random(grad_unembedding, rng):
     for _ in range(3):
@@ -149,25 +99,6 @@ def check_grad_unembedding_random(grad_unembedding, rng):
 
 
 # -- sgd_update ----------------------------------------------------------------------------------------
-@check("sgd_update", "one step on W_U[sat, 0] alone with lr 0.5", points=1)
-def check_sgd_one_weight(sgd_update):
-    grad = np.zeros_like(W_U)
-    grad[SAT, 0] = DW_SAT_0
-    want = W_U.copy()
-    want[SAT, 0] = W_SAT_0_AFTER
-    W_after = sgd_update(W_U, grad, 0.5)
-    expect_close(W_after, want,
-                 what="W_U after one step on W_U[sat, 0] (it should become 1.351441; no other entry moves)",
-                 mistakes={"add the gradient instead of subtracting it (W + lr * grad); "
-                           f"W_U[sat, 0] would be {W_SAT_0_SIGN_FLIPPED}": W_U + 0.5 * grad,
-                           "forget the learning rate (W - grad)": W_U - grad})
-    # What the step does to the prediction, computed by the reference from the new W_U.
-    _, logits = ref.forward(CONTEXT, W1, B1, np.asarray(W_after, dtype=float))
-    expect_close([logits[SAT], ref.softmax(logits)[SAT], ref.cross_entropy(logits, SAT)],
-                 [LOGIT_SAT_AFTER, P_SAT_AFTER, LOSS_AFTER],
-                 what='logit of "sat", its probability and the loss after the step')
-
-
 @check("sgd_update", "returns a new array and leaves W unchanged", points=1)
 def check_sgd_no_mutation(submission, rng):
     # every call shape of the sgd_update checks (a matrix at lr 0.5, 1-, 2- and 3-D at drawn rates)
@@ -179,9 +110,8 @@ def check_sgd_no_mutation(submission, rng):
         _, args_after = submission.call_keeping_args("sgd_update", W, grad, lr)
         expect_close(args_after[0], W, atol=0.0,
                      what=f"the W of shape {shape} you passed to sgd_update(W, grad, {lr:.4f}), after the call",
-                     mistakes={"update W in place (W -= lr * grad): the caller's matrix changes; "
-                               "return a new array instead": W - lr * grad,
-                               "update W in place with the sign flipped": W + lr * grad})
+                     mistakes={IN_PLACE: W - lr * grad,
+                               IN_PLACE_FLIPPED: W + lr * grad})
 
 
 @check("sgd_update", "random shapes and learning rates", points=1)
@@ -191,13 +121,16 @@ def check_sgd_random(sgd_update, rng):
         W, grad, lr = rng.normal(size=shape), rng.normal(size=shape), float(rng.uniform(0.01, 2.0))
         expect_close(sgd_update(W, grad, lr), ref.sgd_update(W, grad, lr), atol=1e-12, rtol=1e-12,
                      what=f"sgd_update for W of shape {shape}, lr {lr:.4f}",
-                     mistakes={"add the gradient instead of subtracting it (W + lr * grad)": W + lr * grad,
-                               "forget the learning rate (W - grad)": W - grad})
+                     mistakes={ADDS_GRADIENT: W + lr * grad,
+                               NO_LEARNING_RATE: W - grad})
 
 
 # -- numerical_gradient -------------------------------------------------------------------------------------
 @check("numerical_gradient", 'W_U[sat, 0] of "the cat": -0.702883', points=1)
 def check_numerical_sat(numerical_gradient, submission):
+    """A fixed check that cannot be a declared case: the loss it hands to the student's function
+    is built in the student's process (``submission.probe``), as no grader function can be sent
+    there; the notebook's case (``cases.py``) defines the same loss in its own code."""
     loss = submission.probe("unembedding_loss", np.array(H), SAT)
     expect_close(numerical_gradient(loss, W_U, (SAT, 0)), DW_SAT_0,
                  what="numerical dL/dW_U[sat, 0] (eps = 1e-5)",
@@ -248,10 +181,9 @@ def check_numerical_no_mutation(submission, rng):
     loss = submission.probe("unembedding_loss", h, target)
     _, args_after = submission.call_keeping_args("numerical_gradient", loss, W, index)
     nudged = {}
-    for sign, name in ((-1, "down"), (1, "up")):
+    for sign, name in ((-1, NUDGED_DOWN), (1, NUDGED_UP)):
         left = W.copy()
         left[index] += sign * 1e-5
-        nudged[f"leave W[index] nudged {name} by eps: put the entry back after measuring "
-               "(or nudge a copy)"] = left
+        nudged[name] = left
     expect_close(args_after[1], W, atol=1e-13, what="the W you passed to numerical_gradient, after the call",
                  mistakes=nudged)

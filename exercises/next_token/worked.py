@@ -56,7 +56,7 @@ WORKED = [
 ]
 
 
-# -- figures the hidden checks and the visible cases compare with (checks.py, visible.py) --
+# -- figures the fixed cases and the checks compare with (cases.py, checks.py) --
 B1 = np.array([0.0, 0.0])
 SAT = 2
 H = [1.669762, 1.0]

@@ -1,13 +1,32 @@
 """Small wrong implementations of the "next_token" exercise, and the sentences that name them.
 
-Each computes what a known mistake gives, so a check (``checks.py``) or a visible case
-(``visible.py``) can name the mistake when a student's value matches it. Written
+Each computes what a known mistake gives, so a declared case (``cases.py``) or a randomized
+check (``checks.py``) can name the mistake when a student's value matches it. Written
 independently of the reference solution.
 """
 import numpy as np
 
 from autograder.authoring import fail
 from solutions import next_token as ref
+
+# -- what the student did, as the feedback names it ("That is the value you get when you ...") --
+COLUMNS = "use the column convention (W1 @ context) instead of context @ W1"
+RELU_ON_LOGITS = "apply the ReLU to the logits too (only h goes through the ReLU)"
+NO_RELU = "forget the ReLU (negative entries of context @ W1 + b1 must become 0)"
+NO_BIAS = "forget the bias b1"
+LOG_UNDERFLOW = ("take np.log of softmax(logits)[target], which underflows to log(0) = -inf; "
+                 "use log-sum-exp minus the target's logit instead")
+UNSHIFTED = "exponentiate the logits without first subtracting the largest one (overflow)"
+NO_MINUS = "forget the minus sign (log p instead of -log p)"
+PROBABILITY = "return the probability of the target instead of -log of it"
+Y_MINUS_P = "compute y - p instead of p - y"
+NO_ONE_HOT = "forget to subtract the one-hot target (that is just the softmax)"
+ADDS_GRADIENT = "add the gradient instead of subtracting it (W + lr * grad): the step goes uphill"
+NO_LEARNING_RATE = "forget the learning rate (W - grad)"
+IN_PLACE = "update W in place (W -= lr * grad): the caller's matrix changes; return a new array instead"
+IN_PLACE_FLIPPED = "update W in place with the sign flipped"
+NUDGED_DOWN = "leave W[index] nudged down by eps: put the entry back after measuring (or nudge a copy)"
+NUDGED_UP = "leave W[index] nudged up by eps: put the entry back after measuring (or nudge a copy)"
 
 
 # -- known mistakes, as small wrong implementations -------------------------------------
@@ -31,17 +50,13 @@ def _unshifted_loss(logits, target):
 
 
 def _loss_mistakes(logits, target):
-    return {"take np.log of softmax(logits)[target], which underflows to log(0) = -inf; "
-            "use log-sum-exp minus the target's logit instead": _log_of_softmax_loss(logits, target),
-            "exponentiate the logits without first subtracting the largest one (overflow)":
-                _unshifted_loss(logits, target),
-            "forget the minus sign (log p instead of -log p)": -ref.cross_entropy(logits, target)}
+    return {LOG_UNDERFLOW: _log_of_softmax_loss(logits, target), UNSHIFTED: _unshifted_loss(logits, target),
+            NO_MINUS: -ref.cross_entropy(logits, target)}
 
 
 def _grad_logits_mistakes(logits, target):
     g = ref.grad_logits(logits, target)
-    return {"compute y - p instead of p - y": -g,
-            "forget to subtract the one-hot target (that is just the softmax)": ref.softmax(logits)}
+    return {Y_MINUS_P: -g, NO_ONE_HOT: ref.softmax(logits)}
 
 
 def _grad_unembedding_mistakes(h, logits, target):
@@ -49,7 +64,7 @@ def _grad_unembedding_mistakes(h, logits, target):
     g = ref.grad_logits(logits, target)
     only_target_row = np.zeros((len(g), len(h)))
     only_target_row[target] = g[target] * h
-    return {"compute y - p instead of p - y": -np.outer(g, h),
+    return {Y_MINUS_P: -np.outer(g, h),
             "drop the h factor of the chain rule (the gradient of W_U[i, j] is (p_i - y_i) * h_j)":
                 np.outer(g, np.ones_like(h)),
             "drop the h factor of the chain rule (returning p - y where (p_i - y_i) * h_j is asked)": g,

@@ -1,8 +1,11 @@
 """Hidden checks of the "sampling" exercise: temperature, one weighted draw, top-p, the loop.
 
-The course text's figures (``worked.py``: toy model 1 at the fork after "live the", the
-"sat"/"the" shares of "the cat") and randomized cases against the reference
-(``solutions/sampling.py``); the named mistakes' values come from ``wrong.py``.
+The fixed cases of temperature and top-p (the course text's figures, ``worked.py``: toy model 1
+at the fork after "live the", the "sat"/"the" shares of "the cat") are declared once in
+``cases.py``, visible or hidden; the line below makes its graded ones hidden checks. Here: the
+draws of sample_next and generate, judged by their counts (fixed seeds; the toy models run in
+the student's process, so these are not declared cases), and the randomized cases against the
+reference (``solutions/sampling.py``); the named mistakes' values come from ``wrong.py``.
 
 Random draws are judged by counts. Every count check uses fixed seeds (never the student's)
 and, per word, exact binomial bounds whose two tails together hold ``ALPHA / V`` of the
@@ -15,35 +18,23 @@ import math
 
 import numpy as np
 
-from autograder.authoring import PROBES, Accept, StudentCodeError, check, expect_close, expect_equal, fail, fmt
+from autograder.authoring import PROBES, Accept, check, expect_close, expect_equal, fail, fmt, hidden_checks
 from solutions import sampling as ref
 
-from .worked import (
-    BANANA,
-    BANANA_T2,
-    KING,
-    QUEEN,
-    SAT,
-    SAT_THE_T1,
-    SHARES_T05,
-    SHARES_T1,
-    SHARES_T2,
-    THE,
-    THE_CAT_LOGITS,
-    VOCAB,
-    toy_weights,
-)
+from .cases import CASES
+from .worked import KING, VOCAB, toy_weights
 from .wrong import (
     GLOBAL_STATE,
+    GREEDY_DECODING,
     GREEDY_IDS,
-    LAST_TIE,
     LIVE_THE,
     PROMPT,
     PROMPT_DROPPED,
-    ZERO_DIVIDED,
     _temperature_mistakes,
     _top_p_mistakes,
 )
+
+globals().update(hidden_checks(CASES))  # the graded fixed cases of cases.py, first (declared.py's order)
 
 ALPHA = 1e-9            # largest chance that a correct sampler fails one count check
 # The draws of one check are one exchange with the student's process (``submission.repeat``),
@@ -117,60 +108,6 @@ def _as_id(value, V, what):
 
 
 # -- apply_temperature --------------------------------------------------------------------------
-@check("apply_temperature", 'toy model 1 after "live the": king and queen at T = 1, 0.5 and 2, banana at T = 2',
-       points=2)
-def check_temperature_toy(apply_temperature):
-    for T, (king, queen) in ((1, SHARES_T1), (0.5, SHARES_T05), (2, SHARES_T2)):
-        got = apply_temperature(LIVE_THE, T)
-        what = f'shares after "live the" at T = {T}'
-        expect_close(got, ref.apply_temperature(LIVE_THE, T), atol=1e-9, what=what,
-                     mistakes=_temperature_mistakes(LIVE_THE, T))
-        expect_close(np.asarray(got)[[KING, QUEEN]], [king, queen], atol=5e-4,
-                     what=f"king and queen at T = {T} (the course's figures)")
-    expect_close(np.asarray(apply_temperature(LIVE_THE, 2))[BANANA], BANANA_T2, atol=5e-5,
-                 what='banana after "live the" at T = 2 (about half a percent)')
-
-
-@check("apply_temperature", '"sat" against "the" in "the cat" as T grows (0.5791 and 0.2130 at T = 1)', points=1)
-def check_temperature_the_cat(apply_temperature):
-    for T in (1, 2, 5, 25, 0.5):
-        got = apply_temperature(THE_CAT_LOGITS, T)
-        expect_close(got, ref.apply_temperature(THE_CAT_LOGITS, T), atol=1e-9,
-                     what=f'shares of "the cat" (the, cat, sat, ran, mat) at T = {T}',
-                     mistakes=_temperature_mistakes(THE_CAT_LOGITS, T))
-        if T == 1:
-            expect_close(np.asarray(got)[[SAT, THE]], SAT_THE_T1, atol=5e-5, what='"sat" and "the" at T = 1')
-
-
-@check("apply_temperature", "T = 0 is greedy: share 1 on the top score, the first of tied ones", points=1)
-def check_temperature_zero(apply_temperature):
-    greedy = np.zeros(len(LIVE_THE))
-    greedy[KING] = 1.0
-    expect_close(apply_temperature(LIVE_THE, 0), greedy, atol=0.0, what='shares after "live the" at T = 0',
-                 mistakes={ZERO_DIVIDED: np.full(len(LIVE_THE), np.nan)})
-    tied = np.array([1.0, 3.0, -2.0, 3.0, 0.5])
-    expect_close(apply_temperature(tied, 0), [0, 1, 0, 0, 0], atol=0.0,
-                 what=f"shares of {tied.tolist()} at T = 0 (ids 1 and 3 tie)",
-                 mistakes={LAST_TIE: [0, 0, 0, 1, 0], "split the share between the tied scores": [0, .5, 0, .5, 0],
-                           ZERO_DIVIDED: np.full(len(tied), np.nan)})
-
-
-@check("apply_temperature", "a negative temperature raises ValueError", points=1)
-def check_temperature_negative(apply_temperature):
-    for T in (-1.0, -0.5):
-        call = f"apply_temperature({np.round(LIVE_THE, 3).tolist()}, {T})"
-        try:
-            got = apply_temperature(LIVE_THE, T)
-        except StudentCodeError as exc:
-            if exc.kind != "raised":
-                raise
-            if exc.detail.split(":")[0] != "ValueError":
-                fail(f"{call} raised {exc.detail}; a negative temperature should raise ValueError")
-            continue
-        fail(f"{call} returned {fmt(got)}; a negative temperature turns the ranking upside down "
-             "and means nothing, so it should raise ValueError")
-
-
 @check("apply_temperature", "random scores and temperatures, large scores at small T", points=1)
 def check_temperature_random(apply_temperature, rng):
     for case in range(5):
@@ -243,34 +180,6 @@ def check_sample_generator(submission):
 
 
 # -- top_p_filter -----------------------------------------------------------------------------------
-@check("top_p_filter", '"the cat" with p = 0.75 and p = 0.4: the token that crosses p is kept', points=1)
-def check_top_p_the_cat(top_p_filter):
-    probs = ref.apply_temperature(THE_CAT_LOGITS, 1)
-    for p in (0.75, 0.4):
-        expect_close(top_p_filter(probs, p), ref.top_p_filter(probs, p), atol=1e-9,
-                     what=f'top-p {p} of the shares of "the cat" (the, cat, sat, ran, mat)',
-                     mistakes=_top_p_mistakes(probs, p))
-
-
-@check("top_p_filter", 'toy model 1 after "live the" with p = 0.9 and p = 0.5, at T = 1 and 2', points=1)
-def check_top_p_toy(top_p_filter):
-    for T in (1, 2):
-        probs = ref.apply_temperature(LIVE_THE, T)
-        for p in (0.9, 0.5):
-            expect_close(top_p_filter(probs, p), ref.top_p_filter(probs, p), atol=1e-9,
-                         what=f'top-p {p} of the shares after "live the" at T = {T}',
-                         mistakes=_top_p_mistakes(probs, p))
-
-
-@check("top_p_filter", "ties at the cut go to the lower id; p = 1 keeps every token", points=1)
-def check_top_p_ties(top_p_filter):
-    for probs, p in (([0.1, 0.3, 0.3, 0.3], 0.5), ([0.25, 0.25, 0.25, 0.25], 0.4), ([0.2, 0.5, 0.3], 1.0),
-                     ([0.1] * 10, 1.0)):
-        probs = np.array(probs)
-        expect_close(top_p_filter(probs, p), ref.top_p_filter(probs, p), atol=1e-9,
-                     what=f"top_p_filter({probs.tolist()}, {p})", mistakes=_top_p_mistakes(probs, p))
-
-
 def _random_cut(rng, probs):
     """A p in (0, 1) at least 1e-6 away from every running total of the sorted shares."""
     totals = np.cumsum(np.sort(np.asarray(probs, dtype=float))[::-1])
@@ -340,7 +249,7 @@ def check_generate_sampled(generate, submission):
             fail(f"generate returned the id {got[3]}; ids run from 0 to {len(VOCAB) - 1}")
         counts[got[3]] += 1
     shares = ref.apply_temperature(ref.toy_scores(toy_weights(ref), GREEDY_IDS[1:3]), 1)
-    greedy = {"decode greedily whatever T is": np.eye(len(VOCAB))[KING]}
+    greedy = {GREEDY_DECODING: np.eye(len(VOCAB))[KING]}
     # The same fork, STEPS times in one call: a model that always gives the "live the" scores.
     stuck = _ids(generate(submission.probe("fixed_scores_model", LIVE_THE), [1, 2], STEPS, 1,
                           submission.probe("generator", 8000)), "generate")

@@ -1,7 +1,7 @@
 """Small wrong implementations of the "sampling" exercise, and the sentences that name them.
 
-Each computes what a known mistake gives, so a check (``checks.py``) or a visible case
-(``visible.py``) can name the mistake when a student's value matches it. Also the inputs both
+Each computes what a known mistake gives, so a declared case (``cases.py``) or a check
+(``checks.py``) can name the mistake when a student's value matches it. Also the inputs both
 of those use: toy model 1's scores after "live the" and the greedy run's ids.
 """
 import numpy as np
@@ -20,6 +20,7 @@ AFTER_RENORMALISED = ("apply the temperature after the softmax and renormalise, 
                       "T must divide the scores, before the softmax")
 UNSHIFTED = "exponentiate the divided scores without first subtracting the largest one (overflow)"
 LAST_TIE = "take the last of the tied top scores (np.argmax gives the first)"
+TIE_SPLIT = "split the share between the tied scores"
 ZERO_DIVIDED = "divide the scores by T = 0 instead of giving the top score share 1 (the shares come out nan)"
 CROSSING_DROPPED = "drop the token whose share makes the total reach p (it must be kept)"
 NOT_RENORMALISED = "keep the right tokens but forget to renormalise their shares to sum to 1"
@@ -28,6 +29,7 @@ REVERSED_TIES = "reverse an ascending sort, which puts tied tokens in reverse id
 GLOBAL_STATE = ("draw from numpy's global random state (np.random.choice, np.random.random) or Python's "
                 "random module instead of the generator rng you are given")
 PROMPT_DROPPED = "return only the new ids, without the prompt in front"
+GREEDY_DECODING = "decode greedily whatever T is"
 
 
 def _softmax(z):

@@ -51,7 +51,7 @@ WORKED = [
 ]
 
 
-# -- figures the hidden checks and the visible cases compare with (checks.py, visible.py) --
+# -- figures the fixed cases and the checks compare with (cases.py, checks.py) --
 # All fourteen round-1 counts (the true ones: "w e" is 8, "t </w>" ties at 9; the course
 # text's table has an erratum here), keys in the order first met.
 LOW_ROUND1 = {("l", "o"): 7, ("o", "w"): 7, ("w", "</w>"): 5, ("w", "e"): 8, ("e", "r"): 2,

@@ -1,7 +1,7 @@
 """Small wrong implementations of the "tokens" exercise, and the sentences that name them.
 
-Each computes what a known mistake gives, so a check (``checks.py``) or a visible case
-(``visible.py``) can name the mistake when a student's value matches it. Written
+Each computes what a known mistake gives, so a declared case (``cases.py``) or a randomized
+check (``checks.py``) can name the mistake when a student's value matches it. Written
 independently of the reference solution.
 """
 import tiktoken
@@ -41,6 +41,8 @@ ENC_LEFTMOST = ("merge the leftmost pair that has a merge first instead of follo
 ENC_REVERSED = "apply the merges in reverse order"
 STOP_HINT = ("When every word is a single symbol there is no pair left: learn_bpe must stop "
              "early and return the merges learned so far")
+SPLIT_BYTES_HINT = ("A token may hold only part of a character's bytes (emoji, accents): "
+                    'decode each token with errors="replace".')
 TIK_WHOLE = "decode all the token ids at once instead of one token at a time"
 TIK_IGNORE = 'decode each token with errors="ignore" (bytes of a split character vanish)'
 TIK_CHARS = "split the text into characters instead of tokens"

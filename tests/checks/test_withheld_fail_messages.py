@@ -30,12 +30,13 @@ def _shows_an_expected_value(message) -> bool:
 
 def test_no_check_fails_with_an_expected_value_it_cannot_withhold():
     offenders = []
-    for path in sorted(EXERCISES_DIR.glob("*/checks.py")):
+    # the checks, and the judges of the declared cases (cases.py), which fail the same way
+    for path in sorted([*EXERCISES_DIR.glob("*/checks.py"), *EXERCISES_DIR.glob("*/cases.py")]):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "fail" and node.args:
                 keywords = {k.arg for k in node.keywords}
                 if _shows_an_expected_value(node.args[0]) and not {"without_expected", "expected"} <= keywords:
-                    offenders.append(f"{path.parent.name}/checks.py:{node.lineno}")
+                    offenders.append(f"{path.parent.name}/{path.name}:{node.lineno}")
     assert not offenders, offenders
 
 
@@ -66,7 +67,7 @@ def test_the_ties_check_names_the_mistake_but_not_the_right_order():
     results = run_checks(exercise, LocalSubmission(namespace), "s1", b"secret")
     ties = next(r for r in results if r.name == "semantic_search: equal scores keep the lower index first")
     assert ties.score == 0.0
-    from exercises.embeddings.checks import TIE_DOCS, TIE_Q
+    from exercises.embeddings.worked import TIE_DOCS, TIE_Q
     want = _right_order(TIE_Q, TIE_DOCS)
     assert str(want) not in ties.output, ties.output
     assert "your code returned" in ties.output and "not the right order" in ties.output

@@ -66,7 +66,7 @@ def test_one_command_writes_one_folder_and_the_build_its_generated_copies(sevent
 
     folder = {p for p in new_files if p.startswith("exercises/")}
     assert folder == {f"exercises/{NAME}/{f}" for f in
-                      ("exercise.toml", "__init__.py", "notebook.py", "checks.py", "wrong.py", "visible.py",
+                      ("exercise.toml", "__init__.py", "notebook.py", "cases.py", "checks.py", "wrong.py",
                        "hand_ins.py", "worked.py")}
     assert new_files - folder == generated
     # of the files already there, only the pages generated from every folder changed

@@ -91,11 +91,11 @@ def test_random_search_check_catches_ties_to_the_higher_index():
 
 def test_a_rounding_split_tie_is_accepted_but_a_reversed_exact_tie_is_not():
     q, docs, scores = np.ones(2), np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 1.0]]), [0.7071, 1.0, 1.0]
-    checks = _checks()
+    from exercises.embeddings.cases import expect_search  # the search judge of the declared cases and checks.py
     # The student's own scores put row 2 a hair ahead of row 1: their order is right for them.
-    checks._expect_search([(2, 1.0), (1, 1.0 - 1e-16), (0, 0.7071)], q, docs, 3, scores, "split tie")
+    expect_search([(2, 1.0), (1, 1.0 - 1e-16), (0, 0.7071)], q, docs, 3, scores, "split tie")
     with pytest.raises(Mismatch, match="higher index"):
-        checks._expect_search([(2, 1.0), (1, 1.0), (0, 0.7071)], q, docs, 3, scores, "exact tie")
+        expect_search([(2, 1.0), (1, 1.0), (0, 0.7071)], q, docs, 3, scores, "exact tie")
 
 
 # -- the solution notebook, executed as a student would run it -----------------------------------

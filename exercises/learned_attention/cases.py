@@ -1,15 +1,22 @@
-"""Visible cases of the "learned_attention" exercise: what students see under each function.
+"""Fixed cases of the "learned_attention" exercise: the table of positions, the seed-5 model on
+"the dog saw the cat and it" before and after training steps, one hand-made read and a small
+multi-head case, each declared once.
 
-``python -m autograder build`` writes ``VISIBLE`` into the notebook as values only (see
-``autograder/course/visible.py``); the figures come from ``worked.py``, the mistakes' values from ``wrong.py``.
+``python -m autograder build`` writes the visible ones into the notebook as values only; the
+graded ones are hidden checks too (``checks.py`` adds them; ``autograder/checks/cases.py``).
+The figures come from ``worked.py``, the mistakes' sentences and values from ``wrong.py``.
+Most cases here are what the notebook shows; the graded fixed checks of model_forward and
+train_step stay in ``checks.py`` (its docstring says why).
 """
 import numpy as np
 
-from autograder.authoring import Visible
+from autograder.authoring import Case, Check
 from solutions import learned_attention as ref
 
 from .worked import LOSS_STEP_0, LOSS_STEP_25, LR, WEIGHTS_BEFORE
 from .wrong import (
+    LOSS_AFTER_STEP,
+    LOSSES_SUMMED,
     SENTENCE,
     UNBUFFERED,
     _backward_mistakes,
@@ -21,7 +28,12 @@ from .wrong import (
     _unbuffered_step,
 )
 
-# -- visible checks: written into the notebook by the build, as values (see visible.py) --------
+
+def _shown(function, label, call, **fields):
+    """A worked example the notebook shows, graded by no check: one case under ``label``."""
+    return Check(function, label, cases=[Case(call, **fields)])
+
+
 # Public inputs only: the text's seed-5 model on "the dog saw the cat and it" (section 8), a
 # small hand-made read and a small multi-head case whose entries are multiples of 0.5 (so the
 # literals stay short). Expected values are section 8's numbers or the reference on these
@@ -34,7 +46,7 @@ _FORWARD = "model_forward(init_params(5), encode({sentence}){switches})[{key!r}]
 def _forward_case(label, key, expected, switches="", atol=1e-4, **mistake_switches):
     index = {"weights": 0, "probs": 1}[key]
     call = _FORWARD.replace("{switches}", switches).replace("{key!r}", repr(key))
-    return Visible("model_forward", label, call, inputs={"sentence": SENTENCE}, expected=expected,
+    return _shown("model_forward", label, call, inputs={"sentence": SENTENCE}, expected=expected,
                    atol=atol,
                    mistakes=_forward_mistakes(_START, _IDS, index, **mistake_switches))
 
@@ -60,7 +72,7 @@ _READ_LABEL = "a read of 4 tokens, d_model = 3, d_k = d_v = 2"
 
 def _backward_case(key, what):
     scored = key not in ("weights", "V")       # the three mistakes change only what the scores feed
-    return Visible("attention_backward", f"{what} ({_READ_LABEL})",
+    return _shown("attention_backward", f"{what} ({_READ_LABEL})",
                    "attention_backward({read}, {W_Q}, {W_K}, {W_V}, {d_out})[" + repr(key) + "]",
                    inputs=_READ_INPUTS, expected=_READ_GRADS[key],
                    mistakes=_backward_mistakes(_READ_ARGS, key) if scored else {})
@@ -87,7 +99,7 @@ def _losses(steps, **switches):
 
 def _steps_case(label, steps, expected, switches=""):
     call = _STEPS.replace("{steps}", str(steps)).replace("{switches}", switches)
-    return Visible("train_step", label, call, expected=expected, atol=1e-6)
+    return _shown("train_step", label, call, expected=expected, atol=1e-6)
 
 
 _X_HEADS = np.array([[1.0, 0.0, 0.5, -0.5], [0.5, 1.0, -1.0, 0.0], [-0.5, 0.5, 1.0, 1.0]])
@@ -101,15 +113,18 @@ _HEADS_CALL = "multi_head_attention({X}, {W_Q}, {W_K}, {W_V}, {W_O}, n_heads=2{c
 
 def _heads_case(label, part, causal):
     args = (_X_HEADS, *_W_HEADS.values(), 2, causal)
-    return Visible("multi_head_attention", label, _HEADS_CALL.replace("{causal}", ", causal=True" if causal else ""),
+    return _shown("multi_head_attention", label, _HEADS_CALL.replace("{causal}", ", causal=True" if causal else ""),
                    inputs=_HEADS_INPUTS, part=part, parts=2, expected=_heads(*args)[part],
                    mistakes=_head_mistakes(args, part))
 
 
-VISIBLE = [
-    Visible("positional_encoding", "4 positions by 8 columns (row 0 is 0, 1, 0, 1, ...)", "positional_encoding(4, 8)",
+CASES = [
+    Check("positional_encoding", "the text's table, 8 positions by 8 columns", points=1, name="check_table_text",
+          cases=[Case("positional_encoding(8, 8)", expected=_table(8, 8), atol=1e-9, what="positional_encoding(8, 8)",
+                      mistakes=_table_mistakes(8, 8), hidden=True)]),
+    _shown("positional_encoding", "4 positions by 8 columns (row 0 is 0, 1, 0, 1, ...)", "positional_encoding(4, 8)",
             expected=_table(4, 8), mistakes=_table_mistakes(4, 8)),
-    Visible("positional_encoding", "a table of one position and two columns is (0, 1)", "positional_encoding(1, 2)",
+    _shown("positional_encoding", "a table of one position and two columns is (0, 1)", "positional_encoding(1, 2)",
             expected=[[0.0, 1.0]], mistakes=_table_mistakes(1, 2)),
     _forward_case('seed 5, before training: the weights of "it" (worked example: 0.140, 0.153, ..., 0.074)', "weights",
                   WEIGHTS_BEFORE, atol=5e-4),
@@ -129,20 +144,18 @@ VISIBLE = [
     _backward_case("W_K", "d_W_K"),
     _backward_case("W_V", "d_W_V"),
     _backward_case("x", "d_x"),
-    Visible("train_step", "step 0 from seed 5: the loss 3.927973 (3.928 in the course text)", _STEP_CALL,
+    _shown("train_step", "step 0 from seed 5: the loss 3.927973 (3.928 in the course text)", _STEP_CALL,
             part=1, parts=2,
             expected=LOSS_STEP_0, atol=1e-6,
-            mistakes={"sum the losses of the sentences instead of averaging them": len(ref.DATA) * LOSS_STEP_0,
-                      "return the loss of the weights after the step (report the one computed in the "
-                      "forward pass, before the update)": _LOSS_AFTER_STEP_0}),
-    Visible("train_step", 'step 0 from seed 5: the embedding row of "the" (twice in most sentences)',
+            mistakes={LOSSES_SUMMED: len(ref.DATA) * LOSS_STEP_0, LOSS_AFTER_STEP: _LOSS_AFTER_STEP_0}),
+    _shown("train_step", 'step 0 from seed 5: the embedding row of "the" (twice in most sentences)',
             _STEP_CALL + '[0]["E"][0]', expected=_AFTER_STEP_0["E"][0], atol=1e-6,
             mistakes={UNBUFFERED: _unbuffered_step(_START, ref.DATA, LR)["E"][0]}),
     _steps_case("positions=False: the losses of steps 0 and 1", 2, _losses(2, positions=False),
                 ", positions=False"),
     _steps_case("equal_weights=True: the losses of steps 0, 1 and 2", 3, _losses(3, equal_weights=True),
                 ", equal_weights=True"),
-    Visible("train_step",
+    _shown("train_step",
             "26 steps from seed 5: loss 0.417768 at step 25 (0.418 in the course text; the demo runs all 1,001)",
             _STEPS.replace("{steps}", "26").replace("{switches}", "").replace("return losses",
                                                                                   "return losses[25]"),
@@ -151,7 +164,7 @@ VISIBLE = [
     _heads_case("T = 3, d_model = 4, 2 heads: the output", 0, False),
     _heads_case("causal, 2 heads: each head's weights", 1, True),
     _heads_case("causal, 2 heads: the output", 0, True),
-    Visible("multi_head_attention", "3 heads cannot split d_model = 4: ValueError",
+    _shown("multi_head_attention", "3 heads cannot split d_model = 4: ValueError",
             "multi_head_attention({X}, {W_Q}, {W_K}, {W_V}, {W_O}, n_heads=3)", inputs=_HEADS_INPUTS,
             compare="raises", expected="ValueError"),
 ]
