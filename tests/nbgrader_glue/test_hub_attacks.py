@@ -16,6 +16,7 @@ their homes, the course folder and the exchange are removed at the end, also whe
 """
 import csv
 import datetime
+import html.parser
 import json
 import os
 import pwd
@@ -302,9 +303,11 @@ def test_no_student_code_runs_as_the_instructor_through_nbgrader_autograde(term)
         assert (term.course / "autograded" / user / NAME / ATTENTION.notebook).is_file(), user
 
 
-def test_markup_a_student_submits_is_inert_in_the_autograded_copy(term):
-    nb = filled_notebook(ATTENTION)
+def test_markup_a_student_submits_is_inert_in_the_autograded_copy_and_the_reports(term):
     payload = "<img src=x onerror=\"window.lmrt_pwned=1\"> [x](javascript:window.lmrt_pwned=1) <script>lmrt_pwned=1</script>"
+    # a function that raises with markup in its message: the message reaches the student's and the class report
+    nb = filled_notebook(ATTENTION, replacements={
+        "softmax": "def softmax(x):\n    raise ValueError('<img src=x onerror=\"window.lmrt_pwned=1\">')\n"})
     nb.cells.insert(1, nbformat.v4.new_markdown_cell(payload, metadata={"tags": ['"><script>lmrt_pwned=1</script>']}))
     term.submit(ATTACKER, nb)
     term.collect()
@@ -316,4 +319,24 @@ def test_markup_a_student_submits_is_inert_in_the_autograded_copy(term):
     assert "student-markdown" in written and "lmrt_pwned=1" in written  # the markdown is there, as text ...
     for active in ("onerror", "javascript:", "<script"):  # ... and inert
         assert active not in written and active not in json.dumps([c.metadata for c in students]), active
-    assert float(grades[ATTACKER]["score"]) == FULL_MARKS  # an attacker's honest answers still count
+    # the grader's HTML: the attacker's report, the report cell formgrader shows, the class report
+    pages = [(term.course / "graded" / NAME / ATTACKER / "report.html").read_text(),
+             copy.cells[0].outputs[0]["data"]["text/html"], (term.course / "graded" / "class.html").read_text()]
+    assert "lmrt_pwned" in pages[0]  # the message is shown ...
+    for page in pages:  # ... as text
+        parsed = _Elements()
+        parsed.feed(page)
+        assert not [a for a in parsed.attrs if "lmrt_pwned" in a] and not parsed.imgs_with_handlers, parsed.attrs
+
+
+class _Elements(html.parser.HTMLParser):
+    """Attribute values and images with handlers in a page, as a browser would parse it."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.attrs, self.imgs_with_handlers = [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.attrs.extend(value or "" for _, value in attrs)
+        if any(name.startswith("on") for name, _ in attrs) and tag == "img":
+            self.imgs_with_handlers.append(attrs)
