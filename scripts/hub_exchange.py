@@ -32,6 +32,13 @@ files 0600 and its folders 0700 plus a POSIX ACL entry for the instructor (read;
 folders read, write, enter), and a feedback file 0600 plus an entry that lets the one
 student it belongs to read it (written as the ``system.posix_acl_access`` extended attribute; ext4, xfs and btrfs keep
 ACLs). A file system without ACLs makes release_feedback fail with a message saying so.
+
+nbgrader's collect trusts what a student with a shell controls: the name of a folder in
+inbound (whose submission it is, and when), links in it (it copies through them), its
+modes and shapes (an unreadable folder or a name that does not parse stops the whole
+collect; a link to /dev/zero never ends). The third class, ``ExchangeCollect``, collects
+only what each student sent, as that student, at a time they cannot write; its docstring
+lists how, and docs/hub.md's security section lists every class of attack.
 """
 from __future__ import annotations
 
@@ -48,7 +55,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-# -- the two exchange classes the hub's nbgrader config selects ---------------------------------
+# -- the exchange classes the hub's nbgrader config selects -------------------------------------
 try:
     from nbgrader.exchange.default.collect import ExchangeCollect as _Collect
     from nbgrader.exchange.default.release_feedback import ExchangeReleaseFeedback as _ReleaseFeedback
