@@ -13,7 +13,9 @@
 #   extensions, JupyterHub and its idle culler, the course's libraries), configurable-http-proxy
 #   from the npm registry in $HUB_PREFIX/node (Node from Debian's packages), tiktoken's
 #   cl100k_base cache, the students' nbgrader config and every server's settings in the
-#   environment's etc/jupyter, the exchange's root (root's, 1777), and formgrader (plugin and
+#   environment's etc/jupyter (with the hub's exchange classes: private submissions and feedback,
+#   a collect that takes only what each student sent; and nbgrader autograde switched off, as it
+#   would run student code as the instructor), the exchange's root (root's, 1777), and formgrader (plugin and
 #   server extension) and the create-assignment toolbar switched off for everybody in that
 #   environment, checked as another user (the instructor switches them on: see course).
 # course: the unix user $HUB_INSTRUCTOR (default: instructor) with a copy of this course in
