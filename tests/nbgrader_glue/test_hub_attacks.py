@@ -22,6 +22,7 @@ import os
 import pwd
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -340,3 +341,74 @@ class _Elements(html.parser.HTMLParser):
         self.attrs.extend(value or "" for _, value in attrs)
         if any(name.startswith("on") for name, _ in attrs) and tag == "img":
             self.imgs_with_handlers.append(attrs)
+
+
+# -- the two classes of the instructor's own commands in shared folders (sandbox/leftovers.py,
+# sandbox/tiktoken_cache.py and sandbox/cache_folder.py hold what stops them; here, on the hub)
+
+def test_nested_leftovers_a_students_code_makes_while_graded_do_not_outlive_it_or_stop_the_class(term):
+    mark = f"lmrt-nest-{os.getpid()}"
+    nb = filled_notebook(ATTENTION)
+    nb.cells.insert(1, nbformat.v4.new_code_cell(
+        "import os\n"
+        f"for base in ('/dev/shm', '/var/tmp', '/tmp'):\n"
+        "    try:\n"
+        f"        fd = os.open(base, os.O_RDONLY)\n"
+        f"        os.mkdir({mark!r}, dir_fd=fd)\n"
+        "        for name in [" + repr(mark) + "] + ['d'] * 1500:\n"
+        "            if name == 'd':\n"
+        "                os.mkdir('d', 0o700, dir_fd=fd)\n"
+        "            sub = os.open(name, os.O_RDONLY, dir_fd=fd); os.close(fd); fd = sub\n"
+        "        os.close(fd)\n"
+        f"        os.chmod(os.path.join(base, {mark!r}), 0)\n"
+        "    except OSError:\n"
+        "        pass\n"))
+    term.submit(ATTACKER, nb)
+    term.collect()
+    for _ in range(2):  # grading again finds nothing left that stops it
+        term.assert_honest_untouched(term.grade())
+    for base in ("/dev/shm", "/var/tmp", "/tmp"):
+        assert not os.path.lexists(os.path.join(base, mark)), base
+
+
+def test_a_planted_cache_link_does_not_overwrite_the_instructors_or_roots_files(term):
+    """The student makes tiktoken's default cache folder (``$TMPDIR/data-gym-cache``) first, with
+    links at the cache file's name and its temporary name to the instructor's course secret and
+    to a file of root's; then the instructor runs ``python -m autograder caches`` as ``hub.sh
+    course`` does, and root as ``scripts/setup.sh`` does. In a mount namespace of the test's own
+    with a fresh /tmp: the machine's /tmp (and its data-gym-cache) is shared with other users."""
+    import hashlib
+
+    from autograder.sandbox.tiktoken_cache import CL100K_URL
+    key = hashlib.sha1(CL100K_URL.encode()).hexdigest()
+    secret = term.course / ".course_secret"
+    before = secret.read_bytes()
+    roots = Path(tempfile.mkdtemp(prefix="lmrt-root-", dir="/var/tmp")) / "root-only.txt"
+    roots.write_text("root's own")
+    os.chmod(roots.parent, 0o755)
+    home = term.home(INSTRUCTOR)
+    as_student = f"runuser -u {ATTACKER} -- "
+    as_instructor = (f"runuser -u {INSTRUCTOR} -- env -i HOME={home} PATH={term.prefix / 'venv' / 'bin'}:/usr/bin:/bin "
+                     f"PYTHONPATH={term.course} LANG=C.UTF-8 ")
+    script = "\n".join([
+        "set -eu",
+        "mount -t tmpfs -o mode=1777 lmrt-tmp /tmp",
+        f"{as_student} mkdir -m 777 /tmp/data-gym-cache",
+        f"{as_student} ln -s {secret} /tmp/data-gym-cache/{key}.tmp",
+        f"{as_student} ln -s {secret} /tmp/data-gym-cache/{key}",
+        f"cd {term.course} && {as_instructor} python -m autograder caches",
+        f"{as_student} rm -f /tmp/data-gym-cache/{key}.tmp /tmp/data-gym-cache/{key}",
+        f"{as_student} ln -s {roots} /tmp/data-gym-cache/{key}.tmp",
+        f"{as_student} ln -s {roots} /tmp/data-gym-cache/{key}",
+        f"cd {PROJECT_ROOT} && {sys.executable} -m autograder caches",  # root, as scripts/setup.sh
+    ])
+    try:
+        proc = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c", script],
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert secret.read_bytes() == before
+        assert roots.read_text() == "root's own"
+        assert "data-gym-cache" in proc.stdout + proc.stderr  # the refused folder is named
+    finally:
+        shutil.rmtree(roots.parent, ignore_errors=True)
+    term.assert_honest_untouched(term.grade())
