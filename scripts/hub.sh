@@ -13,7 +13,9 @@
 #   extensions, JupyterHub and its idle culler, the course's libraries), configurable-http-proxy
 #   from the npm registry in $HUB_PREFIX/node (Node from Debian's packages), tiktoken's
 #   cl100k_base cache, the students' nbgrader config and every server's settings in the
-#   environment's etc/jupyter, the exchange's root (root's, 1777), and formgrader (plugin and
+#   environment's etc/jupyter (with the hub's exchange classes: private submissions and feedback,
+#   a collect that takes only what each student sent; and nbgrader autograde switched off, as it
+#   would run student code as the instructor), the exchange's root (root's, 1777), and formgrader (plugin and
 #   server extension) and the create-assignment toolbar switched off for everybody in that
 #   environment, checked as another user (the instructor switches them on: see course).
 # course: the unix user $HUB_INSTRUCTOR (default: instructor) with a copy of this course in
@@ -100,11 +102,18 @@ install() {
   # The settings students share (course id, exchange), read by every user of the environment,
   # and the hub's own exchange classes (submissions and feedback private: scripts/hub_exchange.py).
   mkdir -p "$VENV/etc/jupyter"
-  cp "$HERE/scripts/hub_exchange.py" "$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/lmrt_hub_exchange.py"
+  local purelib
+  purelib="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  cp "$HERE/scripts/hub_exchange.py" "$purelib/lmrt_hub_exchange.py"
+  cp "$HERE/scripts/hub_autograde.py" "$purelib/lmrt_hub_autograde.py"
   { cat "$HERE/student/nbgrader_config.py"
-    printf '%s\n' "" "# The course hub (scripts/hub.sh): submissions and feedback readable by their student and the instructor only." \
+    printf '%s\n' "" "# The course hub (scripts/hub.sh): submissions and feedback readable by their student and the instructor only," \
+      "# collect takes only what each student sent, as that student, at a time they cannot write (scripts/hub_exchange.py)," \
       'c.ExchangeFactory.submit = "lmrt_hub_exchange.ExchangeSubmit"' \
-      'c.ExchangeFactory.release_feedback = "lmrt_hub_exchange.ExchangeReleaseFeedback"'
+      'c.ExchangeFactory.collect = "lmrt_hub_exchange.ExchangeCollect"' \
+      'c.ExchangeFactory.release_feedback = "lmrt_hub_exchange.ExchangeReleaseFeedback"' \
+      "# and no student code runs as the instructor: nbgrader autograde stops with what to run instead (scripts/hub_autograde.py)." \
+      'c.Autograde.exporter_class = "lmrt_hub_autograde.AutogradeSwitchedOff"'
   } > "$VENV/etc/jupyter/nbgrader_config.py"
   # Every user's server: terminals that keep the hub's environment (scripts/hub_server_config.py).
   cp "$HERE/scripts/hub_server_config.py" "$VENV/etc/jupyter/jupyter_server_config.py"

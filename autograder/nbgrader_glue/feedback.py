@@ -1,6 +1,7 @@
 """The notebook formgrader shows and ``nbgrader generate_feedback`` turns into the students' HTML:
 ``autograded/<student>/<assignment>/<notebook>.ipynb``, the submission cleaned by nbgrader's own sanitizing
-preprocessors, with the grader's report as its first cell and each function's checks under its hidden-test cell
+preprocessors and made inert (``nbgrader_glue/inert.py``: no markup, output or metadata of the student's that a
+page rendering it would run), with the grader's report as its first cell and each function's checks under its hidden-test cell
 (``write_feedback_notebook``; ``nbgrader_glue/gradebook.py`` calls it after recording the scores)."""
 import logging
 import os
@@ -43,12 +44,13 @@ def feedback_notebook(course, result, path, record=None):
         path: the submitted .ipynb file.
         record: the gradebook's ``Totals`` of it (the report's headline), or None.
     Returns:
-        ``nbformat.NotebookNode``: the sanitized submission with the grader's report on
+        ``nbformat.NotebookNode``: the sanitized, inert submission with the grader's report on
         top and each function's checks under its hidden-test cell. A submission that
         cannot be read or sanitized gives a notebook holding the report alone.
     """
     from autograder.course.registry import find
     from autograder.nbgrader_glue.cells import OverwriteReleasedCells, released_source
+    from autograder.nbgrader_glue.inert import inert_notebook
     from autograder.reports.console import table
     from autograder.reports.student import render_fragment
     nbformat, _, preprocessors, utils = _nbgrader()
@@ -61,6 +63,7 @@ def feedback_notebook(course, result, path, record=None):
         for pp in (preprocessors.ClearOutput, preprocessors.DeduplicateIds, preprocessors.OverwriteKernelspec,
                    OverwriteReleasedCells, preprocessors.CheckCellMetadata):
             nb, resources = pp(parent=course, log=student_log).preprocess(nb, resources)
+        inert_notebook(nb)  # nothing the student wrote runs where formgrader or the feedback shows it
     except Exception as exc:  # anything a hostile notebook does to nbformat or nbgrader
         student_log.warning("feedback shows the report only: %s: %s", type(exc).__name__, exc)
         nb = nbformat.v4.new_notebook()

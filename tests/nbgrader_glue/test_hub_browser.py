@@ -51,6 +51,7 @@ NAME = "attention"
 ATTENTION = EXERCISES[NAME]
 INSTRUCTOR = "lmrt-instructor"
 STUDENTS = ("lmrt-ann", "lmrt-bob")
+ATTACKER = "lmrt-eve"  # submits from her terminal a notebook whose markup would run script as whoever views it
 MISTAKE = next(m for m in all_mistakes() if m.id == "attention-no_sqrt_scaling")
 OUTPUT = Path(os.environ.get("HUB_TEST_OUTPUT", PROJECT_ROOT / "test-output" / "hub_browser"))
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
@@ -97,9 +98,9 @@ class Hub:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.roster = tmp / "roster.txt"
-        self.roster.write_text("# the test's students\n" + "\n".join(STUDENTS) + "\n")
+        self.roster.write_text("# the test's students\n" + "\n".join((*STUDENTS, ATTACKER)) + "\n")
         self.everyone = tmp / "everyone.txt"
-        self.everyone.write_text("\n".join((INSTRUCTOR, *STUDENTS)) + "\n")
+        self.everyone.write_text("\n".join((INSTRUCTOR, *STUDENTS, ATTACKER)) + "\n")
         # Folders other unix users must reach: under /tmp, not pytest's private tmp_path.
         self.exchange = Path(tempfile.mkdtemp(prefix="lmrt-exchange-", dir="/tmp"))
         self.state = Path(tempfile.mkdtemp(prefix="lmrt-hub-state-", dir="/tmp"))
@@ -417,6 +418,85 @@ def _fill_run_validate_submit(browser, replacements):
     return page, validation
 
 
+MARK = "lmrt_pwned"
+RAN = f"window.{MARK}=1;document.title='{MARK}'"
+HOSTILE_MARKDOWN = "\n\n".join([
+    "My explanation: the weights sum to one.",
+    f"<img src=x onerror=\"{RAN}\">",
+    f"<svg onload=\"{RAN}\"><circle r=5 /></svg>",
+    f"<script>{RAN}</script>",
+    f"<iframe srcdoc=\"<script>parent.{RAN}</script>\"></iframe>",
+    f"[open me](javascript:{RAN})",
+    "![figure](attachment:figure.svg)",
+])
+HOSTILE_SVG = f'<svg xmlns="http://www.w3.org/2000/svg" onload="{RAN}"><script>{RAN}</script></svg>'
+NOT_RUN = f"return [window.{MARK} === undefined, document.title !== '{MARK}']"
+
+
+def _submit_hostile_notebook(hub):
+    """The attacker fetches and submits from her terminal (runuser, the hub's environment) the
+    reference answers plus a markdown cell, an SVG attachment and HTML, SVG and JavaScript
+    outputs that would each run script in the page of whoever renders them."""
+    import base64
+    import pwd
+
+    import nbformat
+
+    from autograder.demo.fill import filled_notebook
+    home = Path(pwd.getpwnam(ATTACKER).pw_dir)
+    env = ["env", "-i", f"HOME={home}", f"USER={ATTACKER}", f"PATH={hub.prefix / 'venv' / 'bin'}:/usr/bin:/bin",
+           f"NBGRADER_EXCHANGE={hub.exchange}", "LANG=C.UTF-8"]
+
+    def run(*command):
+        proc = subprocess.run(["runuser", "-u", ATTACKER, "--", *env, *command], cwd=home, capture_output=True,
+                              text=True, timeout=600)
+        assert proc.returncode == 0, f"{ATTACKER}: {command}:\n{proc.stdout}\n{proc.stderr}"
+
+    run("nbgrader", "fetch_assignment", NAME)
+    nb = filled_notebook(ATTENTION)
+    cell = nbformat.v4.new_markdown_cell(HOSTILE_MARKDOWN, attachments={
+        "figure.svg": {"image/svg+xml": base64.b64encode(HOSTILE_SVG.encode()).decode()}})
+    cell.metadata["tags"] = [f'x"><img src=x onerror="{RAN}">']
+    nb.cells.insert(1, cell)
+    for c in nb.cells:
+        if c.cell_type == "code":
+            c.outputs = [nbformat.v4.new_output("display_data", data={
+                "text/html": f"<img src=x onerror=\"{RAN}\">", "image/svg+xml": HOSTILE_SVG,
+                "application/javascript": RAN, "text/plain": "x"})]
+            break
+    run("python", "-c", "import sys; open(sys.argv[1], 'w').write(sys.argv[2])",
+        str(home / NAME / ATTENTION.notebook), nbformat.writes(nb))
+    run("nbgrader", "submit", NAME)
+
+
+def _formgrader_shows_the_hostile_notebook_inert(instructor):
+    """Open the attacker's submission in formgrader as the instructor: her explanation shows,
+    nothing of hers ran (no marker set, no title changed), and no element with a handler or a
+    script URL of hers is in the page. The same check on a page that does carry the payload
+    first shows that the check sees a payload that runs."""
+    hub = instructor.hub
+    instructor.driver.get("data:text/html,<title>t</title><img src=x onerror=\"" + RAN + "\">")
+    instructor.wait(lambda d: d.execute_script(NOT_RUN) == [False, False] or None, "the payload running on a bare page")
+    instructor.driver.get(f"{hub.url}/user/{INSTRUCTOR}/formgrader/gradebook/{NAME}/{NAME}")
+    link = instructor.xpath(f"//tr[td[contains(normalize-space(),'{ATTACKER}')]]//a[contains(@href,'/submissions/')]",
+                            "the attacker's submission in the gradebook")
+    instructor.driver.get(link.get_attribute("href"))
+    shown = instructor.xpath("//p[contains(normalize-space(),'My explanation: the weights sum to one.')]",
+                             "the attacker's markdown, rendered")
+    instructor.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", shown)
+    time.sleep(3)  # an image's error, an SVG's load and MathJax have run by now
+    instructor.shot("hostile-submission")
+    assert instructor.driver.execute_script(NOT_RUN) == [True, True]
+    handlers = instructor.driver.execute_script(
+        "return [...document.querySelectorAll('*')].flatMap(e => [...e.attributes]"
+        f".filter(a => a.value.includes('{MARK}')).map(a => e.tagName + ' ' + a.name))")
+    assert handlers == [], handlers
+    active = instructor.driver.execute_script(
+        "return [...document.querySelectorAll('.student-markdown')].filter(e => e.textContent.includes('My explanation'))"
+        ".flatMap(e => [...e.querySelectorAll('script, svg, iframe, object, embed, style, form')]).map(e => e.tagName)")
+    assert active == [], active
+
+
 def test_a_term_on_the_hub_in_a_browser(hub, tmp_path):
     browsers = {}
     try:
@@ -449,7 +529,8 @@ def test_a_term_on_the_hub_in_a_browser(hub, tmp_path):
         assert MISTAKE.feedback not in ann_page
         assert "Success! Your notebook passes all the tests." in ann_validation, ann_validation
         assert "Success!" not in bob_validation, bob_validation  # a visible check fails: validate says so
-        for user in STUDENTS:
+        _submit_hostile_notebook(hub)
+        for user in (*STUDENTS, ATTACKER):
             inbound = list((hub.exchange / "lm-reads-text" / "inbound").glob(f"{user}+{NAME}+*"))
             assert len(inbound) == 1, (user, inbound)
 
@@ -473,7 +554,7 @@ def test_a_term_on_the_hub_in_a_browser(hub, tmp_path):
         (OUTPUT / "grade.log").write_text(summary + "\n" + screen + "\n"
                                           + (errors.read_text() if errors.is_file() else ""))
         instructor.shot("graded")
-        assert "graded 2 notebook(s) of 2 student(s)" in summary, summary
+        assert "graded 3 notebook(s) of 3 student(s)" in summary, summary
         assert "grade exit status 0" in screen, screen
         assert (hub.course / "graded" / "grades.csv").is_file()
         # Nothing the grader wrote landed in the instructor's home (JupyterLab's own state aside).
@@ -485,6 +566,9 @@ def test_a_term_on_the_hub_in_a_browser(hub, tmp_path):
         instructor.driver.get(f"{hub.url}/user/{INSTRUCTOR}/formgrader/gradebook/{NAME}/{NAME}")
         instructor.xpath(f"//td[contains(normalize-space(),'{STUDENTS[1]}')]", "bob in the gradebook")
         instructor.shot("gradebook")
+
+        # The attacker's submission in formgrader: her markup is there, as text, and none of it ran.
+        _formgrader_shows_the_hostile_notebook_inert(instructor)
 
         # 4. Each student fetches and reads their own feedback, and only theirs.
         expected = {STUDENTS[0]: "Score: 19.0 / 19.0", STUDENTS[1]: "Score: 15.0 / 19.0"}
