@@ -128,7 +128,8 @@ def test_zip_has_gradescope_layout(container):
         # the hidden checks and reference of this assignment only; no demo, no notebook source
         course = sorted(n for n in names if n.startswith("project/exercises/"))
         assert course == ["project/exercises/__init__.py", "project/exercises/attention/__init__.py",
-                          "project/exercises/attention/checks.py", "project/exercises/attention/exercise.toml",
+                          "project/exercises/attention/cases.py", "project/exercises/attention/checks.py",
+                          "project/exercises/attention/exercise.toml",
                           "project/exercises/attention/worked.py", "project/exercises/attention/wrong.py"]
         assert sorted(n for n in names if n.startswith("project/solutions/")) == [
             "project/solutions/__init__.py", "project/solutions/attention.py"]
