@@ -119,20 +119,6 @@ class HelperAnswers:
         return {"ok": {"hit": value}} if hit else {"ok": {"miss": True}}
 
 
-def stand_in(name, ask, own):
-    """A function to bind to the global ``name`` while a caller runs: asks ``ask(request)`` (the
-    local table of ``submission/local.py``) for the answer to its inputs, and calls ``own`` (the
-    student's helper) when there is none. The child builds its own twin (``child/server.py``),
-    which imports nothing of the grader."""
-    def helper(*args, **kwargs):
-        reply = ask({"op": "helper", "name": name, "args": list(args), "kwargs": dict(kwargs)})
-        if isinstance(reply, dict) and "hit" in reply:
-            return reply["hit"]
-        return own(*args, **kwargs)
-    helper.__name__ = helper.__qualname__ = name
-    return helper
-
-
 def own_code_refusal(function, mine, plain, table, submission):
     """``None`` when ``function`` (the student's) returns the plain reference's value on every
     recorded call ``mine`` once its helpers answer rightly (``table``), else the feedback text

@@ -9,7 +9,7 @@ import importlib
 import types
 
 from autograder.checks.answered import HelperAnswers, own_code_refusal
-from autograder.checks.sameness import _copied, same_value  # noqa: F401 (re-exported)
+from autograder.checks.sameness import _copied, same_value
 from autograder.submission.repeated import arguments, check_times, check_vary
 
 

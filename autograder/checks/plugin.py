@@ -45,20 +45,14 @@ import pytest
 from autograder.checks import conftest as name_fixtures
 from autograder.checks import declared
 from autograder.checks.api import Mismatch
-from autograder.checks.helpers import (  # noqa: F401
+from autograder.checks.helpers import (
     FreshRuns,
     RecordingSubmission,
-    _Call,
-    _copied,
     _reference_submission,
-    _reference_with,
-    explained_by_helpers,
     judge_excuse,
-    same_value,
 )
-from autograder.checks.results import (  # noqa: F401
+from autograder.checks.results import (
     GRADER_ERROR_FEEDBACK,
-    CheckResult,
     GraderError,
     feedback_for,
     feedback_text,
@@ -66,9 +60,9 @@ from autograder.checks.results import (  # noqa: F401
 )
 from autograder.checks.seeds import case_seed
 from autograder.checks.withheld import withholds
-from autograder.course.registry import CHECKS_DIR
-from autograder.grading.problems import Problem
-from autograder.submission import StudentCodeError
+from autograder.core.registry import CHECKS_DIR
+from autograder.core.vocabulary import CheckResult, Problem
+from autograder.sandbox.limits import StudentCodeError
 
 
 class GradingPlugin:

@@ -48,7 +48,7 @@ class NotWhole(Exception):
 @dataclass
 class Checked:
     """Shards that form a whole: ``manifests`` (by shard number), ``submitted`` (``str``),
-    ``jobs`` (the class's ``discover.Job`` list), ``results`` (``NotebookResult`` of each job,
+    ``jobs`` (the class's ``vocabulary.Job`` list), ``results`` (``NotebookResult`` of each job,
     same order), ``failures`` (notebooks the grader failed on), ``warnings`` (``str`` list)."""
     manifests: dict
     folders: dict

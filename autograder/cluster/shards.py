@@ -62,12 +62,12 @@ def parse_spec(text: str) -> tuple[int, int]:
 
 
 def notebooks_of(job) -> int:
-    """How many notebook files a ``discover.Job`` hands in (its path and its alternatives)."""
+    """How many notebook files a ``vocabulary.Job`` hands in (its path and its alternatives)."""
     return 1 + len(job.alternatives)
 
 
 def weights(jobs) -> dict:
-    """``{student_id: notebook files}`` of a class (``discover.Job`` list)."""
+    """``{student_id: notebook files}`` of a class (``vocabulary.Job`` list)."""
     counts = {}
     for job in jobs:
         counts[job.student_id] = counts.get(job.student_id, 0) + notebooks_of(job)
@@ -78,7 +78,7 @@ def assign(jobs, n: int) -> dict:
     """The shard (1..``n``) of each student of ``jobs`` (see the module docstring).
 
     Args:
-        jobs: ``discover.Job`` list (any order: the result depends on the roster only).
+        jobs: ``vocabulary.Job`` list (any order: the result depends on the roster only).
         n: number of shards (``int`` >= 1).
     Returns:
         ``{student_id: shard number}``.
@@ -101,7 +101,7 @@ def _sort_key(student_id):
 
 
 def select(jobs, k: int, n: int) -> list:
-    """The jobs of shard ``k`` of ``n``, in their order in ``jobs`` (``discover.Job`` list)."""
+    """The jobs of shard ``k`` of ``n``, in their order in ``jobs`` (``vocabulary.Job`` list)."""
     shard = assign(jobs, n)
     return [job for job in jobs if shard[job.student_id] == k]
 
@@ -216,7 +216,7 @@ class ShardRun:
         out: the shard's output folder (``Path``).
         k, n: shard K of N.
         submitted: the PATH graded (``submitted/``), made absolute.
-        all_jobs: the whole class's ``discover.Job`` list; mine: this shard's.
+        all_jobs: the whole class's ``vocabulary.Job`` list; mine: this shard's.
         secret: the course secret (``bytes``); only its keyed hash is written.
         limits: the ``Limits`` graded under; level: the confinement level asked for (``--confinement``;
             ``finish`` records the one the preflight chose, ``None``: unconfined).

@@ -15,11 +15,9 @@ import json
 import os
 from pathlib import Path
 
-from autograder.checks.plugin import CheckResult
 from autograder.child import wire
+from autograder.core.vocabulary import CheckResult, NotebookResult, Problem
 from autograder.grading.grader_files import grader_files
-from autograder.grading.problems import Problem
-from autograder.grading.result import NotebookResult
 from autograder.submission.files import UnreadableSubmission, read_submission
 
 FOLDER = ".resume"

@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from autograder.grading.result import NotebookResult
+from autograder.core.vocabulary import NotebookResult
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ def feedback_notebook(course, result, path, record=None):
 
     Args:
         course: ``CourseDirectory``.
-        result: its ``grade.NotebookResult``.
+        result: its ``vocabulary.NotebookResult``.
         path: the submitted .ipynb file.
         record: the gradebook's ``Totals`` of it (the report's headline), or None.
     Returns:
@@ -48,7 +48,7 @@ def feedback_notebook(course, result, path, record=None):
         top and each function's checks under its hidden-test cell. A submission that
         cannot be read or sanitized gives a notebook holding the report alone.
     """
-    from autograder.course.registry import find
+    from autograder.core.registry import find
     from autograder.nbgrader_glue.cells import OverwriteReleasedCells, released_source
     from autograder.nbgrader_glue.inert import inert_notebook
     from autograder.reports.console import table
@@ -105,7 +105,7 @@ def _replace(path, write):
 def write_feedback_notebook(course, result, path, record=None):
     """Write ``autograded/<student>/<assignment>/<notebook>.ipynb`` and copy the submission's
     ``timestamp.txt`` and ``submission_secret.txt`` beside it. Returns the notebook's ``Path``."""
-    from autograder.course.registry import find
+    from autograder.core.registry import find
     nbformat = _nbgrader()[0]
     nb = feedback_notebook(course, result, path, record)
     dest = Path(course.format_path(course.autograded_directory, result.student_id, result.assignment_id))

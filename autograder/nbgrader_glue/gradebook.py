@@ -40,12 +40,9 @@ import warnings as warnings_module
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.nbgrader_glue.feedback import (  # noqa: F401
-    REPORT_CELL_SOURCE,
-    SUBMISSION_FILES,
+from autograder.nbgrader_glue.feedback import (
     _nbgrader,
     _student_log,
-    feedback_notebook,
     log,
     write_feedback_notebook,
 )
@@ -180,7 +177,7 @@ def record_scores(course, result, submission_dir):
 
     Args:
         course: ``CourseDirectory`` (``db_url``, ``course_id``, late-penalty config).
-        result: ``grade.NotebookResult`` of a known exercise.
+        result: ``vocabulary.NotebookResult`` of a known exercise.
         submission_dir: the folder the notebook came from (for its ``timestamp.txt``).
     Returns:
         ``(warnings, totals)``: a list of ``str`` (functions without a grade cell, points
@@ -189,7 +186,7 @@ def record_scores(course, result, submission_dir):
         RecordError: the assignment or notebook is not in the gradebook.
     """
     nbformat, api, preprocessors, _ = _nbgrader()
-    from autograder.course.registry import find
+    from autograder.core.registry import find
     aid, sid = result.assignment_id, result.student_id
     notebook_id = Path(find(aid).notebook).stem
     warnings = []
@@ -264,7 +261,7 @@ def record(course, graded, totals=None):
 
     Args:
         course: ``CourseDirectory``.
-        graded: iterable of ``(discover.Job, grade.NotebookResult)``.
+        graded: iterable of ``(vocabulary.Job, vocabulary.NotebookResult)``.
         totals: optional ``dict`` to fill: ``{(student_id, assignment_id): Totals}`` of
             every recorded notebook.
     Returns:
@@ -325,7 +322,7 @@ def record_for_cli(option, path, jobs, results, totals=None):
             course found as for "auto", else from the current directory's
             ``nbgrader_config.py``).
         path: the PATH that was graded.
-        jobs, results: the ``discover.Job`` list and the ``NotebookResult`` list, in order.
+        jobs, results: the ``vocabulary.Job`` list and the ``NotebookResult`` list, in order.
         totals: optional ``dict`` filled as ``record`` does (for grades.csv). Stale manual
             overrides are printed (``stale_override_lines``) but are no failure.
     Returns:

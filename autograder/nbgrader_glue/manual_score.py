@@ -45,7 +45,7 @@ def set_manual_score(course, student: str, assignment: str, cell: str, points: f
     """
     from nbgrader import api
 
-    from autograder.course.registry import find
+    from autograder.core.registry import find
     from autograder.nbgrader_glue.gradebook import _quiet_sqlalchemy
     grade_id = cell if cell.startswith("test_") else f"test_{cell}"
     try:

@@ -101,7 +101,7 @@ def shown_name(name) -> str:
     """A student or assignment name as the page and the CSVs show it: a folder name's bytes read as
     UTF-8, any byte that is not UTF-8 written as ``\\xNN`` (so two names never look alike), controls
     escaped (``safetext.clean``)."""
-    from autograder.reports import safetext
+    from autograder.core import safetext
     try:
         raw = os.fsencode(name)
     except (UnicodeError, TypeError):

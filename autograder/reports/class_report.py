@@ -42,31 +42,18 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from autograder.reports.class_load import (  # noqa: F401
-    _MISTAKE_SENTENCE,
-    HISTOGRAM_BINS,
-    INTEGRITY_IMPORT,
-    Entry,
-    Outcome,
-    _entry,
-    _late_columns,
-    _number,
-    _problems_of_text,
+from autograder.reports.class_load import (
     _read_grades_csv,
     load,
-    mistakes_in,
     shown_name,
 )
-from autograder.reports.class_sections import (  # noqa: F401  (the page's parts; older imports of them)
-    CELLS,
+from autograder.reports.class_sections import (
     CLASS_STYLE,
     NEAR_PAIRS_SHOWN,
     _anchor,
     _checks_html,
     _grid_html,
-    _hidden,
     _histogram_html,
-    _href,
     _link,
     _mistakes_html,
     _near_copies_html,
@@ -75,16 +62,9 @@ from autograder.reports.class_sections import (  # noqa: F401  (the page's parts
     _pts,
     _simple_table,
     is_identical,
-    is_integrity,
 )
-from autograder.reports.class_stats import (  # noqa: F401
-    CheckStats,
-    _write_csv,
-    binned,
-    bins,
+from autograder.reports.class_stats import (
     check_stats,
-    gap_order,
-    histogram,
     mistake_table,
     write_checks_csv,
     write_mistakes_csv,

@@ -1,6 +1,6 @@
 """An HTML report of one student's notebook: what passed, what failed, and why.
 
-``render_html(result)`` turns a ``grade.NotebookResult`` into one self-contained HTML page
+``render_html(result)`` turns a ``vocabulary.NotebookResult`` into one self-contained HTML page
 (no scripts, no external files): the score, notes about the notebook, and for every check
 its points and feedback; for a failed comparison also the expected value beside the
 student's, the named mistake, and a small picture where one helps:
@@ -268,7 +268,7 @@ def _details(details, elsewhere=None):
 
 
 def render_html(result, path=None, record=None) -> str:
-    """One self-contained HTML page for a ``grade.NotebookResult`` (see module docstring).
+    """One self-contained HTML page for a ``vocabulary.NotebookResult`` (see module docstring).
 
     Args:
         result: the ``NotebookResult``.

@@ -54,7 +54,6 @@ import tempfile
 from pathlib import Path
 
 from autograder.sandbox import covers, leftovers, one_submission, proc_view
-from autograder.sandbox.course_files import restrict_tree  # noqa: F401
 from autograder.sandbox.policy import (
     CHILD_PACKAGE,
     child_env,

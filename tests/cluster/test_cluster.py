@@ -13,13 +13,12 @@ import nbformat
 import pytest
 
 from autograder.checks.declared import check_metas
-from autograder.checks.plugin import CheckResult
 from autograder.cluster import k8s, merge, shards
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.vocabulary import CheckResult, Job, NotebookResult
 from autograder.demo.fill import filled_notebook
-from autograder.grading.discover import Job, discover
-from autograder.grading.result import NotebookResult
-from autograder.submission import Limits
+from autograder.grading.discover import discover
+from autograder.sandbox.limits import Limits
 
 KV = EXERCISES["kv_cache"]
 EMB = EXERCISES["embeddings"]

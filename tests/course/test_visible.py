@@ -11,8 +11,8 @@ import jupytext
 import nbformat
 import pytest
 
+from autograder.core.registry import EXERCISES
 from autograder.course import visible
-from autograder.course.registry import EXERCISES
 from autograder.course.visible_cell import _same
 from autograder.demo.fill import reference_code
 from autograder.demo.mistakes import all_mistakes, mistakes_module

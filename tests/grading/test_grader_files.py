@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from autograder.course.registry import PROJECT_ROOT, find
+from autograder.core.registry import PROJECT_ROOT, find
 from autograder.gradescope.bundle import bundle_files
 from autograder.grading import grader_files, resume
 
