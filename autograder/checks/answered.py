@@ -18,7 +18,7 @@ reference's inputs, meets the reference's answers, and returns the reference's v
 """
 from __future__ import annotations
 
-from autograder.checks.sameness import _copied, same_value
+from autograder.checks.sameness import copied, same_value
 
 
 class _Handle:
@@ -131,7 +131,7 @@ def own_code_refusal(function, mine, plain, table, submission):
     if call is None or not table.names:
         return refusal
     for c, want in zip(mine, plain, strict=False):
-        args, kwargs = _copied((c.args, c.kwargs))
+        args, kwargs = copied((c.args, c.kwargs))
         try:
             got = call(function, table, *args, **kwargs)
         except Exception:

@@ -48,8 +48,8 @@ from autograder.checks.api import Mismatch
 from autograder.checks.helpers import (
     FreshRuns,
     RecordingSubmission,
-    _reference_submission,
     judge_excuse,
+    reference_submission,
 )
 from autograder.checks.results import (
     GRADER_ERROR_FEEDBACK,
@@ -380,7 +380,7 @@ def _blame(exercise, plugin, student_id, secret, code_digests=None):
     """Mark the suspect checks that fail on the reference solution too as grader errors."""
     names = {nodeid.rsplit("::", 1)[-1]: nodeid for nodeid in plugin.suspects}
     try:
-        reference = run_checks(exercise, _reference_submission(exercise), student_id, secret, only=set(names),
+        reference = run_checks(exercise, reference_submission(exercise), student_id, secret, only=set(names),
                                code_digests=code_digests)
         broken = {r.name for r in reference if r.score < r.max_score}
     except Exception:  # the reference cannot even be loaded: every suspect is the grader's

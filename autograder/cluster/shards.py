@@ -88,14 +88,14 @@ def assign(jobs, n: int) -> dict:
     loads = [0] * n
     shard = {}
     counts = weights(jobs)
-    for student in sorted(counts, key=lambda s: (-counts[s], _sort_key(s))):
+    for student in sorted(counts, key=lambda s: (-counts[s], sort_key(s))):
         best = min(range(n), key=lambda i: (loads[i], i))
         loads[best] += counts[student]
         shard[student] = best + 1
     return shard
 
 
-def _sort_key(student_id):
+def sort_key(student_id):
     # Raw bytes: a student id read from a non-UTF-8 folder name holds surrogates.
     return os.fsencode(student_id)
 
@@ -165,10 +165,10 @@ def grader_fingerprint(jobs, limits, secret) -> dict:
     """What a shard's results depend on besides the submissions: ``grader`` (digest of the
     grader's code, as ``resume.py`` computes it), ``exercises`` (``{name: digest}`` of each
     graded exercise's checks, reference and release), ``limits`` (their repr)."""
-    from autograder.grading.resume import Store, _grader_version
+    from autograder.grading.resume import Store, grader_version
     store = Store(Path("."), secret, limits)
     exercises = {j.exercise.name: store._exercise_version(j.exercise) for j in jobs if j.exercise is not None}
-    return {"grader": _grader_version(), "exercises": dict(sorted(exercises.items())), "limits": repr(limits)}
+    return {"grader": grader_version(), "exercises": dict(sorted(exercises.items())), "limits": repr(limits)}
 
 
 def job_key(job, submitted) -> str:
@@ -226,7 +226,7 @@ class ShardRun:
         self.path = Path(out) / MANIFEST
         self.submitted = os.path.abspath(submitted)
         self.mine = mine
-        students = sorted({j.student_id for j in mine}, key=_sort_key)
+        students = sorted({j.student_id for j in mine}, key=sort_key)
         self.data = {"format": FORMAT, "status": "running", "shard": k, "shards": n,
                      "submitted": self.submitted, "roster": roster_digest(all_jobs),
                      "class_students": len({j.student_id for j in all_jobs}),
@@ -249,10 +249,10 @@ class ShardRun:
             level: the confinement level the run used ("bubblewrap", "setuid" or "unconfined");
                 ``None`` keeps the one given at the start.
         """
-        from autograder.grading.resume import _result_to
+        from autograder.grading.resume import result_to
         entries = [{"job": job_key(j, self.submitted), "student_id": j.student_id,
                     "exercise": j.exercise.name if j.exercise is not None else None,
-                    "content": content_digest(j), "result": _result_to(r)}
+                    "content": content_digest(j), "result": result_to(r)}
                    for j, r in zip(self.mine, results, strict=True)]
         if level is not None:
             self.data["confinement"] = level

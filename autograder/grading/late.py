@@ -149,7 +149,7 @@ def find(course, jobs, store=None) -> dict:
         return {}
     from nbgrader import api
 
-    from autograder.nbgrader_glue.gradebook import _quiet_sqlalchemy
+    from autograder.nbgrader_glue.gradebook import quiet_sqlalchemy
     found, due_dates = {}, {}
     for i, job in enumerate(jobs):
         if job.exercise is None:
@@ -157,7 +157,7 @@ def find(course, jobs, store=None) -> dict:
         aid = job.exercise.assignment
         if aid not in due_dates:
             try:
-                with _quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
+                with quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
                     due_dates[aid] = gb.find_assignment(aid).duedate
             except Exception:  # no gradebook, no such assignment: no due date to compare with
                 due_dates[aid] = None

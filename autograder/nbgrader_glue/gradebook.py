@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.nbgrader_glue.feedback import (
-    _nbgrader,
-    _student_log,
     log,
+    nbgrader_modules,
+    student_logger,
     write_feedback_notebook,
 )
 
@@ -185,12 +185,12 @@ def record_scores(course, result, submission_dir):
     Raises:
         RecordError: the assignment or notebook is not in the gradebook.
     """
-    nbformat, api, preprocessors, _ = _nbgrader()
+    nbformat, api, preprocessors, _ = nbgrader_modules()
     from autograder.core.registry import find
     aid, sid = result.assignment_id, result.student_id
     notebook_id = Path(find(aid).notebook).stem
     warnings = []
-    with _quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
+    with quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
         try:
             gb.find_notebook(notebook_id, aid)
         except api.MissingEntry:
@@ -233,9 +233,9 @@ def record_scores(course, result, submission_dir):
     for function in sorted(set(points) - recorded):
         warnings.append(f"no grade cell test_{function} in the gradebook: its points are not recorded there")
     resources = {"nbgrader": {"notebook": notebook_id, "assignment": aid, "student": sid, "db_url": course.db_url}}
-    preprocessors.AssignLatePenalties(parent=course, log=_student_log(sid, aid)).preprocess(
+    preprocessors.AssignLatePenalties(parent=course, log=student_logger(sid, aid)).preprocess(
         nbformat.v4.new_notebook(), resources)
-    with _quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
+    with quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
         submission = gb.find_submission(aid, sid)
         totals = Totals(float(submission.score), float(submission.late_submission_penalty or 0.0),
                         float(submission.max_score), overrides)
@@ -243,7 +243,7 @@ def record_scores(course, result, submission_dir):
 
 
 @contextlib.contextmanager
-def _quiet_sqlalchemy():
+def quiet_sqlalchemy():
     """Hide SQLAlchemy 2.1's "not in session" SAWarning, which nbgrader's add_submission
     triggers on every new submission (harmless; ``nbgrader autograde`` prints it too)."""
     from sqlalchemy.exc import SAWarning

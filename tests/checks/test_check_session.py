@@ -30,10 +30,10 @@ def test_a_kept_session_grades_as_one_pytest_run_per_notebook(monkeypatch):
     cases = []
     for name, exercise in EXERCISES.items():
         mistake = next(m for m in all_mistakes() if m.exercise == name)
-        cases += [(exercise, lambda e=exercise: helpers._reference_submission(e), {}),
+        cases += [(exercise, lambda e=exercise: helpers.reference_submission(e), {}),
                   (exercise, lambda m=mistake: _with_mistake(m), {}),
                   (exercise, lambda: LocalSubmission({}), {}),
-                  (exercise, lambda e=exercise: helpers._reference_submission(e), {"select": exercise.functions[0]})]
+                  (exercise, lambda e=exercise: helpers.reference_submission(e), {"select": exercise.functions[0]})]
     monkeypatch.setattr(plugin, "_sessions", None)
     alone = [_graded(e, make(), **kw) for e, make, kw in cases]
     plugin.keep_sessions()

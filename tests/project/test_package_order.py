@@ -137,3 +137,20 @@ def test_an_upward_or_sideways_import_is_found(tmp_path):
     assert found == [("autograder.checks.plugin", "autograder.grading.class_run"),
                      ("autograder.cluster.merge", "autograder.gradescope.bundle")]
 
+
+def test_private_names_stay_in_the_module_that_defines_them():
+    assert borrowed_private_names() == []
+
+
+def test_a_borrowed_private_name_is_found(tmp_path):
+    pkg = tmp_path / "autograder"
+    (pkg / "grading").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "grading" / "__init__.py").write_text("")
+    (pkg / "grading" / "identical.py").write_text("def _path():\n    pass\n\n\ndef _own():\n    _path()\n")
+    (pkg / "grading" / "outputs.py").write_text(
+        "from autograder.grading import identical\nfrom autograder.grading.identical import _own\n\n\n"
+        "def f():\n    return identical._path(), identical.__name__, _own\n")
+    assert borrowed_private_names(pkg) == [("autograder.grading.outputs", "autograder.grading.identical._own"),
+                                           ("autograder.grading.outputs", "autograder.grading.identical._path")]
+

@@ -256,7 +256,7 @@ except Exception:
 
 
 def _hold_lease(uid):
-    """Hold the lease of sandbox uid ``uid`` as a running grader would (its lock, ``_UidLease``):
+    """Hold the lease of sandbox uid ``uid`` as a running grader would (its lock, ``UidLease``):
     a run must look at the other uids meanwhile. Returns the descriptor: closing it releases."""
     folder = Path(tempfile.gettempdir()) / f"autograder-sandbox-uids-{os.geteuid()}"
     folder.mkdir(mode=0o700, exist_ok=True)
