@@ -8,7 +8,7 @@ from autograder.checks.api import Mismatch, check, expect_close, expect_equal, f
 from autograder.checks.cases import Case, Check, hidden_checks  # noqa: F401  (the fixed cases: cases.py)
 from autograder.child.probes import PROBES  # noqa: F401  (objects a check builds in the child: models, generators)
 from autograder.child.wire import Opaque  # noqa: F401
-from autograder.course.worked import FOUNDATIONS, FROM_SCRATCH, Source, Worked  # noqa: F401
+from autograder.core.worked import FOUNDATIONS, FROM_SCRATCH, Source, Worked  # noqa: F401
 from autograder.sandbox.limits import StudentCodeError  # noqa: F401
 from autograder.sandbox.tiktoken_cache import CL100K_URL, cache_dir  # noqa: F401  (tokens: the production tokenizer)
 from autograder.submission.repeated import Accept  # noqa: F401  (which values let submission.repeat go on)

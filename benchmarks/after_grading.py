@@ -46,9 +46,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load_class import build, plans  # noqa: E402  (the benchmark's class)
 
 from autograder.checks.declared import check_metas  # noqa: E402
-from autograder.checks.results import CheckResult  # noqa: E402
+from autograder.core.vocabulary import (
+    CheckResult,
+    NotebookResult,  # noqa: E402
+)
 from autograder.grading.discover import discover  # noqa: E402
-from autograder.grading.result import NotebookResult  # noqa: E402
 from autograder.grading.resume import Store  # noqa: E402
 from autograder.sandbox.limits import Limits  # noqa: E402
 

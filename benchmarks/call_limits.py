@@ -18,11 +18,11 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.fill import filled_notebook
 from autograder.grading.class_run import grade_job
 from autograder.grading.discover import discover
-from autograder.submission import Limits
+from autograder.sandbox.limits import Limits
 from autograder.submission.remote import ChildSubmission
 
 SECRET = b"call-limits"

@@ -18,10 +18,9 @@ import time
 from pathlib import Path
 
 from autograder.checks.declared import check_metas
-from autograder.checks.plugin import CheckResult
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
+from autograder.core.vocabulary import CheckResult, NotebookResult
 from autograder.demo.mistakes import all_mistakes
-from autograder.grading.result import NotebookResult
 from autograder.reports import console as report
 from autograder.reports.class_report import write_all
 

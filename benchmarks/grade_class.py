@@ -15,12 +15,12 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
 from autograder.grading.class_run import grade_class
 from autograder.grading.discover import discover
-from autograder.submission import Limits
+from autograder.sandbox.limits import Limits
 
 
 def build_class(root, students):

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.fill import filled_notebook
 from autograder.gradescope import bundle as gradescope
 

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.corpus import STYLES
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes

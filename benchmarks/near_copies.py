@@ -17,8 +17,9 @@ from itertools import combinations
 
 import nbformat
 
-from autograder.course.registry import EXERCISES
-from autograder.reports.near_copies import code_pairs, regions
+from autograder.core.registry import EXERCISES
+from autograder.reports.boilerplate import regions
+from autograder.reports.near_copies import code_pairs
 
 # Bodies of the five attention functions, one dict per honest style (each written on its own).
 STYLES = {

@@ -19,8 +19,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from autograder.core.registry import EXERCISES, find
 from autograder.course.build import DEMO_TAG
-from autograder.course.registry import EXERCISES, find
 
 
 def kind(cell):

@@ -30,11 +30,11 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
 from autograder.grading.class_run import grade_job
 from autograder.grading.discover import discover
-from autograder.submission import Limits
+from autograder.sandbox.limits import Limits
 
 SECRET = b"benchmark-secret"
 CHILD = Path(__file__).resolve().parent.parent / "autograder"

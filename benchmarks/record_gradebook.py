@@ -20,12 +20,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from grade_class import build_class  # noqa: E402
 
+from autograder.core.registry import EXERCISES  # noqa: E402
 from autograder.course.build import venv_on_path  # noqa: E402
-from autograder.course.registry import EXERCISES  # noqa: E402
 from autograder.grading.class_run import grade_class  # noqa: E402
 from autograder.grading.discover import discover  # noqa: E402
 from autograder.nbgrader_glue import gradebook  # noqa: E402
-from autograder.submission import Limits  # noqa: E402
+from autograder.sandbox.limits import Limits
 
 
 def make_course(root):

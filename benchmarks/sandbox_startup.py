@@ -18,7 +18,8 @@ import time
 
 from autograder.sandbox import policy as confinement
 from autograder.sandbox.bubblewrap import Sandbox, check_available
-from autograder.submission import ChildSubmission, Limits
+from autograder.sandbox.limits import Limits
+from autograder.submission.remote import ChildSubmission
 
 CODE = "import numpy as np\ndef f(x):\n    return float(np.sum(x))\n"
 

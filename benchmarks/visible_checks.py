@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 
 
 def _seconds(cell):

@@ -47,11 +47,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from grade_class import build_class  # noqa: E402
 
-from autograder.course.registry import EXERCISES  # noqa: E402
+from autograder.core.registry import EXERCISES  # noqa: E402
 from autograder.demo.corpus import corpus, nbgrader_autograde, write_submissions  # noqa: E402
 from autograder.grading.class_run import grade_class  # noqa: E402
 from autograder.grading.discover import discover  # noqa: E402
-from autograder.submission import Limits  # noqa: E402
+from autograder.sandbox.limits import Limits
 
 SECRET = b"benchmark-secret"
 
@@ -67,7 +67,7 @@ def add_hostile(root):
     """Write the hostile attention notebooks (``HOSTILE``) under ``root``."""
     import nbformat
 
-    from autograder.course.registry import EXERCISES
+    from autograder.core.registry import EXERCISES
     from autograder.demo.fill import filled_notebook
     attention = EXERCISES["attention"]
     for student, code in HOSTILE.items():

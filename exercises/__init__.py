@@ -1,1 +1,1 @@
-"""The course: one folder per exercise (``exercises/<name>/``), read by ``autograder.course.registry``."""
+"""The course: one folder per exercise (``exercises/<name>/``), read by ``autograder.core.registry``."""

@@ -149,7 +149,7 @@ def _snapshot_release(dest, attempts=60):
     """
     import time
 
-    from autograder.course.registry import EXERCISES, PROJECT_ROOT
+    from autograder.core.registry import EXERCISES, PROJECT_ROOT
     for exercise in EXERCISES.values():
         live = PROJECT_ROOT / "assignments" / exercise.name / exercise.notebook
         for _ in range(attempts):
@@ -186,7 +186,7 @@ def private_sandbox_uids(pid):
 def hermetic_course(tmp_path_factory):
     """Point the grader at a snapshot of the release and at a test course secret; give this
     run's sandboxes a uid range of their own (unless the environment names one)."""
-    from autograder.course.registry import RELEASE_DIR_VARIABLE
+    from autograder.core.registry import RELEASE_DIR_VARIABLE
     saved = {k: os.environ.get(k) for k in (RELEASE_DIR_VARIABLE, "COURSE_SECRET", "AUTOGRADER_SANDBOX_UIDS")}
     release = tmp_path_factory.mktemp("release")
     _snapshot_release(release)

@@ -18,7 +18,7 @@ reference's inputs, meets the reference's answers, and returns the reference's v
 """
 from __future__ import annotations
 
-from autograder.checks.sameness import _copied, same_value
+from autograder.checks.sameness import copied, same_value
 
 
 class _Handle:
@@ -119,20 +119,6 @@ class HelperAnswers:
         return {"ok": {"hit": value}} if hit else {"ok": {"miss": True}}
 
 
-def stand_in(name, ask, own):
-    """A function to bind to the global ``name`` while a caller runs: asks ``ask(request)`` (the
-    local table of ``submission/local.py``) for the answer to its inputs, and calls ``own`` (the
-    student's helper) when there is none. The child builds its own twin (``child/server.py``),
-    which imports nothing of the grader."""
-    def helper(*args, **kwargs):
-        reply = ask({"op": "helper", "name": name, "args": list(args), "kwargs": dict(kwargs)})
-        if isinstance(reply, dict) and "hit" in reply:
-            return reply["hit"]
-        return own(*args, **kwargs)
-    helper.__name__ = helper.__qualname__ = name
-    return helper
-
-
 def own_code_refusal(function, mine, plain, table, submission):
     """``None`` when ``function`` (the student's) returns the plain reference's value on every
     recorded call ``mine`` once its helpers answer rightly (``table``), else the feedback text
@@ -145,7 +131,7 @@ def own_code_refusal(function, mine, plain, table, submission):
     if call is None or not table.names:
         return refusal
     for c, want in zip(mine, plain, strict=False):
-        args, kwargs = _copied((c.args, c.kwargs))
+        args, kwargs = copied((c.args, c.kwargs))
         try:
             got = call(function, table, *args, **kwargs)
         except Exception:

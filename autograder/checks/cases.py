@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from autograder.checks.api import check, expect_close, expect_equal, fail, fmt
-from autograder.submission import StudentCodeError
+from autograder.sandbox.limits import StudentCodeError
 
 COMPARES = ("close", "equal", "keys", "raises")
 TIMEOUT_HINT = "timeout"  # a key of ``Case.hints``: the sentence added when the call runs out of time
@@ -166,7 +166,7 @@ def hidden_checks(checks, functions=None) -> dict:
         ValueError: two checks with one name.
     """
     if functions is None:
-        from autograder.course.registry import ALL_FUNCTIONS as functions
+        from autograder.core.registry import ALL_FUNCTIONS as functions
     made = {}
     for declared in checks:
         if not declared.graded:

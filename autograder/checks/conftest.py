@@ -7,7 +7,7 @@ student's class and returns a handle to the object.
 """
 import pytest
 
-from autograder.course.registry import ALL_FUNCTIONS
+from autograder.core.registry import ALL_FUNCTIONS
 
 
 def _fixture_for(name):

@@ -1,7 +1,7 @@
 """When a check fails, whether the student's own helpers explain it: the calls a check makes are recorded
 (``RecordingSubmission``), the reference is run again with the student's helpers in place of its own
 (``_reference_with``), and a failure the helpers explain is charged to the helper, once
-(``explained_by_helpers``, see ``checks/plugin.py``). ``_reference_submission`` is the reference solution as
+(``explained_by_helpers``, see ``checks/plugin.py``). ``reference_submission`` is the reference solution as
 a submission (for blaming a check that fails on it too)."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import importlib
 import types
 
 from autograder.checks.answered import HelperAnswers, own_code_refusal
-from autograder.checks.sameness import _copied, same_value  # noqa: F401 (re-exported)
+from autograder.checks.sameness import copied, same_value
 from autograder.submission.repeated import arguments, check_times, check_vary
 
 
@@ -44,7 +44,7 @@ class RecordingSubmission:
         inner = self._submission.function(name)
 
         def call(*args, **kwargs):
-            record = _Call(name, *_copied((args, kwargs)))
+            record = _Call(name, *copied((args, kwargs)))
             self._calls.append(record)
             try:
                 record.result = inner(*args, **kwargs)
@@ -62,11 +62,11 @@ class RecordingSubmission:
         repetition failed, one failed ``_Call`` with its error. Without ``vary`` the logged calls
         share one copy of the arguments (the excuse's rules copy a call's arguments before they
         use them)."""
-        shared = _copied((tuple(args), dict(kwargs or {})))
+        shared = copied((tuple(args), dict(kwargs or {})))
         plan = check_vary(vary, check_times(times), tuple(args))  # a check's mistake: ValueError here
 
         def logged(k):
-            return _copied((arguments(args, plan, k), dict(kwargs or {}))) if plan else shared
+            return copied((arguments(args, plan, k), dict(kwargs or {}))) if plan else shared
         try:
             results = self._submission.repeat(name, times, args, kwargs, accept=accept, vary=vary)
         except BaseException as exc:
@@ -180,9 +180,9 @@ def judge_excuse(function, calls, helpers, reference, submission, through=(), fr
         inner = submission.function(name)
 
         def call(*args, **kwargs):
-            record = [name, *_copied((args, kwargs)), None]
+            record = [name, *copied((args, kwargs)), None]
             answer = inner(*args, **kwargs)
-            record[3] = _copied(answer)
+            record[3] = copied(answer)
             heard.append(record)
             return answer
         call.__name__ = name
@@ -190,7 +190,7 @@ def judge_excuse(function, calls, helpers, reference, submission, through=(), fr
     student = {h: recorded(h) for h in helpers}
 
     def run(fn, c):  # on fresh copies: a reference may write into its arguments
-        args, kwargs = _copied((c.args, c.kwargs))
+        args, kwargs = copied((c.args, c.kwargs))
         return fn(*args, **kwargs)
     hybrid = _reference_with(ref_fn, student, through)
     try:
@@ -230,9 +230,9 @@ def _plain_reference(reference, function, helpers, through=()):
         ref_helper = getattr(reference, name)
 
         def call(*args, **kwargs):
-            record = _copied((args, kwargs))
+            record = copied((args, kwargs))
             answer = ref_helper(*args, **kwargs)
-            table.add(name, *record, _copied(answer))
+            table.add(name, *record, copied(answer))
             return answer
         call.__name__ = name
         return call
@@ -256,7 +256,7 @@ def raised_in_helpers(function, mine, helpers, reference, submission, through=()
     try:
         plain = []
         for c in mine:
-            args, kwargs = _copied((c.args, c.kwargs))
+            args, kwargs = copied((c.args, c.kwargs))
             plain.append(plain_fn(*args, **kwargs))
     except Exception:  # the reference itself fails on these inputs: nothing to compare with
         return Excuse()
@@ -273,7 +273,7 @@ def _replayed(answers, blamed, reference, submission, fresh):
         for name, args, kwargs, answer in answers:
             ref_helper = getattr(reference, name, None)
             if name in blamed and ref_helper is not None:
-                a, k = _copied((args, kwargs))
+                a, k = copied((args, kwargs))
                 if not same_value(answer, ref_helper(*a, **k), ordered=True):
                     wrong = True
     except Exception:  # the reference helper choked on an input: the helper is not proven wrong
@@ -295,7 +295,7 @@ def _replayed(answers, blamed, reference, submission, fresh):
         try:
             fn = where.function(name)
             for _, args, kwargs, answer in records:
-                a, k = _copied((args, kwargs))
+                a, k = copied((args, kwargs))
                 if not same_value(answer, fn(*a, **k), ordered=True):
                     changed.append(name)
                     break
@@ -341,7 +341,7 @@ class FreshRuns:
         self.runs = {}
 
 
-def _reference_submission(exercise):
+def reference_submission(exercise):
     from autograder.submission.local import LocalSubmission
     module = importlib.import_module(f"solutions.{exercise.name}")
     return LocalSubmission(dict(vars(module)))

@@ -45,20 +45,14 @@ import pytest
 from autograder.checks import conftest as name_fixtures
 from autograder.checks import declared
 from autograder.checks.api import Mismatch
-from autograder.checks.helpers import (  # noqa: F401
+from autograder.checks.helpers import (
     FreshRuns,
     RecordingSubmission,
-    _Call,
-    _copied,
-    _reference_submission,
-    _reference_with,
-    explained_by_helpers,
     judge_excuse,
-    same_value,
+    reference_submission,
 )
-from autograder.checks.results import (  # noqa: F401
+from autograder.checks.results import (
     GRADER_ERROR_FEEDBACK,
-    CheckResult,
     GraderError,
     feedback_for,
     feedback_text,
@@ -66,9 +60,9 @@ from autograder.checks.results import (  # noqa: F401
 )
 from autograder.checks.seeds import case_seed
 from autograder.checks.withheld import withholds
-from autograder.course.registry import CHECKS_DIR
-from autograder.grading.problems import Problem
-from autograder.submission import StudentCodeError
+from autograder.core.registry import CHECKS_DIR
+from autograder.core.vocabulary import CheckResult, Problem
+from autograder.sandbox.limits import StudentCodeError
 
 
 class GradingPlugin:
@@ -386,7 +380,7 @@ def _blame(exercise, plugin, student_id, secret, code_digests=None):
     """Mark the suspect checks that fail on the reference solution too as grader errors."""
     names = {nodeid.rsplit("::", 1)[-1]: nodeid for nodeid in plugin.suspects}
     try:
-        reference = run_checks(exercise, _reference_submission(exercise), student_id, secret, only=set(names),
+        reference = run_checks(exercise, reference_submission(exercise), student_id, secret, only=set(names),
                                code_digests=code_digests)
         broken = {r.name for r in reference if r.score < r.max_score}
     except Exception:  # the reference cannot even be loaded: every suspect is the grader's

@@ -1,39 +1,12 @@
-"""What one hidden check gives: a ``CheckResult`` (points, the feedback line, problem flags), the feedback and
-problem flags of the exception a check ended with (``feedback_for``, ``problems_for``), and ``GraderError``
-for a defect of the grader's own checks."""
+"""What one hidden check gives beside its ``core.vocabulary.CheckResult``: the feedback and problem flags
+of the exception a check ended with (``feedback_for``, ``problems_for``), and ``GraderError`` for a defect
+of the grader's own checks."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Optional
-
 from autograder.checks.api import Mismatch
-from autograder.grading.problems import Problem, of_student_error
-from autograder.reports import safetext
-from autograder.submission import StudentCodeError
-
-
-@dataclass
-class CheckResult:
-    """Outcome of one check.
-
-    Attributes:
-        function: the student-facing name it checks.
-        name: ``"function: description"``, as shown to the student.
-        score: points earned (float); max_score: points available (float).
-        output: feedback for the student ("" when passed).
-        problems: ``frozenset`` of ``problems.Problem`` (a timeout, a crash, a grader error ...).
-        grader_trace: the traceback of a grader error, for the instructor's log ("" otherwise).
-        details: for a failed comparison, ``{"what", "expected", "got", "mistakes"}``
-            (``checking.Mismatch.details``), for reports that show values; else None.
-    """
-    function: str
-    name: str
-    score: float
-    max_score: float
-    output: str
-    problems: frozenset = field(default_factory=frozenset)
-    grader_trace: str = ""
-    details: Optional[dict] = None
+from autograder.core import safetext
+from autograder.core.vocabulary import Problem, of_student_error
+from autograder.sandbox.limits import StudentCodeError
 
 
 class GraderError(RuntimeError):
@@ -67,7 +40,7 @@ def feedback_text(text: str) -> str:
 
 
 def problems_for(exc: BaseException):
-    """The ``problems.Problem`` set an exception raised in a check stands for."""
+    """The ``vocabulary.Problem`` set an exception raised in a check stands for."""
     if isinstance(exc, StudentCodeError):
         return of_student_error(exc)
     if isinstance(exc, MemoryError):

@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 
-def _copied(value):
+def copied(value):
     """A copy of plain data (containers and arrays); anything else (a handle to an object in
     the child) as it is."""
     if isinstance(value, np.ndarray):
         return value.copy()
     if isinstance(value, (list, tuple)):
-        return type(value)(_copied(v) for v in value)
+        return type(value)(copied(v) for v in value)
     if isinstance(value, dict):
-        return {k: _copied(v) for k, v in value.items()}
+        return {k: copied(v) for k, v in value.items()}
     return value
 
 

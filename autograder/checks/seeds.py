@@ -16,8 +16,7 @@ import os
 import secrets
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-SECRET_FILE = PROJECT_ROOT / ".course_secret"
+from autograder.core.registry import SECRET_FILE
 
 
 def case_seed(secret: bytes, student_id: str, check_name: str, code_digest=None) -> int:

@@ -17,16 +17,16 @@ import functools
 import numpy as np
 
 from autograder.checks.api import WORKED_ATOL, Mismatch
-from autograder.checks.helpers import same_value
+from autograder.checks.sameness import same_value
 
 
 @functools.lru_cache(maxsize=None)
 def _worked(exercise) -> tuple:
-    """``(worked values, reference module)`` of ``exercise`` (``course/worked.py``);
+    """``(worked values, reference module)`` of ``exercise`` (``core/worked.py``);
     ``((), None)`` when it has none or they cannot load (then every fixed check withholds its
     expected value)."""
     try:
-        from autograder.course.worked import reference, worked_values
+        from autograder.core.worked import reference, worked_values
         return tuple(worked_values(exercise)), reference(exercise)
     except Exception:
         return (), None

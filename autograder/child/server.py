@@ -32,8 +32,10 @@ def _note_hung_names(names):
         timing.hung.update(n for n in names if isinstance(n, str))
 
 
-def _stand_in(name, ask, own):
-    """A helper that asks the grader (``ask``) first; see ``Child.swap_in``."""
+def stand_in(name, ask, own):
+    """A function to bind to the global ``name`` while a caller runs: asks ``ask(request)`` (the
+    grader, or the local table of ``submission/local.py``) for the answer to its inputs, and calls
+    ``own`` (the student's helper) when there is none; see ``Child.swap_in``."""
     def helper(*args, **kwargs):
         reply = ask({"op": "helper", "name": name, "args": list(args), "kwargs": dict(kwargs)})
         if isinstance(reply, dict) and "hit" in reply:
@@ -177,7 +179,7 @@ class Child:
         for name in names if isinstance(names, list) else ():
             if isinstance(name, str) and callable(self.ns.get(name)):
                 originals[name] = own = self.ns[name]
-                self.ns[name] = _stand_in(name, self.ask_with_handles, own)
+                self.ns[name] = stand_in(name, self.ask_with_handles, own)
         return originals
 
     def ask_with_handles(self, request):

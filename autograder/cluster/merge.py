@@ -48,7 +48,7 @@ class NotWhole(Exception):
 @dataclass
 class Checked:
     """Shards that form a whole: ``manifests`` (by shard number), ``submitted`` (``str``),
-    ``jobs`` (the class's ``discover.Job`` list), ``results`` (``NotebookResult`` of each job,
+    ``jobs`` (the class's ``vocabulary.Job`` list), ``results`` (``NotebookResult`` of each job,
     same order), ``failures`` (notebooks the grader failed on), ``warnings`` (``str`` list)."""
     manifests: dict
     folders: dict
@@ -83,7 +83,7 @@ def check(folders) -> Checked:
             shards, a student in two shards, submissions changed since graded).
     """
     from autograder.grading.discover import discover
-    from autograder.grading.resume import _result_from
+    from autograder.grading.resume import result_from
     problems, warnings = [], []
     read = []  # (folder, manifest)
     for folder in folders:
@@ -158,7 +158,7 @@ def check(folders) -> Checked:
                         "(a collection in between?): grade every shard again"])
     shard_of = sh.assign(jobs, n)
     for k, d in manifests.items():
-        expected = sorted({s for s, kk in shard_of.items() if kk == k}, key=sh._sort_key)
+        expected = sorted({s for s, kk in shard_of.items() if kk == k}, key=sh.sort_key)
         if list(d.get("students", [])) != expected:
             problems.append(f"shard {k}/{n} holds other students than --shard {k}/{n} selects "
                             f"({len(d.get('students', []))} instead of {len(expected)})")
@@ -179,7 +179,7 @@ def check(folders) -> Checked:
                             "same --out (it regrades only what changed)")
             continue
         try:
-            results.append(_result_from(e["result"]))
+            results.append(result_from(e["result"]))
         except (KeyError, TypeError, ValueError) as exc:
             problems.append(f"{key}: shard {k}/{n}'s result cannot be read ({type(exc).__name__}: {exc})")
     for key, (k, _) in sorted(entries.items()):

@@ -62,12 +62,12 @@ def parse_spec(text: str) -> tuple[int, int]:
 
 
 def notebooks_of(job) -> int:
-    """How many notebook files a ``discover.Job`` hands in (its path and its alternatives)."""
+    """How many notebook files a ``vocabulary.Job`` hands in (its path and its alternatives)."""
     return 1 + len(job.alternatives)
 
 
 def weights(jobs) -> dict:
-    """``{student_id: notebook files}`` of a class (``discover.Job`` list)."""
+    """``{student_id: notebook files}`` of a class (``vocabulary.Job`` list)."""
     counts = {}
     for job in jobs:
         counts[job.student_id] = counts.get(job.student_id, 0) + notebooks_of(job)
@@ -78,7 +78,7 @@ def assign(jobs, n: int) -> dict:
     """The shard (1..``n``) of each student of ``jobs`` (see the module docstring).
 
     Args:
-        jobs: ``discover.Job`` list (any order: the result depends on the roster only).
+        jobs: ``vocabulary.Job`` list (any order: the result depends on the roster only).
         n: number of shards (``int`` >= 1).
     Returns:
         ``{student_id: shard number}``.
@@ -88,20 +88,20 @@ def assign(jobs, n: int) -> dict:
     loads = [0] * n
     shard = {}
     counts = weights(jobs)
-    for student in sorted(counts, key=lambda s: (-counts[s], _sort_key(s))):
+    for student in sorted(counts, key=lambda s: (-counts[s], sort_key(s))):
         best = min(range(n), key=lambda i: (loads[i], i))
         loads[best] += counts[student]
         shard[student] = best + 1
     return shard
 
 
-def _sort_key(student_id):
+def sort_key(student_id):
     # Raw bytes: a student id read from a non-UTF-8 folder name holds surrogates.
     return os.fsencode(student_id)
 
 
 def select(jobs, k: int, n: int) -> list:
-    """The jobs of shard ``k`` of ``n``, in their order in ``jobs`` (``discover.Job`` list)."""
+    """The jobs of shard ``k`` of ``n``, in their order in ``jobs`` (``vocabulary.Job`` list)."""
     shard = assign(jobs, n)
     return [job for job in jobs if shard[job.student_id] == k]
 
@@ -165,10 +165,10 @@ def grader_fingerprint(jobs, limits, secret) -> dict:
     """What a shard's results depend on besides the submissions: ``grader`` (digest of the
     grader's code, as ``resume.py`` computes it), ``exercises`` (``{name: digest}`` of each
     graded exercise's checks, reference and release), ``limits`` (their repr)."""
-    from autograder.grading.resume import Store, _grader_version
+    from autograder.grading.resume import Store, grader_version
     store = Store(Path("."), secret, limits)
     exercises = {j.exercise.name: store._exercise_version(j.exercise) for j in jobs if j.exercise is not None}
-    return {"grader": _grader_version(), "exercises": dict(sorted(exercises.items())), "limits": repr(limits)}
+    return {"grader": grader_version(), "exercises": dict(sorted(exercises.items())), "limits": repr(limits)}
 
 
 def job_key(job, submitted) -> str:
@@ -216,7 +216,7 @@ class ShardRun:
         out: the shard's output folder (``Path``).
         k, n: shard K of N.
         submitted: the PATH graded (``submitted/``), made absolute.
-        all_jobs: the whole class's ``discover.Job`` list; mine: this shard's.
+        all_jobs: the whole class's ``vocabulary.Job`` list; mine: this shard's.
         secret: the course secret (``bytes``); only its keyed hash is written.
         limits: the ``Limits`` graded under; level: the confinement level asked for (``--confinement``;
             ``finish`` records the one the preflight chose, ``None``: unconfined).
@@ -226,7 +226,7 @@ class ShardRun:
         self.path = Path(out) / MANIFEST
         self.submitted = os.path.abspath(submitted)
         self.mine = mine
-        students = sorted({j.student_id for j in mine}, key=_sort_key)
+        students = sorted({j.student_id for j in mine}, key=sort_key)
         self.data = {"format": FORMAT, "status": "running", "shard": k, "shards": n,
                      "submitted": self.submitted, "roster": roster_digest(all_jobs),
                      "class_students": len({j.student_id for j in all_jobs}),
@@ -249,10 +249,10 @@ class ShardRun:
             level: the confinement level the run used ("bubblewrap", "setuid" or "unconfined");
                 ``None`` keeps the one given at the start.
         """
-        from autograder.grading.resume import _result_to
+        from autograder.grading.resume import result_to
         entries = [{"job": job_key(j, self.submitted), "student_id": j.student_id,
                     "exercise": j.exercise.name if j.exercise is not None else None,
-                    "content": content_digest(j), "result": _result_to(r)}
+                    "content": content_digest(j), "result": result_to(r)}
                    for j, r in zip(self.mine, results, strict=True)]
         if level is not None:
             self.data["confinement"] = level

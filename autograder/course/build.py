@@ -51,8 +51,8 @@ from pathlib import Path
 import nbformat
 
 from autograder.checks.declared import check_metas, points_by_function
+from autograder.core.registry import EXERCISES, PROJECT_ROOT, find
 from autograder.course import numerics, visible
-from autograder.course.registry import EXERCISES, PROJECT_ROOT, find
 
 SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
@@ -62,7 +62,7 @@ TEST_CELL = """# The hidden checks of {function} run here when your notebook is 
 import sys as _sys
 for _name in [_m for _m in list(_sys.modules) if _m.split(".")[0] in ("autograder", "solutions", "exercises")]:
     del _sys.modules[_name]
-from autograder.incell import grade
+from autograder.nbgrader_glue.in_kernel import grade
 grade("{exercise}", "{function}")
 ### END HIDDEN TESTS"""
 

@@ -1,7 +1,7 @@
 """``python -m autograder new NAME [--title T] [--summary S] [--no-build]``: start an exercise from a template.
 
 Writes ``exercises/NAME/`` (``exercise.toml``, ``__init__.py``, ``notebook.py``, ``cases.py``,
-``checks.py``, ``wrong.py``, ``hand_ins.py``, ``worked.py``: see ``autograder.course.registry``) holding a tiny working exercise:
+``checks.py``, ``wrong.py``, ``hand_ins.py``, ``worked.py``: see ``autograder.core.registry``) holding a tiny working exercise:
 one function, ``mean_vector(X)``, the average of a text's token vectors, with two hidden
 checks (2 points: a declared case that students also see, and a randomized check), one named mistake (averaging each token's entries
 instead of each column) and one parity corpus entry. It is registered by being there: the
@@ -18,10 +18,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograder.course.registry import COURSE_DIR, EXERCISES
+from autograder.core.registry import COURSE_DIR, EXERCISES
 
 TOML = '''\
-# The "{name}" exercise, as the registry (autograder/course/registry.py) reads it.
+# The "{name}" exercise, as the registry (autograder/core/registry.py) reads it.
 order = {order}
 title = {title_toml}
 summary = {summary_toml}

@@ -198,9 +198,9 @@ def shown(check, case) -> Visible:
 # -- rendering ------------------------------------------------------------------------------------
 def shown_mistakes(case):
     """The mistakes worth naming: a value, and one that differs from the right answer."""
-    from autograder.course.visible_cell import _same
+    from autograder.course.visible_cell import same_as_expected
     return {name: wrong for name, wrong in case.mistakes.items()
-            if wrong is not None and not _same(wrong, case.expected, case.compare, case.atol)}
+            if wrong is not None and not same_as_expected(wrong, case.expected, case.compare, case.atol)}
 
 
 def _call_source(case, number):

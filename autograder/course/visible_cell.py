@@ -46,7 +46,7 @@ def _numbers(value):
         return None
 
 
-def _same(got, want, compare, atol):
+def same_as_expected(got, want, compare, atol):
     """Does ``got`` equal ``want``? "close": numbers within atol; "equal": the same values;
     "keys": a dict whose keys come in the order ``want`` lists."""
     if compare == "close":
@@ -121,12 +121,12 @@ def _outcome(function, case):
                            f"got {show(got)}"], []
         got = got[part]
     want = case["expected"]
-    if _same(got, want, compare, atol):
+    if same_as_expected(got, want, compare, atol):
         return True, [], []
     # both at one precision that tells them apart (and the difference when they print alike)
     shown_want, shown_got, note = show_pair(_numbers(want) if compare == "close" else want, got)
     lines = [f"expected {shown_want}", f"got      {shown_got}" + (f"  ({note})" if note else "")]
-    named = [name for name, wrong in case.get("mistakes", {}).items() if _same(got, wrong, compare, atol)]
+    named = [name for name, wrong in case.get("mistakes", {}).items() if same_as_expected(got, wrong, compare, atol)]
     if named:
         lines.append("That is the value you get when you " + " (or when you ".join(named)
                      + ")" * (len(named) - 1) + ".")

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import nbformat
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.environ import patched_environ
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
@@ -268,8 +268,8 @@ def nbgrader_autograde(workdir, submitted, secret, timeout=60, workers=1):
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config import Config
 
+    from autograder.core.registry import PROJECT_ROOT
     from autograder.course.build import venv_on_path
-    from autograder.course.registry import PROJECT_ROOT
     from autograder.sandbox.tiktoken_cache import cache_dir
 
     venv_on_path()

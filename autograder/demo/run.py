@@ -29,8 +29,8 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.course.build import venv_on_path
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
 from autograder.demo.students import HOSTILE, REFERENCE, STUBS, STUDENTS, role

@@ -7,7 +7,7 @@ each exercise (``DEMO`` in ``exercises/<name>/hand_ins.py``).
 ``eve`` also breaks things a grader must survive: an endless loop and an attempt to
 import the grader's reference solutions.
 """
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.mistakes import mistakes_module
 
 REFERENCE = "reference"

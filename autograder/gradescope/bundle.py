@@ -130,7 +130,7 @@ def build_bundle(assignment, out_dir, secret, randomized_visibility="after_publi
         KeyError: unknown assignment. ValueError: bad option. FileNotFoundError: the
         solutions, release or tiktoken file is missing.
     """
-    from autograder.course.registry import find
+    from autograder.core.registry import find
     from autograder.sandbox.tiktoken_cache import CL100K_SHA256, CL100K_URL, bundled_file
     exercise = find(assignment)
     if randomized_visibility not in VISIBILITIES:
@@ -189,7 +189,7 @@ def build_bundle(assignment, out_dir, secret, randomized_visibility="after_publi
 # -- command line -------------------------------------------------------------------------
 def add_build_arguments(parser):
     """Arguments of ``python -m autograder gradescope`` (the build), on ``parser``."""
-    from autograder.course.registry import EXERCISES
+    from autograder.core.registry import EXERCISES
     parser.add_argument("assignment", choices=list(EXERCISES), help="the assignment to build a zip for")
     parser.add_argument("--out", default="gradescope", help="folder for the zip (default: gradescope/)")
     parser.add_argument("--secret-file", help="course secret (default: $COURSE_SECRET or .course_secret)")

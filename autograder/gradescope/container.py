@@ -35,8 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.gradescope.environment import missing_requirements, setup_problems  # noqa: F401
-from autograder.gradescope.intake import STUDENT_ID_FIELDS, _notebook_grade_ids, find_notebook, load_config, student_id  # noqa: F401
+from autograder.gradescope.environment import missing_requirements, setup_problems
+from autograder.gradescope.intake import STUDENT_ID_FIELDS, find_notebook, load_config, student_id
 from autograder.sandbox.subreaper import become_subreaper
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -73,8 +73,8 @@ def choose_level(root, config):
     problems = []
     for level in order:
         if level == "setuid" and os.geteuid() == 0:
+            from autograder.sandbox.course_files import restrict_tree
             from autograder.sandbox.policy import CHILD_PACKAGE, visible_paths
-            from autograder.sandbox.setuid import restrict_tree
             readable = [p for p, kind in visible_paths() if kind in ("dir", "file")] + [str(CHILD_PACKAGE)]
             restrict_tree(root, readable=readable, listable=[str(CHILD_PACKAGE.parent)])
         try:
@@ -94,7 +94,7 @@ def sandbox_problem(limits):
     Starts a child with one cell defining ``ping()`` and calls it, exactly as a student's
     notebook would be started (``sandbox.ChildSubmission``).
     """
-    from autograder.submission import ChildSubmission
+    from autograder.submission.remote import ChildSubmission
     try:
         with ChildSubmission([(1, "def ping():\n    return 41 + 1\n")], limits) as child:
             child.ensure_started()
@@ -105,7 +105,7 @@ def sandbox_problem(limits):
 
 
 def results_for(result, config, notes=(), extra=None):
-    """Gradescope results.json (a dict) for one ``grade.NotebookResult``.
+    """Gradescope results.json (a dict) for one ``vocabulary.NotebookResult``.
 
     Per-test visibility from the build (randomized checks ``config["randomized_visibility"]``,
     the rest visible), every output and test name as plain text (``output_format`` /
@@ -124,8 +124,7 @@ def results_for(result, config, notes=(), extra=None):
 def zero_results(exercise, config, notebook, sid, message, extra=None):
     """results.json giving 0 points on every check of ``exercise``, each saying ``message``."""
     from autograder.checks.declared import check_metas
-    from autograder.checks.plugin import CheckResult
-    from autograder.grading.result import NotebookResult
+    from autograder.core.vocabulary import CheckResult, NotebookResult
     checks = [CheckResult(m.function, m.name, 0.0, m.points, message) for m in check_metas(exercise)]
     return results_for(NotebookResult(sid or "unknown", exercise.assignment, notebook or "", checks, [message]),
                        config, extra=extra)
@@ -147,11 +146,11 @@ def grade_submission(root, out):
     the notebook or the sandbox is missing.
     """
     from autograder.checks.seeds import load_secret
-    from autograder.course.registry import find
+    from autograder.core.registry import find
     from autograder.grading.notebook import grade_notebook
     from autograder.reports import console as report
+    from autograder.sandbox.limits import Limits
     from autograder.sandbox.tiktoken_cache import cache_dir
-    from autograder.submission import Limits
     root = Path(root)
     source = root / "source"
     config = load_config(source)
@@ -262,7 +261,7 @@ def run(root):
     Returns:
         0 (the results say what happened), 1 when the grader itself failed.
     """
-    from autograder.course.registry import find
+    from autograder.core.registry import find
     t0 = time.monotonic()
     root = Path(root)
     config = load_config(root / "source")

@@ -14,16 +14,15 @@ import time
 import traceback
 from pathlib import Path
 
+from autograder.core import safetext
+from autograder.core.vocabulary import NotebookResult, Problem
 from autograder.grading.pool import WorkerPool
-from autograder.grading.problems import Problem
-from autograder.grading.result import NotebookResult
-from autograder.reports import safetext
 
 
 # -- a whole class ------------------------------------------------------------------
 def _zero_result(job, note, problems=(), grader_log=()):
     from autograder.checks.declared import check_metas
-    from autograder.checks.results import CheckResult
+    from autograder.core.vocabulary import CheckResult
     checks = []
     if job.exercise is not None:
         checks = [CheckResult(m.function, m.name, 0.0, m.points, note) for m in check_metas(job.exercise)]
@@ -79,7 +78,7 @@ def grade_best(job, secret: bytes, limits, host=None) -> NotebookResult:
 
 
 def grade_job(job, secret: bytes, limits, host=None) -> tuple[NotebookResult, bool]:
-    """Grade one ``discover.Job``; never raises. Returns ``(NotebookResult, grader_failed)``.
+    """Grade one ``vocabulary.Job``; never raises. Returns ``(NotebookResult, grader_failed)``.
     ``host``: the student's ``warm.StudentSandbox`` (see ``host_for``), or ``None``.
 
     A defect of the grader (an exception out of ``grade_notebook``, a check that fails on the
@@ -218,7 +217,7 @@ def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, ou
     if it breaks that pool too it scores 0 with a note saying so.
 
     Args:
-        jobs: ``discover.Job`` list.
+        jobs: ``vocabulary.Job`` list.
         secret: course secret (``bytes``). limits: ``Limits``. workers: pool size (``int`` >= 1).
         progress: called as ``progress(index, result, reused)`` after each notebook.
         out: the output folder: grader errors are logged to ``out/grader-errors.log``, and with
@@ -361,7 +360,7 @@ def grade_class(jobs: list, secret: bytes, limits, workers: int, out, *, level: 
     table ``grades.csv``, and the staff's class report (``class.html`` and its CSVs).
 
     Args:
-        jobs: the ``discover.Job`` list (non-empty). secret: the course secret (``bytes``).
+        jobs: the ``vocabulary.Job`` list (non-empty). secret: the course secret (``bytes``).
         limits: ``Limits``. workers: pool size (``int`` >= 1). out: the output folder (``str``/``Path``).
         level: ``--confinement`` ("auto", "bubblewrap", "setuid" or ``None``).
         progress: called as ``progress(index, result, reused)`` after each notebook.

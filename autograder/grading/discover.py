@@ -16,32 +16,12 @@ assignment. Several notebooks of one student for one exercise (``tokens.ipynb`` 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
+from autograder.core.vocabulary import Job
 from autograder.submission.files import is_real_dir
 from autograder.submission.notebook import InvalidNotebook, grade_ids, load_cells
-
-
-@dataclass(frozen=True)
-class Job:
-    """One notebook to grade, or several that hand in the same exercise.
-
-    Attributes:
-        path: the notebook graded (the first candidate).
-        student_id, exercise: whose and which (``exercise`` is ``None`` when it cannot be told).
-        problem: why it cannot be graded, when it cannot.
-        alternatives: other notebooks of the same student for the same exercise (copies such
-            as ``tokens (1).ipynb`` beside ``tokens.ipynb``): each is graded and the best
-            counts; the others are named in the feedback (``class_run.grade_job``).
-    """
-    path: Path
-    student_id: str
-    exercise: object  # exercises.Exercise or None when it cannot be told
-    problem: str = ""
-    alternatives: tuple = ()
-
 
 # The suffixes Jupyter ("Duplicate": -Copy1) and browsers/nbgrader downloads (" (1)") add.
 _COPY_SUFFIX = re.compile(r"(?:-Copy\d+| \(\d+\))$")

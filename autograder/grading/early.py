@@ -26,7 +26,7 @@ def early_pool(jobs: list, limits, level, workers: int, out, resume: bool, at_ex
     worker) or has no job.
 
     Args:
-        jobs: the ``discover.Job`` list. limits: the run's ``Limits`` (before the preflight).
+        jobs: the ``vocabulary.Job`` list. limits: the run's ``Limits`` (before the preflight).
         level: ``--confinement`` ("auto", "bubblewrap", "setuid" or ``None``).
         workers: the pool's size at most (``int``); one per student at most.
         out, resume: the output folder and whether its resume records are used.

@@ -21,8 +21,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.grading.problems import Problem
-from autograder.reports import csvsafe, safetext
+from autograder.core import safetext
+from autograder.core.vocabulary import Problem, graded_path
+from autograder.reports import csvsafe
 from autograder.reports.boilerplate import file_stamp
 from autograder.submission import digest as code_digest
 from autograder.submission.notebook import InvalidNotebook, read_notebook
@@ -40,14 +41,6 @@ class Flag:
     why: str
     same_code_as: tuple = ()
     code_digest: str = ""
-
-
-def _graded_path(job, result):
-    """The notebook of ``job`` whose grade counted (``result.notebook``), else ``job.path``."""
-    for p in (job.path, *job.alternatives):
-        if safetext.display_name(p.name) == result.notebook:
-            return Path(p)
-    return Path(job.path)
 
 
 _read_ahead: dict = {}  # (path, its stamp, exercise name) -> digest, read ahead until taken
@@ -84,7 +77,7 @@ def find(jobs: list, results: list) -> list:
     """The flagged notebooks of a graded class.
 
     Args:
-        jobs: ``discover.Job`` list; results: the ``grade.NotebookResult`` of each, same order (or
+        jobs: ``vocabulary.Job`` list; results: the ``vocabulary.NotebookResult`` of each, same order (or
             anything with their ``student_id`` and ``notebook``: ``stream.Row``; ``None``: no result).
     Returns:
         list of ``(index, Flag)``: ``index`` into ``results``; sorted by exercise and student.
@@ -93,7 +86,7 @@ def find(jobs: list, results: list) -> list:
     for i, (job, result) in enumerate(zip(jobs, results, strict=False)):
         if job.exercise is None or result is None:
             continue
-        path = _graded_path(job, result)
+        path = graded_path(job, result)
         exercise = job.exercise
         if exercise.name not in release_digests:
             release = exercise.release_notebook

@@ -32,10 +32,8 @@ from pathlib import Path
 
 # How a late resubmission is written in a result's notes and read back for grades.csv: in
 # reports/console.py, which writes that table (imported from there, so no import loop).
-from autograder.reports.console import LATE_COLUMN as CSV_COLUMN  # noqa: F401
 from autograder.reports.console import LATE_GRADED_HERE as GRADED_HERE
 from autograder.reports.console import LATE_NOTE_PREFIX as NOTE_PREFIX
-from autograder.reports.console import late_csv_text as csv_text  # noqa: F401
 
 
 def _when(t: datetime) -> str:
@@ -141,7 +139,7 @@ def find(course, jobs, store=None) -> dict:
 
     Args:
         course: nbgrader ``CourseDirectory`` (gradebook, exchange root, course id), or ``None``.
-        jobs: ``discover.Job`` list.
+        jobs: ``vocabulary.Job`` list.
         store: the run's ``resume.Store`` (for the on-time copy's earlier score), or ``None``.
     Returns:
         ``{job index: Late}``; empty without a course, a due date or an exchange. Never raises
@@ -151,7 +149,7 @@ def find(course, jobs, store=None) -> dict:
         return {}
     from nbgrader import api
 
-    from autograder.nbgrader_glue.gradebook import _quiet_sqlalchemy
+    from autograder.nbgrader_glue.gradebook import quiet_sqlalchemy
     found, due_dates = {}, {}
     for i, job in enumerate(jobs):
         if job.exercise is None:
@@ -159,7 +157,7 @@ def find(course, jobs, store=None) -> dict:
         aid = job.exercise.assignment
         if aid not in due_dates:
             try:
-                with _quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
+                with quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
                     due_dates[aid] = gb.find_assignment(aid).duedate
             except Exception:  # no gradebook, no such assignment: no due date to compare with
                 due_dates[aid] = None

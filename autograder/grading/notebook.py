@@ -12,13 +12,13 @@ import time
 from pathlib import Path
 
 from autograder.checks import plugin
-from autograder.grading.problems import Problem
-from autograder.grading.result import NotebookResult
-from autograder.reports import safetext
+from autograder.core import safetext
+from autograder.core.vocabulary import NotebookResult, Problem
 from autograder.sandbox import one_submission
-from autograder.submission import ChildSubmission, Limits, StudentCodeError
+from autograder.sandbox.limits import Limits, StudentCodeError
 from autograder.submission import digest as code_digest
 from autograder.submission.notebook import InvalidNotebook, read_notebook
+from autograder.submission.remote import ChildSubmission
 
 
 class BrokenSubmission:
@@ -200,7 +200,7 @@ def grade_notebook(path, exercise, student_id: str, secret: bytes, limits: Limit
 
     Args:
         path: the .ipynb file.
-        exercise: a ``course.registry.Exercise``.
+        exercise: a ``core.registry.Exercise``.
         student_id: the student's id (``str``), for seeds and reports.
         secret: the course secret (``bytes``), for the randomized cases.
         limits: ``sandbox.limits.Limits`` (time, memory, output limits).
@@ -208,7 +208,7 @@ def grade_notebook(path, exercise, student_id: str, secret: bytes, limits: Limit
     Returns:
         ``NotebookResult``.
     Raises:
-        plugin.GraderError: only when the grader's own checks are broken.
+        results.GraderError: only when the grader's own checks are broken.
     """
     t0 = time.perf_counter()
     g = Grading(Path(path), exercise, student_id, secret, limits or Limits(), host)

@@ -23,7 +23,7 @@ class WarmUp:
     it starts the thread at the first result (the workers have started by then, and the results'
     own classes have been imported, by the thread that reads them), then calls ``progress``.
 
-    Args: jobs: the ``discover.Job`` list of the run. progress: the caller's progress callback, or ``None``.
+    Args: jobs: the ``vocabulary.Job`` list of the run. progress: the caller's progress callback, or ``None``.
     """
 
     WAIT = 300.0  # seconds ``join`` waits at most: then the pass after grading goes on by itself
@@ -46,6 +46,7 @@ class WarmUp:
 
     def _work(self):
         try:
+            from autograder.core.vocabulary import graded_path
             from autograder.grading import identical, late, regrade  # noqa: F401
             from autograder.lms import command  # noqa: F401
             from autograder.reports import boilerplate, class_report, console, near_copies, student  # noqa: F401
@@ -56,7 +57,7 @@ class WarmUp:
             job, result = item
             try:
                 if job.exercise is not None:
-                    path = identical._graded_path(job, result)
+                    path = graded_path(job, result)
                     identical.read_ahead(path, job.exercise)
                     boilerplate.notebook_regions(path, job.exercise.functions, keep=True)
             except Exception:  # noqa: BLE001 -- see the class docstring
@@ -103,7 +104,7 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
     the results.json files back (``class_load``: a compact ``Entry`` per notebook).
 
     Args:
-        jobs: the ``discover.Job`` list; results: their results, same order: a ``stream.Results``,
+        jobs: the ``vocabulary.Job`` list; results: their results, same order: a ``stream.Results``,
             or a ``NotebookResult`` list (changed in place: identical flags, gradebook notes).
         out: the output folder (``str``/``Path``).
         gradebook: ``gradebook(results, totals) -> bool`` recording the grades (fills ``totals``), or ``None``.

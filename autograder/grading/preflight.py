@@ -81,7 +81,7 @@ def run(jobs: list | None = None, confined: bool = True, tiktoken_dir=None, leve
     """All checks that do not need the secret; raises ``PreflightError`` on the first failure.
 
     Args:
-        jobs: the ``discover.Job`` list to grade (``None``: check everything); tiktoken's
+        jobs: the ``vocabulary.Job`` list to grade (``None``: check everything); tiktoken's
             cache is checked only when some job needs it.
         confined: whether the run uses the sandbox.
         level: the confinement level asked for (``check_sandbox``).

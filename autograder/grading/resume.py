@@ -15,17 +15,15 @@ import json
 import os
 from pathlib import Path
 
-from autograder.checks.plugin import CheckResult
 from autograder.child import wire
+from autograder.core.vocabulary import CheckResult, NotebookResult, Problem
 from autograder.grading.grader_files import grader_files
-from autograder.grading.problems import Problem
-from autograder.grading.result import NotebookResult
 from autograder.submission.files import UnreadableSubmission, read_submission
 
 FOLDER = ".resume"
 
 
-def _grader_version(package_dir=None):
+def grader_version(package_dir=None):
     """sha256 hex of every grader file (``grader_files.grader_files``: each module and declared data
     file of the package, path and bytes), so a change anywhere in the grader regrades."""
     digest = hashlib.sha256()
@@ -48,7 +46,7 @@ class Store:
         self.folder = Path(out) / FOLDER
         self.key = hmac.new(secret, b"autograder resume", hashlib.sha256).hexdigest()
         self.limits = repr(limits)
-        self.grader = _grader_version()
+        self.grader = grader_version()
         self._exercises = {}
 
     def _exercise_version(self, exercise):
@@ -88,7 +86,7 @@ class Store:
         if data.get("fingerprint") != self.fingerprint(job):
             return None
         try:
-            return _result_from(data["result"])
+            return result_from(data["result"])
         except (KeyError, TypeError, ValueError):
             return None
 
@@ -108,13 +106,13 @@ class Store:
         self.folder.mkdir(parents=True, exist_ok=True)
         record = self._paths(job)
         tmp = record.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps({"fingerprint": fingerprint, "result": _result_to(result)},
+        tmp.write_text(json.dumps({"fingerprint": fingerprint, "result": result_to(result)},
                                   ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, record)
         return record
 
 
-def _result_to(result):
+def result_to(result):
     data = dataclasses.asdict(result)
     data["problems"] = sorted(p.value for p in result.problems)
     # details hold the values a report shows (arrays, tuples, dicts with tuple keys): stored
@@ -125,7 +123,7 @@ def _result_to(result):
     return data
 
 
-def _result_from(data):
+def result_from(data):
     checks = [CheckResult(**dict(c, problems=frozenset(Problem(p) for p in c["problems"]),
                                  details=wire.from_wire(c.get("details"))))
               for c in data["checks"]]

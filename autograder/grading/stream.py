@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from autograder.grading.result import NotebookResult
+from autograder.core.vocabulary import NotebookResult
 
 
 @dataclass(frozen=True)
@@ -78,12 +78,12 @@ class Results(Sequence):
         elif record is not None:
             self._where[i] = str(record)
         else:
-            from autograder.grading.resume import _result_to
+            from autograder.grading.resume import result_to
             if self._spill is None:
                 self._spill = tempfile.TemporaryFile(prefix="autograder-results-")
             self._spill.seek(0, 2)
             offset = self._spill.tell()
-            data = json.dumps(_result_to(result), ensure_ascii=False).encode("utf-8")
+            data = json.dumps(result_to(result), ensure_ascii=False).encode("utf-8")
             self._spill.write(data)
             self._where[i] = (offset, len(data))
 
@@ -114,14 +114,14 @@ class Results(Sequence):
         where = self._where[i]
         if where is None or isinstance(where, NotebookResult):
             return where
-        from autograder.grading.resume import _result_from
+        from autograder.grading.resume import result_from
         if isinstance(where, str):
             with open(where, encoding="utf-8") as f:
-                result = _result_from(json.load(f)["result"])
+                result = result_from(json.load(f)["result"])
         else:
             offset, length = where
             self._spill.seek(offset)
-            result = _result_from(json.loads(self._spill.read(length).decode("utf-8")))
+            result = result_from(json.loads(self._spill.read(length).decode("utf-8")))
         for change in self._edits.get(i if i >= 0 else len(self) + i, ()):
             change(result)
         return result

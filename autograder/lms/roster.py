@@ -37,7 +37,7 @@ username.
 
 **One way to compare student ids** (``student_key``), on every path: the roster's
 ``student_id``, a graded folder's name (a class run's results) and ``grades.csv``'s
-``student_id`` (which shows control characters as escapes, ``reports.safetext``) are the same
+``student_id`` (which shows control characters as escapes, ``core.safetext``) are the same
 student when they agree after Unicode NFC normalisation, without spaces, tabs, newlines or
 other invisible characters at either end, and ignoring case. ``load`` refuses two roster rows
 with one key; ``table.build`` refuses two graded ids with one key (naming their grades.csv
@@ -68,7 +68,7 @@ UNIQUE = ("student_id", "email", "canvas_user_id", "canvas_sis_user_id", "canvas
 # A cell a spreadsheet runs as a formula starts with one of these (reports/csvsafe.py).
 _FORMULA_START = ("=", "+", "-", "@")
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)\Z")
-# The escapes ``reports.safetext.clean`` writes for control characters (grades.csv's student ids).
+# The escapes ``core.safetext.clean`` writes for control characters (grades.csv's student ids).
 _ESCAPE = re.compile(r"\\(?:([ntr])|x([0-9a-f]{2})|u([0-9a-f]{4})|U([0-9a-f]{8}))")
 _ESCAPED = {"n": "\n", "t": "\t", "r": "\r"}
 ROSTER_FILE = "roster.csv"
@@ -157,7 +157,7 @@ def student_key(student_id: str) -> str:
     Args:
         student_id: a roster ``student_id``, a graded folder's name or ``grades.csv``'s
             ``student_id`` (whose ``\\t``, ``\\n``, ``\\xNN`` ... escapes of control characters,
-            written by ``reports.safetext.clean``, are read back first).
+            written by ``core.safetext.clean``, are read back first).
     Returns:
         ``str``: NFC-normalised, without invisible characters (whitespace, control and format
         characters) at either end, case-folded. ``"Ann\\t"``, ``" ann"`` and ``"ANN"`` give ``"ann"``.

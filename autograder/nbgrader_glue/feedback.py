@@ -12,14 +12,14 @@ SUBMISSION_FILES = ("timestamp.txt", "submission_secret.txt")
 log = logging.getLogger("autograder.nbgrader_glue.gradebook")  # one log for recording and feedback
 
 
-def _nbgrader():
+def nbgrader_modules():
     """nbgrader's modules (and nbformat), imported on first use: they take seconds."""
     import nbformat
     from nbgrader import api, preprocessors, utils
     return nbformat, api, preprocessors, utils
 
 
-def _student_log(student, assignment):
+def student_logger(student, assignment):
     return logging.LoggerAdapter(log, {"where": f"{student}/{assignment}"})
 
 
@@ -40,7 +40,7 @@ def feedback_notebook(course, result, path, record=None):
 
     Args:
         course: ``CourseDirectory``.
-        result: its ``grade.NotebookResult``.
+        result: its ``vocabulary.NotebookResult``.
         path: the submitted .ipynb file.
         record: the gradebook's ``Totals`` of it (the report's headline), or None.
     Returns:
@@ -48,16 +48,16 @@ def feedback_notebook(course, result, path, record=None):
         top and each function's checks under its hidden-test cell. A submission that
         cannot be read or sanitized gives a notebook holding the report alone.
     """
-    from autograder.course.registry import find
+    from autograder.core.registry import find
     from autograder.nbgrader_glue.cells import OverwriteReleasedCells, released_source
     from autograder.nbgrader_glue.inert import inert_notebook
     from autograder.reports.console import table
     from autograder.reports.student import render_fragment
-    nbformat, _, preprocessors, utils = _nbgrader()
+    nbformat, _, preprocessors, utils = nbgrader_modules()
     aid, sid = result.assignment_id, result.student_id
     notebook_id = Path(find(aid).notebook).stem
     resources = {"nbgrader": {"notebook": notebook_id, "assignment": aid, "student": sid, "db_url": course.db_url}}
-    student_log = _student_log(sid, aid)
+    student_log = student_logger(sid, aid)
     try:
         nb = nbformat.read(path, as_version=4)
         for pp in (preprocessors.ClearOutput, preprocessors.DeduplicateIds, preprocessors.OverwriteKernelspec,
@@ -105,8 +105,8 @@ def _replace(path, write):
 def write_feedback_notebook(course, result, path, record=None):
     """Write ``autograded/<student>/<assignment>/<notebook>.ipynb`` and copy the submission's
     ``timestamp.txt`` and ``submission_secret.txt`` beside it. Returns the notebook's ``Path``."""
-    from autograder.course.registry import find
-    nbformat = _nbgrader()[0]
+    from autograder.core.registry import find
+    nbformat = nbgrader_modules()[0]
     nb = feedback_notebook(course, result, path, record)
     dest = Path(course.format_path(course.autograded_directory, result.student_id, result.assignment_id))
     target = dest / find(result.assignment_id).notebook

@@ -40,13 +40,10 @@ import warnings as warnings_module
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.nbgrader_glue.feedback import (  # noqa: F401
-    REPORT_CELL_SOURCE,
-    SUBMISSION_FILES,
-    _nbgrader,
-    _student_log,
-    feedback_notebook,
+from autograder.nbgrader_glue.feedback import (
     log,
+    nbgrader_modules,
+    student_logger,
     write_feedback_notebook,
 )
 
@@ -180,7 +177,7 @@ def record_scores(course, result, submission_dir):
 
     Args:
         course: ``CourseDirectory`` (``db_url``, ``course_id``, late-penalty config).
-        result: ``grade.NotebookResult`` of a known exercise.
+        result: ``vocabulary.NotebookResult`` of a known exercise.
         submission_dir: the folder the notebook came from (for its ``timestamp.txt``).
     Returns:
         ``(warnings, totals)``: a list of ``str`` (functions without a grade cell, points
@@ -188,12 +185,12 @@ def record_scores(course, result, submission_dir):
     Raises:
         RecordError: the assignment or notebook is not in the gradebook.
     """
-    nbformat, api, preprocessors, _ = _nbgrader()
-    from autograder.course.registry import find
+    nbformat, api, preprocessors, _ = nbgrader_modules()
+    from autograder.core.registry import find
     aid, sid = result.assignment_id, result.student_id
     notebook_id = Path(find(aid).notebook).stem
     warnings = []
-    with _quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
+    with quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
         try:
             gb.find_notebook(notebook_id, aid)
         except api.MissingEntry:
@@ -236,9 +233,9 @@ def record_scores(course, result, submission_dir):
     for function in sorted(set(points) - recorded):
         warnings.append(f"no grade cell test_{function} in the gradebook: its points are not recorded there")
     resources = {"nbgrader": {"notebook": notebook_id, "assignment": aid, "student": sid, "db_url": course.db_url}}
-    preprocessors.AssignLatePenalties(parent=course, log=_student_log(sid, aid)).preprocess(
+    preprocessors.AssignLatePenalties(parent=course, log=student_logger(sid, aid)).preprocess(
         nbformat.v4.new_notebook(), resources)
-    with _quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
+    with quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
         submission = gb.find_submission(aid, sid)
         totals = Totals(float(submission.score), float(submission.late_submission_penalty or 0.0),
                         float(submission.max_score), overrides)
@@ -246,7 +243,7 @@ def record_scores(course, result, submission_dir):
 
 
 @contextlib.contextmanager
-def _quiet_sqlalchemy():
+def quiet_sqlalchemy():
     """Hide SQLAlchemy 2.1's "not in session" SAWarning, which nbgrader's add_submission
     triggers on every new submission (harmless; ``nbgrader autograde`` prints it too)."""
     from sqlalchemy.exc import SAWarning
@@ -264,7 +261,7 @@ def record(course, graded, totals=None):
 
     Args:
         course: ``CourseDirectory``.
-        graded: iterable of ``(discover.Job, grade.NotebookResult)``.
+        graded: iterable of ``(vocabulary.Job, vocabulary.NotebookResult)``.
         totals: optional ``dict`` to fill: ``{(student_id, assignment_id): Totals}`` of
             every recorded notebook.
     Returns:
@@ -325,7 +322,7 @@ def record_for_cli(option, path, jobs, results, totals=None):
             course found as for "auto", else from the current directory's
             ``nbgrader_config.py``).
         path: the PATH that was graded.
-        jobs, results: the ``discover.Job`` list and the ``NotebookResult`` list, in order.
+        jobs, results: the ``vocabulary.Job`` list and the ``NotebookResult`` list, in order.
         totals: optional ``dict`` filled as ``record`` does (for grades.csv). Stale manual
             overrides are printed (``stale_override_lines``) but are no failure.
     Returns:

@@ -2,7 +2,7 @@
 
 Each graded notebook has, per student-facing function, a hidden test cell::
 
-    from autograder.incell import grade
+    from autograder.nbgrader_glue.in_kernel import grade
     grade("attention", "attention_row")
 
 It runs the same pytest checks as ``python -m autograder grade``, on the functions in
@@ -19,9 +19,9 @@ from pathlib import Path
 
 from autograder.checks.plugin import run_checks
 from autograder.checks.seeds import load_secret
-from autograder.course.registry import find
-from autograder.submission import LocalSubmission
+from autograder.core.registry import find
 from autograder.submission.digest import digest_in_kernel
+from autograder.submission.local import LocalSubmission
 
 CHARGED_KEY = "_autograder_charged_functions"
 

@@ -45,14 +45,14 @@ def set_manual_score(course, student: str, assignment: str, cell: str, points: f
     """
     from nbgrader import api
 
-    from autograder.course.registry import find
-    from autograder.nbgrader_glue.gradebook import _quiet_sqlalchemy
+    from autograder.core.registry import find
+    from autograder.nbgrader_glue.gradebook import quiet_sqlalchemy
     grade_id = cell if cell.startswith("test_") else f"test_{cell}"
     try:
         notebook_id = Path(find(assignment).notebook).stem
     except Exception:
         notebook_id = assignment
-    with _quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
+    with quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
         try:
             grade = gb.find_grade(grade_id, notebook_id, assignment, student)
         except api.MissingEntry:

@@ -36,9 +36,9 @@ def mismatches(course, exercises) -> list:
     from nbgrader import api
 
     from autograder.checks.declared import points_by_function  # (numpy, pytest: only with a gradebook)
-    from autograder.nbgrader_glue.gradebook import _quiet_sqlalchemy
+    from autograder.nbgrader_glue.gradebook import quiet_sqlalchemy
     found = []
-    with _quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
+    with quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
         for exercise in exercises:
             points = points_by_function(exercise)
             try:

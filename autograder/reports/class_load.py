@@ -101,7 +101,7 @@ def shown_name(name) -> str:
     """A student or assignment name as the page and the CSVs show it: a folder name's bytes read as
     UTF-8, any byte that is not UTF-8 written as ``\\xNN`` (so two names never look alike), controls
     escaped (``safetext.clean``)."""
-    from autograder.reports import safetext
+    from autograder.core import safetext
     try:
         raw = os.fsencode(name)
     except (UnicodeError, TypeError):
@@ -117,7 +117,7 @@ def _number(value, default=0.0):
     return number if number == number and abs(number) != float("inf") else default
 
 
-def _read_grades_csv(path):
+def read_grades_csv(path):
     """``{(student, assignment): row}`` of grades.csv, or {} when absent or unreadable."""
     try:
         with open(path, newline="", encoding="utf-8") as f:
@@ -213,7 +213,7 @@ def load(graded_dir, assignment: str | None = None) -> tuple:
         seen[key] = shown
         entry.link = folder / "report.html" if has_report else path
         entries.append(entry)
-    grades = _read_grades_csv(root / "grades.csv")
+    grades = read_grades_csv(root / "grades.csv")
     for entry in entries:
         row = grades.get((entry.student, entry.assignment))
         if row is None:

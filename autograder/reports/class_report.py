@@ -42,54 +42,34 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from autograder.reports.class_load import (  # noqa: F401
-    _MISTAKE_SENTENCE,
-    HISTOGRAM_BINS,
-    INTEGRITY_IMPORT,
-    Entry,
-    Outcome,
-    _entry,
-    _late_columns,
-    _number,
-    _problems_of_text,
-    _read_grades_csv,
+from autograder.reports.class_load import (
     load,
-    mistakes_in,
+    read_grades_csv,
     shown_name,
 )
-from autograder.reports.class_sections import (  # noqa: F401  (the page's parts; older imports of them)
-    CELLS,
+from autograder.reports.class_sections import (
     CLASS_STYLE,
     NEAR_PAIRS_SHOWN,
-    _anchor,
-    _checks_html,
-    _grid_html,
-    _hidden,
-    _histogram_html,
-    _href,
-    _link,
-    _mistakes_html,
-    _near_copies_html,
-    _persistent_html,
-    _problem_text,
-    _pts,
-    _simple_table,
+    anchor,
+    checks_html,
+    grid_html,
+    histogram_html,
     is_identical,
-    is_integrity,
+    mistakes_html,
+    near_copies_html,
+    persistent_html,
+    problem_text,
+    pts,
+    simple_table,
+    student_link,
 )
-from autograder.reports.class_stats import (  # noqa: F401
-    CheckStats,
-    _write_csv,
-    binned,
-    bins,
+from autograder.reports.class_stats import (
     check_stats,
-    gap_order,
-    histogram,
     mistake_table,
     write_checks_csv,
     write_mistakes_csv,
 )
-from autograder.reports.student import STYLE, _e
+from autograder.reports.student import STYLE, escape_html
 
 CLASS_HTML, CHECKS_CSV, MISTAKES_CSV = "class.html", "class_checks.csv", "class_mistakes.csv"
 
@@ -134,31 +114,31 @@ def class_html_parts(entries, notes: tuple = (), base: str = ".", title: str = "
     for e in entries:
         e.href = None
     out = [f"<div class='autograder-report class-report'><style>{STYLE}{CLASS_STYLE}</style>",
-           f"<h1>{_e(title)}</h1>",
+           f"<h1>{escape_html(title)}</h1>",
            "<p class='staff'><b>For course staff only.</b> This page shows every student's results; "
            "share a student's own report.html with that student alone.</p>",
            f"<p>{len(students)} students, {len(by_assignment)} assignments, {len(entries)} graded submissions.</p>"]
     if notes:
-        out.append("<div class='notes'><ul>" + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul></div>")
+        out.append("<div class='notes'><ul>" + "".join(f"<li>{escape_html(n)}</li>" for n in notes) + "</ul></div>")
     overview = []
     for a in sorted(by_assignment):
         group = by_assignment[a]
         top = max(e.max_score for e in group)
         tried = [e.score for e in group if not e.not_attempted]
-        overview.append([f"<a href='#{_anchor(a)}'>{_e(a)}</a>", len(group), len(group) - len(tried),
-                         len(students) - len(group), _pts(statistics.fmean(tried)) if tried else "&ndash;", _pts(top),
+        overview.append([f"<a href='#{anchor(a)}'>{escape_html(a)}</a>", len(group), len(group) - len(tried),
+                         len(students) - len(group), pts(statistics.fmean(tried)) if tried else "&ndash;", pts(top),
                          len([m for m in mistakes if m[0] == a])])
-    out.append(_simple_table("Assignments", ["assignment", "submitted", "not attempted", "not submitted",
+    out.append(simple_table("Assignments", ["assignment", "submitted", "not attempted", "not submitted",
                                              "mean points (attempted)", "of", "named mistakes"], overview,
                              "overview"))
     contents_at = len(out)
     for a in sorted(by_assignment):
         group = by_assignment[a]
-        out.append(f"<section class='assignment' id='{_anchor(a)}'><h2>{_e(a)}</h2>")
-        out.append(_histogram_html(group, max(e.max_score for e in group)))
-        out.append(_mistakes_html([m for m in mistakes if m[0] == a], base))
-        out.append(_checks_html(stats.get(a, [])))
-        out.append(_grid_html(group, stats.get(a, []), base))
+        out.append(f"<section class='assignment' id='{anchor(a)}'><h2>{escape_html(a)}</h2>")
+        out.append(histogram_html(group, max(e.max_score for e in group)))
+        out.append(mistakes_html([m for m in mistakes if m[0] == a], base))
+        out.append(checks_html(stats.get(a, [])))
+        out.append(grid_html(group, stats.get(a, []), base))
         out.append("</section>")
     tail = []  # the class-wide tables, after the assignments; listed at the top
     missing = []
@@ -166,15 +146,15 @@ def class_html_parts(entries, notes: tuple = (), base: str = ".", title: str = "
     for s in students:
         absent = [a for a in sorted(by_assignment) if (s, a) not in handed_in]
         if absent:
-            missing.append([_e(s), _e(", ".join(absent))])
+            missing.append([escape_html(s), escape_html(", ".join(absent))])
     tail.append(("Did not submit", ["student", "assignments"], missing, "missing"))
-    late = [[_link(e, base), _e(e.assignment), _e("; ".join(f"{k}: {v}" for k, v in e.late.items()))]
+    late = [[student_link(e, base), escape_html(e.assignment), escape_html("; ".join(f"{k}: {v}" for k, v in e.late.items()))]
             for e in entries if e.late]
     tail.append(("Late work", ["student", "assignment", "recorded"], late, "late"))
-    same = [[_link(e, base), _e(e.assignment), _e("; ".join(p for p in sorted(e.problems) if is_identical(p)))]
+    same = [[student_link(e, base), escape_html(e.assignment), escape_html("; ".join(p for p in sorted(e.problems) if is_identical(p)))]
             for e in entries if any(is_identical(p) for p in e.problems)]
     tail.append(("Identical submissions", ["student", "assignment", "finding"], same, "identical"))
-    problems = [[_link(e, base), _e(e.assignment), _e(_problem_text(e.problems))] for e in entries if e.problems]
+    problems = [[student_link(e, base), escape_html(e.assignment), escape_html(problem_text(e.problems))] for e in entries if e.problems]
     tail.append(("Problems (integrity events, timeouts, crashes, grader errors ...)",
                  ["student", "assignment", "problems"], problems, "problems"))
     if paths is None:
@@ -184,12 +164,12 @@ def class_html_parts(entries, notes: tuple = (), base: str = ".", title: str = "
         f"<a href='#{css}'>{caption.split(' (')[0]}</a> ({len(rows)})" for caption, _, rows, css in tail)
         + " &middot; <a href='#persistent'>Misconceptions across notebooks</a>"
         " &middot; <a href='#near-copies'>Near-copies</a></p>")
-    out += [_simple_table(*t) for t in tail]
-    out.append(_persistent_html(paths, entries, base))
-    out.append(_near_copies_html(near or {}, entries, base))
+    out += [simple_table(*t) for t in tail]
+    out.append(persistent_html(paths, entries, base))
+    out.append(near_copies_html(near or {}, entries, base))
     out.append("</div>")
     parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-             f"<meta name='viewport' content='width=device-width'><title>{_e(title)}</title></head>"
+             f"<meta name='viewport' content='width=device-width'><title>{escape_html(title)}</title></head>"
              "<body style='margin: 1.5em auto; max-width: 75em; padding: 0 1em'>\n"]
     for k, part in enumerate(out):
         parts += ["\n", part] if k else [part]
@@ -200,7 +180,7 @@ def class_html_parts(entries, notes: tuple = (), base: str = ".", title: str = "
 def not_submitted(graded_dir):
     """``(student, assignment)`` pairs that grades.csv lists as "not submitted" (roster students
     without a submission, written by a class run given a roster); [] without grades.csv."""
-    rows = _read_grades_csv(Path(graded_dir) / "grades.csv")
+    rows = read_grades_csv(Path(graded_dir) / "grades.csv")
     return sorted(key for key, row in rows.items()
                   if "not submitted" in [p.strip() for p in (row.get("problems") or "").split(";")])
 

@@ -17,7 +17,7 @@ from autograder.reports.class_stats import (
     bins,
     gap_order,
 )
-from autograder.reports.student import _e
+from autograder.reports.student import escape_html
 
 CLASS_STYLE = """
 .autograder-report.class-report { max-width: 75em; }
@@ -68,7 +68,7 @@ CLASS_STYLE = """
 """
 
 
-def _pts(x):
+def pts(x):
     return f"{x:.4g}"
 
 
@@ -79,16 +79,16 @@ def _href(target, base):
     return quote(os.fsencode(rel))
 
 
-def _link(entry, base):
+def student_link(entry, base):
     """The student's name as a link to their report (``base``: the page's folder, absolute)."""
     if not entry.link:
-        return _e(entry.student)
+        return escape_html(entry.student)
     if entry.href is None:
-        entry.href = _e(_href(entry.link, base))
-    return f"<a href='{entry.href}'>{_e(entry.student)}</a>"
+        entry.href = escape_html(_href(entry.link, base))
+    return f"<a href='{entry.href}'>{escape_html(entry.student)}</a>"
 
 
-def _anchor(assignment):
+def anchor(assignment):
     return "a-" + re.sub(r"[^A-Za-z0-9_-]", "_", assignment)
 
 
@@ -97,7 +97,7 @@ def _hidden(text):
     return f"<span class='visually-hidden'>{text}</span>"
 
 
-def _histogram_html(entries, max_score):
+def histogram_html(entries, max_score):
     """Columns of students per range of points (``class_stats.bins``: whole points when the points
     are whole, else tenths of ``max_score``); notebooks not attempted are counted apart."""
     stubs = [e for e in entries if e.not_attempted]
@@ -109,12 +109,12 @@ def _histogram_html(entries, max_score):
     whole = all(isinstance(low, int) for low, _ in ranges)
     bars, labels = [], []
     for (low, high), n in zip(ranges, counts, strict=True):
-        label = _pts(low) if whole and low == high else f"{_pts(low)}&ndash;{_pts(high)}"
+        label = pts(low) if whole and low == high else f"{pts(low)}&ndash;{pts(high)}"
         bars.append(f"<td title='{n} students'><span class='count'>{n}</span>"
                     f"<span class='column' style='height: {5 * n / top:.2f}em'></span></td>")
         labels.append(f"<th scope='col'>{label}{_hidden(' points')}</th>")
-    summary = (f"mean {_pts(statistics.fmean(scores))}, median {_pts(statistics.median(scores))} of "
-               f"{_pts(max_score)} points; {sum(1 for s in scores if s >= max_score)} with full marks"
+    summary = (f"mean {pts(statistics.fmean(scores))}, median {pts(statistics.median(scores))} of "
+               f"{pts(max_score)} points; {sum(1 for s in scores if s >= max_score)} with full marks"
                if scores else "no attempted notebooks")
     if stubs:
         summary += (f"; {len(stubs)} not attempted (every function still the released stub), "
@@ -127,26 +127,26 @@ def _histogram_html(entries, max_score):
             f"<p class='small'>{note}</p>")
 
 
-def _mistakes_html(rows, base):
+def mistakes_html(rows, base):
     if not rows:
         return "<h3>Named mistakes</h3><p>No failed check matched a named mistake.</p>"
     out = ["<h3>Named mistakes</h3><table class='data mistakes'><caption class='visually-hidden'>Named mistakes"
            "</caption><tr><th scope='col'>students</th><th scope='col'>function</th>"
            "<th scope='col'>mistake</th><th scope='col'>who (their reports)</th></tr>"]
     for _, function, mistake, who in rows:
-        out.append(f"<tr class='mistake-row'><td class='num count'>{len(who)}</td><td>{_e(function)}</td>"
-                   f"<td class='mistake-name'>{_e(mistake)}</td>"
-                   f"<td class='students'>{' '.join(_link(e, base) for e in who)}</td></tr>")
+        out.append(f"<tr class='mistake-row'><td class='num count'>{len(who)}</td><td>{escape_html(function)}</td>"
+                   f"<td class='mistake-name'>{escape_html(mistake)}</td>"
+                   f"<td class='students'>{' '.join(student_link(e, base) for e in who)}</td></tr>")
     return "".join(out) + "</table>"
 
 
-def _checks_html(stats):
+def checks_html(stats):
     out = ["<h3>Checks</h3><table class='data checks'><caption class='visually-hidden'>Checks</caption>"
            "<tr><th scope='col'>#</th><th scope='col'>check</th><th scope='col'>points</th>"
            "<th scope='col'>pass rate</th><th scope='col'>mean points</th></tr>"]
     for i, s in enumerate(stats, 1):
-        out.append(f"<tr><td class='num'>{i}</td><td class='check-name'>{_e(s.name)}</td><td class='num'>"
-                   f"{_pts(s.points)}</td><td class='num'><span class='rate'><span class='bar' "
+        out.append(f"<tr><td class='num'>{i}</td><td class='check-name'>{escape_html(s.name)}</td><td class='num'>"
+                   f"{pts(s.points)}</td><td class='num'><span class='rate'><span class='bar' "
                    f"style='width: {100 * s.pass_rate:.1f}%'></span></span>{s.passed}/{s.submitted} "
                    f"({100 * s.pass_rate:.0f}%)</td><td class='num'>{s.mean_points:.2f}</td></tr>")
     return "".join(out) + "</table>"
@@ -157,9 +157,9 @@ CELLS = {"p": ("\u2713", "passed"), "h": ("\u00bd", "some points"), "f": ("\u271
          "n": ("\u2013", "not in this results.json"), "s": ("\u25cb", "not attempted (the released stub)")}
 
 
-def _grid_html(entries, stats, base):
+def grid_html(entries, stats, base):
     names = [s.name for s in stats]
-    head = "".join(f"<th scope='col' title='{_e(n)}'>{i}{_hidden(' ' + _e(n))}</th>"
+    head = "".join(f"<th scope='col' title='{escape_html(n)}'>{i}{_hidden(' ' + escape_html(n))}</th>"
                    for i, n in enumerate(names, 1))
     rows = []
     for e in gap_order(entries, names):
@@ -170,8 +170,8 @@ def _grid_html(entries, stats, base):
             kind = "n" if t is None else "p" if t.passed else "s" if t.stub else "h" if t.score > 0 else "f"
             symbol, words = CELLS[kind]
             cells.append(f"<td class='{'n' if kind == 's' else kind}'>{symbol}{_hidden(words)}</td>")
-        rows.append(f"<tr><th scope='row'>{_link(e, base)}</th>{''.join(cells)}<td class='num' style='width: auto; "
-                    f"padding-left: .4em'>{'not attempted' if e.not_attempted else _pts(e.score)}</td></tr>")
+        rows.append(f"<tr><th scope='row'>{student_link(e, base)}</th>{''.join(cells)}<td class='num' style='width: auto; "
+                    f"padding-left: .4em'>{'not attempted' if e.not_attempted else pts(e.score)}</td></tr>")
     legend = ("<p class='legend'>Each cell says how a check went: "
               + "".join(f"<span class='key {'n' if k == 's' else k}' aria-hidden='true'>{sym}</span>{words}"
                         for k, (sym, words) in CELLS.items()) + ".</p>")
@@ -182,7 +182,7 @@ def _grid_html(entries, stats, base):
             + "".join(rows) + "</tbody></table>")
 
 
-def _simple_table(caption, header, rows, css, level=2):
+def simple_table(caption, header, rows, css, level=2):
     """A titled table (``css`` is its class and the title's id; ``level``: the title's h level), or
     "None." without rows."""
     title = f"<h{level} id='{css}'>{caption}</h{level}>"
@@ -206,13 +206,13 @@ def is_integrity(problem) -> bool:
     return is_identical(problem) or problem.startswith(INTEGRITY_IMPORT.split("{}")[0])
 
 
-def _problem_text(problems):
+def problem_text(problems):
     """A row's problems for the Problems table: integrity events first, marked "integrity:"."""
     ordered = sorted(problems, key=lambda p: (not is_integrity(p), p))
     return "; ".join(("integrity: " if is_integrity(p) else "") + p for p in ordered)
 
 
-def _persistent_html(paths, entries, base):
+def persistent_html(paths, entries, base):
     """The section of misconceptions that recur across notebooks (``families.persistent``)."""
     from autograder.reports.families import persistent
     rows = []
@@ -220,9 +220,9 @@ def _persistent_html(paths, entries, base):
     for family, who in persistent(paths):
         for student, made, again, fixed in who:
             first = link.get((student, made[0]))
-            rows.append([_e(family.label), _link(first, base) if first else _e(student), _e(", ".join(made)),
-                         _e(", ".join(again)), _e(", ".join(fixed)) or "&ndash;"])
-    table = _simple_table("Misconceptions across notebooks", ["misconception", "student", "named in",
+            rows.append([escape_html(family.label), student_link(first, base) if first else escape_html(student), escape_html(", ".join(made)),
+                         escape_html(", ".join(again)), escape_html(", ".join(fixed)) or "&ndash;"])
+    table = simple_table("Misconceptions across notebooks", ["misconception", "student", "named in",
                                                               "again in", "right later in"], rows, "persistent")
     return (table + "<p class='small'>A misconception is a family of named mistakes (reports/families.py) "
             "that the checks of several notebooks recognise. Listed: students whose wrong values showed the same "
@@ -248,7 +248,7 @@ def _near_codes(item):
 
 
 def _near_names(names, count):
-    shown = ", ".join(_e(shown_name(x)) for x in names[:NEAR_NAMES_SHOWN])
+    shown = ", ".join(escape_html(shown_name(x)) for x in names[:NEAR_NAMES_SHOWN])
     more = count - min(len(names), NEAR_NAMES_SHOWN)
     return shown + (f" and {more} more" if more > 0 else "")
 
@@ -257,7 +257,7 @@ def _near_row(assignment, item):
     """A row of the shared-code table for one item: a group (one code) or two codes alike."""
     codes = _near_codes(item)
     share = [float(x) for x in (item.get("share") or [0])]
-    heads = [_e(shown_name(n[0])) if n else "?" for n, _, _ in codes]
+    heads = [escape_html(shown_name(n[0])) if n else "?" for n, _, _ in codes]
     if len(codes) == 1:
         names, count, texts = codes[0]
         who = (f"{count} students, the same code{'' if texts < 2 else ' once names and comments are left out'}: "
@@ -268,14 +268,14 @@ def _near_row(assignment, item):
         alike = f"{100 * min(share):.0f}% / {100 * max(share):.0f}%"
     cols = len(codes)
     evidence = "".join(
-        f"<details><summary>{_e(f)}</summary><table class='data side'><caption class='visually-hidden'>"
-        f"{_e(f)}: {' and '.join(heads)}</caption><tr>" + "".join(f"<th scope='col'>{h}</th>" for h in heads)
-        + "</tr><tr>" + "".join(f"<td><pre>{_e(x)}</pre></td>" for x in src) + "</tr></table></details>"
+        f"<details><summary>{escape_html(f)}</summary><table class='data side'><caption class='visually-hidden'>"
+        f"{escape_html(f)}: {' and '.join(heads)}</caption><tr>" + "".join(f"<th scope='col'>{h}</th>" for h in heads)
+        + "</tr><tr>" + "".join(f"<td><pre>{escape_html(x)}</pre></td>" for x in src) + "</tr></table></details>"
         for f, src in (item.get("evidence") or {}).items() if isinstance(src, list) and len(src) == cols)
-    return [who, _e(assignment), alike, evidence or "&ndash;"]
+    return [who, escape_html(assignment), alike, evidence or "&ndash;"]
 
 
-def _near_copies_html(near, entries, base):
+def near_copies_html(near, entries, base):
     """The near-copies section (``near_copies``): groups of students handing in the same code and
     pairs of codes alike, with their code side by side, and students sharing a rare combination of
     named mistakes. Never a grade."""
@@ -292,16 +292,16 @@ def _near_copies_html(near, entries, base):
         stats = getattr(near[assignment], "compared", None) or {}
         left += stats.get("not compared", 0) if isinstance(stats.get("not compared", 0), int) else 0
         rows += [_near_row(assignment, item) for item in near[assignment][:NEAR_PAIRS_SHOWN] if isinstance(item, dict)]
-    out.append(_simple_table("Shared code", ["students", "assignment", "shared (of each)", "their code"],
+    out.append(simple_table("Shared code", ["students", "assignment", "shared (of each)", "their code"],
                              rows, "near-code", level=3))
     if cut:
         out.append(f"<p>{cut} more groups and pairs with less shared code are in near_copies.json.</p>")
     if left:
         out.append(f"<p>{left} pairs of codes that share some fingerprints were not compared (a class of many "
                    "different codes: only the pairs sharing the most were; see docs/class-report.md).</p>")
-    pairs = [[_e(a) + " &amp; " + _e(b), "<br>".join(f"{_e(x)}: {_e(f)}: {_e(m)} ({n} students)"
+    pairs = [[escape_html(a) + " &amp; " + escape_html(b), "<br>".join(f"{escape_html(x)}: {escape_html(f)}: {escape_html(m)} ({n} students)"
                                                       for x, f, m, n in shared)] for a, b, shared in
              mistake_pairs(entries)]
-    out.append(_simple_table(f"Rare named mistakes in common (at least {MIN_SHARED}, each made by at most {RARE} "
+    out.append(simple_table(f"Rare named mistakes in common (at least {MIN_SHARED}, each made by at most {RARE} "
                              "students)", ["students", "mistakes"], pairs, "near-mistakes", level=3))
     return "".join(out)

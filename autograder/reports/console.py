@@ -11,7 +11,7 @@ maximum, ``late`` (the late penalty in points) and ``score`` (the final score), 
 ``nbgrader export`` computes them from the gradebook when the grades were recorded there
 (``gradebook.Totals``; otherwise 0 and the total), ``manual overrides`` (the grade cells
 whose manual score counts instead of the checks' points, which is why ``score`` can differ
-from ``total``), and a ``problems`` column built from the ``problems.Problem`` kinds
+from ``total``), and a ``problems`` column built from the ``vocabulary.Problem`` kinds
 recorded while grading. A class run given a roster adds a row for each roster student with no
 notebook for an assignment of the run: empty points, ``total`` and ``score``, ``problems``
 "not submitted" (``lms/roster.py``, docs/lms.md).
@@ -27,8 +27,9 @@ import json
 import os
 from pathlib import Path
 
-from autograder.grading.problems import Problem, column
-from autograder.reports import csvsafe, safetext
+from autograder.core import safetext
+from autograder.core.vocabulary import Problem, column
+from autograder.reports import csvsafe
 
 # A late resubmission that replaced an on-time one (grading/late.py) is a note of its result;
 # grades.csv shows its summary in a column of its own.
@@ -52,12 +53,12 @@ def fs_name(name: str) -> str:
 
 
 def results_json(result, test_visibility=None, output_format="text") -> dict:
-    """Gradescope ``results.json`` content (a dict) for one ``grade.NotebookResult``.
+    """Gradescope ``results.json`` content (a dict) for one ``vocabulary.NotebookResult``.
 
     Submission text (names, messages, notes) passes through ``safetext.clean``.
 
     Args:
-        result: the ``grade.NotebookResult``.
+        result: the ``vocabulary.NotebookResult``.
         test_visibility: optional ``{test name: Gradescope visibility}`` ("hidden",
             "after_due_date", "after_published", "visible"); unlisted tests are "visible".
         output_format: Gradescope format of outputs and test names ("text", the default,
@@ -113,7 +114,7 @@ def write_grades_csv(results, path, totals=None, not_submitted=()):
     """Write the class table (UTF-8): one row per (student, assignment), a column per notebook.
 
     Args:
-        results: an iterable of ``grade.NotebookResult`` (read once, in order).
+        results: an iterable of ``vocabulary.NotebookResult`` (read once, in order).
         path: the csv file to write.
         totals: optional ``{(student_id, assignment_id): gradebook.Totals}`` (ids as in the
             results) of the rows recorded in nbgrader's gradebook: they give ``late``,

@@ -10,7 +10,7 @@ the family's mistake texts, and the functions whose checks test it (so that a la
 with those checks all passed can be said to get it right).
 
 ``student_paths(entries, order)`` follows each student notebook by notebook in the course's
-order (``course/registry.py``: ``Exercise.order``) and marks each family where it shows:
+order (``core/registry.py``: ``Exercise.order``) and marks each family where it shows:
 
 * ``made``: named for the first time;
 * ``again``: named in a later notebook after an earlier one;
@@ -134,10 +134,10 @@ def persistent(paths: dict) -> list[tuple]:
 
 
 def course_order() -> dict:
-    """``{assignment: order}`` of the course's exercises (``course/registry.EXERCISES``); {} when
+    """``{assignment: order}`` of the course's exercises (``core/registry.EXERCISES``); {} when
     the registry cannot be read (a report of results graded elsewhere still gets written)."""
     try:
-        from autograder.course.registry import EXERCISES
+        from autograder.core.registry import EXERCISES
     except Exception:  # noqa: BLE001 -- the report must not depend on the course folder being intact
         return {}
     return {name: exercise.order for name, exercise in EXERCISES.items()}

@@ -32,13 +32,9 @@ import re
 from itertools import combinations
 from pathlib import Path
 
-from autograder.reports.boilerplate import (  # noqa: F401 (regions, course_code, K, WINDOW: used by callers too)
-    WINDOW,
-    K,
+from autograder.reports.boilerplate import (
     boilerplate_hashes,
-    course_code,
     fingerprint,
-    regions,
 )
 
 NOTE_FILE = "near_copies.json"
@@ -166,7 +162,7 @@ def find(jobs, results, out) -> Path | None:
         import copydetect  # noqa: F401
     except ImportError:
         return None
-    from autograder.grading.identical import _graded_path
+    from autograder.core.vocabulary import graded_path
     from autograder.reports.boilerplate import notebook_regions, released_code
     from autograder.reports.class_load import shown_name
     by_assignment: dict = {}
@@ -175,7 +171,7 @@ def find(jobs, results, out) -> Path | None:
     for job, result in zip(jobs, results, strict=False):
         if job.exercise is None or result is None:
             continue
-        found = notebook_regions(_graded_path(job, result), job.exercise.functions)  # (read once)
+        found = notebook_regions(graded_path(job, result), job.exercise.functions)  # (read once)
         if found is None:  # an unreadable notebook is graded elsewhere; here it is left out
             continue
         exercises[result.assignment_id] = job.exercise

@@ -1,6 +1,6 @@
 """An HTML report of one student's notebook: what passed, what failed, and why.
 
-``render_html(result)`` turns a ``grade.NotebookResult`` into one self-contained HTML page
+``render_html(result)`` turns a ``vocabulary.NotebookResult`` into one self-contained HTML page
 (no scripts, no external files): the score, notes about the notebook, and for every check
 its points and feedback; for a failed comparison also the expected value beside the
 student's, the named mistake, and a small picture where one helps:
@@ -53,7 +53,7 @@ STYLE = """
 """
 
 
-def _e(value):
+def escape_html(value):
     return html.escape(str(value), quote=True)
 
 
@@ -100,7 +100,7 @@ def _grid_table(grid, low, high, caption):
         cells = []
         for x in row:
             if not np.isfinite(x):
-                cells.append(f"<td style='background: #bbb'>{_e(fmt(float(x)))}</td>")
+                cells.append(f"<td style='background: #bbb'>{escape_html(fmt(float(x)))}</td>")
                 continue
             share = (x - low) / (high - low)
             ink = _ink(share)
@@ -145,7 +145,7 @@ def sequences(expected, got):
         mark = ""
         if mine != right and not parted:
             mark, parted = " class='parted'", True
-        rows.append(f"<tr{mark}><td>{i + 1}</td><td>{_e(mine)}</td><td>{_e(right)}</td></tr>")
+        rows.append(f"<tr{mark}><td>{i + 1}</td><td>{escape_html(mine)}</td><td>{escape_html(right)}</td></tr>")
     return "".join(rows) + "</table>"
 
 
@@ -156,8 +156,8 @@ def _elsewhere(name, elsewhere):
     where = elsewhere.get(family.id) if family else None
     if not where:
         return ""
-    return (f"<p class='again'>You made this mistake in {_e(', '.join(where))} too: "
-            f"{_e(family.label)}.</p>")
+    return (f"<p class='again'>You made this mistake in {escape_html(', '.join(where))} too: "
+            f"{escape_html(family.label)}.</p>")
 
 
 def _named_sentences(mistakes):
@@ -220,8 +220,8 @@ def _fix_first_html(result):
     found = fix_first(result)
     if not found:
         return ""
-    items = "".join(f"<li>You {_e(name)}: {points:g} point{'s' if points != 1 else ''} lost "
-                    f"({_e('; '.join(checks))})</li>" for name, points, checks in found)
+    items = "".join(f"<li>You {escape_html(name)}: {points:g} point{'s' if points != 1 else ''} lost "
+                    f"({escape_html('; '.join(checks))})</li>" for name, points, checks in found)
     return f"<div class='fixfirst'><h2>What to fix first</h2><ol>{items}</ol></div>"
 
 
@@ -245,20 +245,20 @@ def _details(details, elsewhere=None):
         return ""
     expected, got = details.get("expected"), details.get("got")
     if details.get("withheld"):  # a fixed check: the right value is not shown (checks/withheld.py)
-        parts = [f"<p>Compared: {_e(details.get('what', ''))}</p>",
-                 f"<table class='values'><tr><th>yours</th><td>{_e(fmt(got))}</td></tr></table>"]
+        parts = [f"<p>Compared: {escape_html(details.get('what', ''))}</p>",
+                 f"<table class='values'><tr><th>yours</th><td>{escape_html(fmt(got))}</td></tr></table>"]
         for name in details.get("mistakes") or []:
-            parts.append(f"<p class='mistake'>That is the value you get when you {_e(name)}.</p>")
+            parts.append(f"<p class='mistake'>That is the value you get when you {escape_html(name)}.</p>")
         return "".join(parts)
     want, have, note = show_pair(expected, got)   # one precision that tells them apart
-    parts = [f"<p>Compared: {_e(details.get('what', ''))}</p>",
+    parts = [f"<p>Compared: {escape_html(details.get('what', ''))}</p>",
              "<table class='values'>"
-             f"<tr><th scope='row'>expected</th><td>{_e(want)}</td></tr>"
-             f"<tr><th scope='row'>yours</th><td>{_e(have)}</td></tr>"
-             + (f"<tr><th scope='row'>difference</th><td>{_e(note)}</td></tr>" if note else "") + "</table>"]
+             f"<tr><th scope='row'>expected</th><td>{escape_html(want)}</td></tr>"
+             f"<tr><th scope='row'>yours</th><td>{escape_html(have)}</td></tr>"
+             + (f"<tr><th scope='row'>difference</th><td>{escape_html(note)}</td></tr>" if note else "") + "</table>"]
     said = set()
     for name in details.get("mistakes") or []:
-        parts.append(f"<p class='mistake'>That is the value you get when you {_e(name)}.</p>")
+        parts.append(f"<p class='mistake'>That is the value you get when you {escape_html(name)}.</p>")
         line = _elsewhere(name, elsewhere) if elsewhere else ""
         if line and line not in said:  # one line per family, however many of its mistakes match
             parts.append(line)
@@ -268,7 +268,7 @@ def _details(details, elsewhere=None):
 
 
 def render_html(result, path=None, record=None) -> str:
-    """One self-contained HTML page for a ``grade.NotebookResult`` (see module docstring).
+    """One self-contained HTML page for a ``vocabulary.NotebookResult`` (see module docstring).
 
     Args:
         result: the ``NotebookResult``.
@@ -285,7 +285,7 @@ def render_html(result, path=None, record=None) -> str:
     """
     title = f"{result.assignment_id}: {result.student_id}"
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-            f"<title>{_e(title)}</title></head><body style='margin: 2em auto; max-width: 60em'>\n"
+            f"<title>{escape_html(title)}</title></head><body style='margin: 2em auto; max-width: 60em'>\n"
             + render_fragment(result, path, record) + "</body></html>\n")
 
 
@@ -309,11 +309,11 @@ def render_fragment(result, path=None, record=None) -> str:
     elsewhere = _other_notebooks(result, path)
     passed = [c for c in result.checks if c.score >= c.max_score]
     out = [f"<div class='autograder-report'><style>{STYLE}</style>",
-           f"<h1>{_e(result.assignment_id)} &middot; {_e(result.notebook)} &middot; {_e(result.student_id)}</h1>",
+           f"<h1>{escape_html(result.assignment_id)} &middot; {escape_html(result.notebook)} &middot; {escape_html(result.student_id)}</h1>",
            _headline(result, record, passed), _fix_first_html(result)]
     if result.notes:
         out.append("<div class='notes'><h2>About the notebook</h2><ul>"
-                   + "".join(f"<li>{_e(n)}</li>" for n in result.notes) + "</ul></div>")
+                   + "".join(f"<li>{escape_html(n)}</li>" for n in result.notes) + "</ul></div>")
     failed = [c for c in result.checks if c.score < c.max_score]
     for heading, group in (("Failed checks", failed), ("Passed checks", passed)):
         if not group:
@@ -323,12 +323,12 @@ def render_fragment(result, path=None, record=None) -> str:
             ok = c.score >= c.max_score
             out.append(f"<div class='check {'passed' if ok else 'failed'}'>"
                        f"<p><span class='status'>{'PASS' if ok else 'FAIL'}</span> "
-                       f"{_e(c.name)} &middot; {c.score:g} of {c.max_score:g} points</p>")
+                       f"{escape_html(c.name)} &middot; {c.score:g} of {c.max_score:g} points</p>")
             if not ok:
                 details = getattr(c, "details", None)
                 message = message_once(c.output, details)
                 if message:
-                    out.append(f"<p class='message'>{_e(message)}</p>")
+                    out.append(f"<p class='message'>{escape_html(message)}</p>")
                 out.append(_details(details, elsewhere))
             out.append("</div>")
     out.append("</div>")

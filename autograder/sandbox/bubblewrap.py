@@ -23,7 +23,7 @@ from autograder.sandbox.policy import bwrap_args, child_env, sandbox_uids, secco
 from autograder.sandbox.process import close_fds, interpreter, read_child_pid
 
 
-class _UidLease:
+class UidLease:
     """A uid from ``sandbox_uids()`` that no other sandbox on this machine uses meanwhile
     (an ``flock`` on a file in a root-only folder, released by ``release`` or at exit)."""
 
@@ -107,7 +107,7 @@ class Sandbox:
         if shutil.which("bwrap") is None:
             raise RuntimeError("bubblewrap (bwrap) is not installed or not on PATH")
         self.root = os.geteuid() == 0
-        self.lease = _UidLease() if self.root else None
+        self.lease = UidLease() if self.root else None
         self.uid = self.lease.uid if self.root else os.geteuid()
         shown = visible_paths()
         self._stage = []  # (real path, kind) mounted under _STAGE/N by the root launcher

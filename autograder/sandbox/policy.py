@@ -114,7 +114,7 @@ def grader_locations() -> list:
     course secret."""
     import importlib.util
 
-    from autograder.checks.seeds import SECRET_FILE
+    from autograder.core.registry import SECRET_FILE
     packages = ("solutions", "autograder", "exercises")
     locations = {str(PROJECT_ROOT / name) for name in packages} | {str(SECRET_FILE)}
     for name in packages:

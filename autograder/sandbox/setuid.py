@@ -10,7 +10,7 @@ what root may still do. ``SetuidSandbox(limits)`` starts each child, between ``f
 1. a new session; the resource limits of ``confinement.set_limits`` (soft = hard, core dumps
    off), ``RLIMIT_NPROC`` included, which counts only this uid's tasks;
 2. ``os.setgroups([])``, ``os.setresgid`` and ``os.setresuid`` to a leased uid/gid of its own
-   (``launch._UidLease``: the same range as bubblewrap's sandbox uids, owning no file and no
+   (``launch.UidLease``: the same range as bubblewrap's sandbox uids, owning no file and no
    process on the machine);
 3. ``PR_SET_PDEATHSIG`` (SIGKILL when the grader's worker dies; set after the uid change,
    which clears it);
@@ -54,7 +54,6 @@ import tempfile
 from pathlib import Path
 
 from autograder.sandbox import covers, leftovers, one_submission, proc_view
-from autograder.sandbox.course_files import restrict_tree  # noqa: F401
 from autograder.sandbox.policy import (
     CHILD_PACKAGE,
     child_env,
@@ -149,7 +148,7 @@ class SetuidSandbox:
     level = LEVEL
 
     def __init__(self, limits):
-        from autograder.sandbox.bubblewrap import _UidLease
+        from autograder.sandbox.bubblewrap import UidLease
         if os.geteuid() != 0:
             raise RuntimeError("the setuid level needs a grader running as root (it starts each child "
                                "as a uid of its own)")
@@ -162,7 +161,7 @@ class SetuidSandbox:
         self.child_landlock = os.environ.get(WITHOUT_LANDLOCK) != "1"  # the child's own layer (tests)
         # a uid whose files remain anywhere a child can write is never leased (leftovers.py)
         try:
-            self.lease = _UidLease(usable=leftovers.clean)
+            self.lease = UidLease(usable=leftovers.clean)
         except RuntimeError as exc:
             if not leftovers.unusable():
                 raise

@@ -1,25 +1,13 @@
 """The submission interface the checks use, wherever the student's code runs.
 
-* ``client.ChildSubmission``: the code runs in a confined child process (the grade of record).
+* ``remote.ChildSubmission``: the code runs in a confined child process (the grade of record);
+  ``exchange`` holds its request/reply half (``Exchange``, ``RemoteObject``).
 * ``local.LocalSubmission``: the code runs in this process (nbgrader's hidden test cells).
-* ``limits.Limits`` and ``limits.StudentCodeError``: limits of a child, and the one error
-  every failure of student code becomes.
+* ``notebook``, ``files``, ``digest``, ``counted``, ``repeated``: reading a hand-in, and the rules
+  that repeat or count a student's calls.
 
-This module only re-exports them, so checks and callers import from one place. ``local`` and
-``remote`` (numpy, the wire codec) are imported when one of their names is first asked for, so
-that importing a light submodule (``submission.files``, ``submission.notebook``) does not load
-them: the grading command's own process reads notebooks but runs no student code.
+The limits of a child and the one error every failure of student code becomes are
+``sandbox.limits.Limits`` and ``sandbox.limits.StudentCodeError``. Import each name from the module
+that defines it: ``local`` and ``remote`` (numpy, the wire codec) then load only when used, so the
+grading command's own process reads notebooks without loading them.
 """
-from autograder.sandbox.limits import Limits, StudentCodeError  # noqa: F401
-
-_LAZY = {"LocalObject": "local", "LocalSubmission": "local", "ChildSubmission": "remote",
-         "RemoteObject": "remote", "SandboxUnavailable": "remote", "child_env": "remote"}
-
-
-def __getattr__(name):
-    if name in _LAZY:
-        import importlib
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,7 +19,7 @@ The same digest is computed on every path that grades:
 
 * ``python -m autograder grade`` and Gradescope (``grade.grade_notebook``): from the cells
   ``notebook_code.read_notebook`` returns (``Cell.raw``), by ``digests_for_notebook``;
-* ``nbgrader autograde`` (``incell.grade`` in the hidden-test cell, in the student's kernel):
+* ``nbgrader autograde`` (``nbgrader_glue.in_kernel.grade`` in the hidden-test cell, in the student's kernel):
   from IPython's history of the raw cells the kernel ran before the current one, by
   ``digest_in_kernel``. nbclient sends each cell's source as the notebook holds it and skips
   cells that hold only whitespace; IPython's history keeps each cell but the newlines that end

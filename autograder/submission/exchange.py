@@ -16,7 +16,7 @@ import subprocess
 import time
 
 from autograder.child import wire
-from autograder.reports import safetext
+from autograder.core import safetext
 from autograder.sandbox.limits import StudentCodeError
 from autograder.submission.counted import CountedWeights, WeightsRegistry
 from autograder.submission.repeated import Repetitions, as_accept, check_times, check_vary

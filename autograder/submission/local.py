@@ -118,7 +118,7 @@ class LocalSubmission:
     def call_answered(self, name, table, *args, **kwargs):
         """As ``ChildSubmission.call_answered``: ``name`` called with its helpers ``table.names``
         bound, for the call, to stand-ins answering from ``table`` (through wire copies)."""
-        from autograder.checks.answered import stand_in
+        from autograder.child.server import stand_in
         held = {id(a._obj): a._obj for a in args if isinstance(a, LocalObject)}
         args, kwargs = _args(args), _round_trip(kwargs)
 

@@ -25,13 +25,12 @@ import tempfile
 from pathlib import Path
 
 from autograder.sandbox import policy as sandboxing
-from autograder.sandbox.bubblewrap import Sandbox  # noqa: F401 (the bubblewrap level; levels.new_sandbox picks one)
 from autograder.sandbox.levels import new_sandbox
 from autograder.sandbox.limits import Limits, StudentCodeError
 from autograder.sandbox.process import child_pids, interpreter, kill_by_pidfd, open_pidfd
 from autograder.sandbox.subreaper import become_subreaper
 from autograder.submission.counted import CountedWeights
-from autograder.submission.exchange import Exchange, RemoteObject, _to_wire_args, clean_error  # noqa: F401
+from autograder.submission.exchange import Exchange
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 _HERE = Path(__file__).resolve().parents[1]  # autograder/, which holds child/

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from autograder.checks.plugin import run_checks
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.environ import patched_environ
 from autograder.demo.fill import filled_notebook
 from autograder.submission import digest as code_digest
@@ -161,7 +161,7 @@ def test_the_kernel_computes_the_graders_digest(tmp_path):
     # each prints the digest the kernel computes where its checks would run.
     source = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nbformat.read(TOKENS.source_notebook, 4).cells
               if c.metadata.get("nbgrader", {}).get("grade_id")}
-    probe = ("from autograder.submission.digest import digest_in_kernel\nfrom autograder.course.registry import find\n"
+    probe = ("from autograder.submission.digest import digest_in_kernel\nfrom autograder.core.registry import find\n"
              "print('DIGEST', digest_in_kernel(find('tokens')))")
     probed = {}
     for cell in nb.cells:

@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.child.cells import Runner
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.fill import filled_notebook
 from autograder.submission import digest as code_digest
 from autograder.submission.notebook import read_notebook

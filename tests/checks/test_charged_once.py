@@ -9,7 +9,7 @@ import ast
 
 import pytest
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.mistakes import all_mistakes
 
 
@@ -114,9 +114,9 @@ def test_a_missing_backward_scale_costs_attention_backward_alone(hand_in):
 
 
 def test_in_the_kernel_a_helper_bug_is_charged_once_too(monkeypatch, capsys):
-    """nbgrader's hidden-test cells (``incell.grade``, one per function, in notebook order)."""
+    """nbgrader's hidden-test cells (``in_kernel.grade``, one per function, in notebook order)."""
     from autograder.checks.declared import points_by_function
-    from autograder.incell import grade
+    from autograder.nbgrader_glue.in_kernel import grade
     from tests.nbgrader_glue.test_incell import _namespace
     monkeypatch.setenv("COURSE_SECRET", "incell")
     mistake = next(m for m in all_mistakes() if m.id == "learned_attention-sine_cosine_swapped")

@@ -6,8 +6,8 @@ import importlib
 
 import pytest
 
-from autograder.checks import plugin
-from autograder.course.registry import EXERCISES
+from autograder.checks import helpers, plugin, results
+from autograder.core.registry import EXERCISES
 from autograder.demo.mistakes import all_mistakes
 from autograder.submission.local import LocalSubmission
 
@@ -30,10 +30,10 @@ def test_a_kept_session_grades_as_one_pytest_run_per_notebook(monkeypatch):
     cases = []
     for name, exercise in EXERCISES.items():
         mistake = next(m for m in all_mistakes() if m.exercise == name)
-        cases += [(exercise, lambda e=exercise: plugin._reference_submission(e), {}),
+        cases += [(exercise, lambda e=exercise: helpers.reference_submission(e), {}),
                   (exercise, lambda m=mistake: _with_mistake(m), {}),
                   (exercise, lambda: LocalSubmission({}), {}),
-                  (exercise, lambda e=exercise: plugin._reference_submission(e), {"select": exercise.functions[0]})]
+                  (exercise, lambda e=exercise: helpers.reference_submission(e), {"select": exercise.functions[0]})]
     monkeypatch.setattr(plugin, "_sessions", None)
     alone = [_graded(e, make(), **kw) for e, make, kw in cases]
     plugin.keep_sessions()
@@ -53,7 +53,7 @@ def test_a_session_whose_checks_cannot_be_collected_says_so(monkeypatch, tmp_pat
     fake = type("Broken", (), {"name": "broken", "checks_file": broken, "folder": tmp_path,
                                "helpers": {}, "functions": exercise.functions})()
     monkeypatch.setattr(plugin, "_sessions", {})
-    with pytest.raises(plugin.GraderError):
+    with pytest.raises(results.GraderError):
         plugin.run_checks(fake, LocalSubmission({}), "s001", SECRET)
-    with pytest.raises(plugin.GraderError):  # and again: the session stays broken, it does not hang
+    with pytest.raises(results.GraderError):  # and again: the session stays broken, it does not hang
         plugin.run_checks(fake, LocalSubmission({}), "s001", SECRET)

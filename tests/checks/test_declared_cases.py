@@ -13,8 +13,8 @@ import pytest
 from autograder.checks.api import Mismatch
 from autograder.checks.cases import Case, Check, hidden_checks
 from autograder.checks.declared import check_functions
+from autograder.core.registry import EXERCISES
 from autograder.course import visible
-from autograder.course.registry import EXERCISES
 
 
 @pytest.fixture

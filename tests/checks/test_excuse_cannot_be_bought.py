@@ -14,8 +14,8 @@ set, the answers differ, and the helpers excuse nothing.
 import pytest
 
 from autograder.checks.declared import points_by_function
-from autograder.course.registry import EXERCISES
-from autograder.submission import Limits
+from autograder.core.registry import EXERCISES
+from autograder.sandbox.limits import Limits
 
 TOKENS = EXERCISES["tokens"]
 
@@ -179,11 +179,11 @@ def test_a_helper_answering_on_cue_does_not_excuse_a_caller_given_handles(hand_i
 
 
 def test_in_the_kernel_handles_are_matched_too(monkeypatch, capsys):
-    """nbgrader's in-kernel path (``incell.grade``, objects held in the grader's own process): the
+    """nbgrader's in-kernel path (``in_kernel.grade``, objects held in the grader's own process): the
     stub generate beside the cued sample_next loses the sampled check, while an honest greedy
     sample_next beside a right generate still costs sample_next's points alone."""
     from autograder.demo.mistakes import all_mistakes
-    from autograder.incell import grade
+    from autograder.nbgrader_glue.in_kernel import grade
     from tests.nbgrader_glue.test_incell import _namespace
     monkeypatch.setenv("COURSE_SECRET", "incell")
     points = points_by_function(SAMPLING)

@@ -3,9 +3,9 @@ the console table, reach the terminal as escape sequences, swell results.json, o
 rendered as HTML by Gradescope."""
 import json
 
-from autograder.course.registry import EXERCISES
+from autograder.core import safetext
+from autograder.core.registry import EXERCISES
 from autograder.reports import console as report
-from autograder.reports import safetext
 
 KV = EXERCISES["kv_cache"]
 

@@ -1,7 +1,7 @@
 """Does each realistic mistake lose exactly its checks, with feedback that names it?"""
 import pytest
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.mistakes import all_mistakes
 
 

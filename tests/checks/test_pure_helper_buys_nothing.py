@@ -14,8 +14,8 @@ wrong too and nothing is excused.
 """
 import pytest
 
-from autograder.course.registry import EXERCISES
-from autograder.submission import Limits
+from autograder.core.registry import EXERCISES
+from autograder.sandbox.limits import Limits
 
 TOKENS = EXERCISES["tokens"]
 

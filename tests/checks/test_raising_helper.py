@@ -9,7 +9,7 @@ The points come from exercises/attention/exercise.toml (19 in all) and the check
 import pytest
 
 from autograder.checks.declared import points_by_function
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 
 ATTENTION = EXERCISES["attention"]
 RAISES_VALUE_ERROR = '''
@@ -84,8 +84,8 @@ def test_the_message_names_the_helper_that_raised():
 
 
 def test_in_the_kernel_a_raising_helper_is_charged_once_too(monkeypatch, capsys):
-    """nbgrader's hidden-test cells (``incell.grade``) over the kernel's namespace (``LocalSubmission``)."""
-    from autograder.incell import grade
+    """nbgrader's hidden-test cells (``in_kernel.grade``) over the kernel's namespace (``LocalSubmission``)."""
+    from autograder.nbgrader_glue.in_kernel import grade
     from tests.nbgrader_glue.test_incell import _namespace
     monkeypatch.setenv("COURSE_SECRET", "incell")
     ns = _namespace(ATTENTION, {"causal_mask": RAISES_VALUE_ERROR})

@@ -9,11 +9,10 @@ import numpy as np
 import pytest
 
 from autograder.checks.api import Mismatch, expect_close, expect_equal
-from autograder.checks.plugin import CheckResult
 from autograder.checks.values import show, show_pair
+from autograder.core.vocabulary import CheckResult, NotebookResult
 from autograder.course import visible_cell as visible_helper
 from autograder.course.visible import helper_cell
-from autograder.grading.result import NotebookResult
 from autograder.reports.console import results_json, table
 from autograder.reports.student import render_html
 

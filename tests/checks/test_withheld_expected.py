@@ -7,7 +7,7 @@ Now such a check names the mistake and shows what the student's code returned, n
 value; a check whose expected value is a worked example the notebook prints anyway still shows
 it, and randomized checks still show theirs (their cases change with every submission).
 """
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.mistakes import all_mistakes
 from autograder.reports.console import results_json, table
 from autograder.reports.student import render_html

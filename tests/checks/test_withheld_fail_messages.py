@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from autograder.checks.plugin import run_checks
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.mistakes import all_mistakes
 from autograder.submission.local import LocalSubmission
 

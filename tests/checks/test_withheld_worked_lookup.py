@@ -11,9 +11,9 @@ import pytest
 
 from autograder.checks import withheld
 from autograder.checks.api import WORKED_ATOL
-from autograder.checks.helpers import same_value
-from autograder.course.registry import EXERCISES
-from autograder.course.worked import reference, worked_values
+from autograder.checks.sameness import same_value
+from autograder.core.registry import EXERCISES
+from autograder.core.worked import reference, worked_values
 
 
 def _plain_is_worked(expected, exercise):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from autograder.child import wire
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 
 M61 = (1 << 61) - 1  # hash(k * M61) == 0 for every int k: Python hashes ints modulo 2**61 - 1
 
@@ -162,7 +162,8 @@ def test_bombs_written_into_the_channel_cost_only_their_checks(hand_in, code):
 def test_a_flood_of_junk_lines_in_the_channel_cannot_outlast_the_call_limit():
     """Millions of short lines (each would cost a copy of the rest of the buffer if taken one
     at a time) and well-formed answers to no request are skipped within the deadline."""
-    from autograder.submission import ChildSubmission, Limits, StudentCodeError
+    from autograder.sandbox.limits import Limits, StudentCodeError
+    from autograder.submission.remote import ChildSubmission
     code = '''
 import gc, json
 

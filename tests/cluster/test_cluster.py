@@ -13,13 +13,12 @@ import nbformat
 import pytest
 
 from autograder.checks.declared import check_metas
-from autograder.checks.plugin import CheckResult
 from autograder.cluster import k8s, merge, shards
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.vocabulary import CheckResult, Job, NotebookResult
 from autograder.demo.fill import filled_notebook
-from autograder.grading.discover import Job, discover
-from autograder.grading.result import NotebookResult
-from autograder.submission import Limits
+from autograder.grading.discover import discover
+from autograder.sandbox.limits import Limits
 
 KV = EXERCISES["kv_cache"]
 EMB = EXERCISES["embeddings"]
@@ -175,8 +174,8 @@ def test_the_manifest_records_what_the_shard_ran_on(tmp_path):
     assert env["numpy"] == numpy.__version__ and env["python"] == ".".join(map(str, sys.version_info[:3]))
     assert env["blas"]["name"] == numpy.show_config(mode="dicts")["Build Dependencies"]["blas"]["name"]
     assert data["confinement"] == "bubblewrap" and data["status"] == "complete"
-    from autograder.grading.resume import _grader_version
-    assert data["grader"] == _grader_version()
+    from autograder.grading.resume import grader_version
+    assert data["grader"] == grader_version()
     assert SECRET.hex() not in json.dumps(data) and SECRET.decode() not in json.dumps(data)
     import hashlib
     import hmac

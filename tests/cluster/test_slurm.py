@@ -24,7 +24,7 @@ import nbformat
 import pytest
 
 from autograder.cluster import shards
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
 

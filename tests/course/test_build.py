@@ -6,8 +6,8 @@ import nbformat
 import pytest
 
 from autograder.checks.declared import points_by_function
+from autograder.core.registry import EXERCISES, PROJECT_ROOT, Exercise
 from autograder.course import build
-from autograder.course.registry import EXERCISES, PROJECT_ROOT, Exercise
 from autograder.course.visible import Visible
 
 # Generating runs nbgrader for each exercise: one exercise in the quick tier, all in the slow one.

@@ -4,8 +4,8 @@ import re
 
 import pytest
 
+from autograder.core.registry import PROJECT_ROOT
 from autograder.course import docs_tables
-from autograder.course.registry import PROJECT_ROOT
 
 README = PROJECT_ROOT / "README.md"
 DOCS = PROJECT_ROOT / "docs"

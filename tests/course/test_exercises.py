@@ -5,7 +5,7 @@ import importlib
 import pytest
 
 from autograder.checks.declared import check_metas, points_by_function
-from autograder.course.registry import EXERCISES, FILES, discover
+from autograder.core.registry import EXERCISES, FILES, discover
 from autograder.demo.corpus import STYLES
 from autograder.demo.mistakes import mistakes_module
 

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from autograder.course.registry import PROJECT_ROOT, load
+from autograder.core.registry import PROJECT_ROOT, load
 from autograder.course.scaffold import create
 
 NAME = "toy_mean"
@@ -72,7 +72,7 @@ def test_one_command_writes_one_folder_and_the_build_its_generated_copies(sevent
     # of the files already there, only the pages generated from every folder changed
     assert changed == {"README.md", "docs/worked-examples.md"}
     exercise = load(copy / "exercises" / NAME)
-    from autograder.course.registry import EXERCISES
+    from autograder.core.registry import EXERCISES
     assert exercise.order == max(e.order for e in EXERCISES.values()) + 1 and exercise.points == TEMPLATE_POINTS
     # README's row shows the new exercise's title until its summary is written (not the template's)
     assert f"| `{NAME}` | The mean of the token vectors |" in (copy / "README.md").read_text(encoding="utf-8")
@@ -85,7 +85,7 @@ def test_reference_gets_full_marks_and_stubs_zero(seventh, tmp_path):
         "import nbformat, sys\n"
         "from pathlib import Path\n"
         "from autograder.demo.fill import filled_notebook\n"
-        "from autograder.course.registry import find\n"
+        "from autograder.core.registry import find\n"
         f"e = find({NAME!r})\n"
         "root = Path(sys.argv[1])\n"
         "for student, stubs in (('ref', ()), ('stub', e.functions)):\n"

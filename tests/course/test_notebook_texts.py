@@ -10,7 +10,7 @@ import re
 import nbformat
 import pytest
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 
 TITLE = "Text to Attention From Scratch"
 

@@ -4,7 +4,7 @@ import re
 import pytest
 
 from autograder.checks.declared import check_metas, points_by_function
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.course.visible import visible_cases
 
 

@@ -1,8 +1,8 @@
 """Is README's exercise table the registry's, row for row?"""
 import pytest
 
+from autograder.core.registry import EXERCISES
 from autograder.course import pages
-from autograder.course.registry import EXERCISES
 
 
 def test_readme_table_is_generated_from_the_registry():

@@ -17,8 +17,8 @@ import pytest
 
 from autograder.checks.api import expected_got, fmt
 from autograder.checks.values import show
+from autograder.core.registry import EXERCISES
 from autograder.course import visible
-from autograder.course.registry import EXERCISES
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
 

@@ -13,8 +13,8 @@ import sys
 import nbformat
 import pytest
 
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.course import numerics
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
 
 #: (label, variables set, variables removed): two kernels, one and two BLAS threads.

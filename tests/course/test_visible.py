@@ -11,9 +11,9 @@ import jupytext
 import nbformat
 import pytest
 
+from autograder.core.registry import EXERCISES
 from autograder.course import visible
-from autograder.course.registry import EXERCISES
-from autograder.course.visible_cell import _same
+from autograder.course.visible_cell import same_as_expected
 from autograder.demo.fill import reference_code
 from autograder.demo.mistakes import all_mistakes, mistakes_module
 
@@ -47,7 +47,7 @@ def test_each_visible_case_passes_with_the_reference(name):
             continue
         got = namespace["_run"]()
         got = got[case.part] if case.part is not None else got
-        assert _same(got, case.expected, case.compare, case.atol), case.name
+        assert same_as_expected(got, case.expected, case.compare, case.atol), case.name
 
 
 def _outputs(cell):

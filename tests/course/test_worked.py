@@ -2,8 +2,8 @@
 shows them side by side (docs/worked-examples.md) current?"""
 import pytest
 
-from autograder.course import worked
-from autograder.course.registry import EXERCISES
+from autograder.core import worked
+from autograder.core.registry import EXERCISES
 
 
 @pytest.mark.parametrize("name", list(EXERCISES))

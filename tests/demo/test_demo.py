@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.mistakes import all_mistakes
 from autograder.demo.students import REFERENCE, STUBS, STUDENTS
 

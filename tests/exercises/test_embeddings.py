@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from autograder.checks.api import Mismatch
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from solutions import embeddings as ref
 
 EXERCISE = EXERCISES["embeddings"]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from autograder.checks.plugin import run_checks
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.submission.local import LocalSubmission
 
 SECRET = b"test-secret"

@@ -10,7 +10,7 @@ ONE score.
 import pytest
 
 from autograder.checks.plugin import run_checks
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.submission.local import LocalSubmission
 
 SECRET = b"test-secret"

@@ -7,8 +7,8 @@ import pytest
 
 from autograder.checks.plugin import run_checks
 from autograder.child.probes import PROBES
-from autograder.course.registry import EXERCISES
-from autograder.submission import LocalSubmission
+from autograder.core.registry import EXERCISES
+from autograder.submission.local import LocalSubmission
 
 SECRET = b"test-secret"
 SAMPLING = EXERCISES["sampling"]

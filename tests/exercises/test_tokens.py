@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.sandbox.tiktoken_cache import cache_dir, prefill
 
 TOKENS = EXERCISES["tokens"]
@@ -133,7 +133,7 @@ def learn_bpe(word_counts, num_merges, end_of_word="</w>"):
 @pytest.mark.slow
 def test_counting_without_overlap_fails_the_fixed_case_for_every_student(ref):
     from autograder.checks.plugin import run_checks
-    from autograder.submission import LocalSubmission
+    from autograder.submission.local import LocalSubmission
     ns = {"merge_pair": ref.merge_pair, "get_pair_counts": ref.get_pair_counts}
     exec(NON_OVERLAPPING_LEARN_BPE, ns)
     # Typed by hand: overlapping counts give a a: 3 > x y: 2, so (a, a) is merged first.

@@ -22,7 +22,7 @@ import nbformat
 import pytest
 
 from autograder.checks.declared import check_metas, points_by_function
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
 from autograder.gradescope import bundle as gradescope

@@ -17,12 +17,12 @@ import pytest
 from autograder import cli
 from autograder.checks import seeds
 from autograder.checks.declared import points_by_function
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.vocabulary import Job, Problem
 from autograder.demo.fill import filled_notebook
 from autograder.grading import preflight
 from autograder.grading.class_run import grade_all, grade_job
-from autograder.grading.discover import Job, discover
-from autograder.grading.problems import Problem
+from autograder.grading.discover import discover
 from autograder.sandbox import tiktoken_cache
 from autograder.sandbox.limits import Limits
 
@@ -371,7 +371,7 @@ def test_a_helper_that_passed_its_own_checks_excuses_nothing(hand_in):
     """A softmax that is right when checked alone and wrong once attention_row has run would
     otherwise make a do-nothing attention_row "fully explained by its helper" (found by an
     attack pass): only a helper charged for its bug can excuse its caller."""
-    from autograder.course.registry import EXERCISES
+    from autograder.core.registry import EXERCISES
     result = hand_in(EXERCISES["attention"], {"softmax": LYING_SOFTMAX, "attention_row": LAZY_ROW})
     by_function = {}
     for c in result.checks:

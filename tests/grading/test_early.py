@@ -3,7 +3,7 @@ a failed preflight leaves no worker or spare sandbox behind."""
 import nbformat
 import pytest
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.fill import filled_notebook
 from autograder.grading import class_run, early, preflight
 from autograder.grading.discover import discover

@@ -12,7 +12,7 @@ import pytest
 
 from autograder.child import wire
 from autograder.child.probes import CountedArray
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.submission.counted import CountedWeights, WeightsRegistry
 
 KV_CACHE = EXERCISES["kv_cache"]

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from autograder.course.registry import PROJECT_ROOT, find
+from autograder.core.registry import PROJECT_ROOT, find
 from autograder.gradescope.bundle import bundle_files
 from autograder.grading import grader_files, resume
 
@@ -45,17 +45,17 @@ def test_every_module_is_a_grader_file_and_strays_are_not(package_copy):
 @pytest.mark.parametrize("module", ["checks/seeds.py", "sandbox/policy.py", "sandbox/process.py",
                                     "submission/digest.py", "checks/pytest.ini"])
 def test_a_change_to_any_grader_file_changes_the_resume_fingerprint(package_copy, module):
-    before = resume._grader_version(package_copy)
-    assert resume._grader_version(package_copy) == before   # the same files give the same fingerprint
+    before = resume.grader_version(package_copy)
+    assert resume.grader_version(package_copy) == before   # the same files give the same fingerprint
     path = package_copy / module
     path.write_bytes(path.read_bytes() + b"\n# changed\n")
-    assert resume._grader_version(package_copy) != before
+    assert resume.grader_version(package_copy) != before
 
 
 def test_a_new_module_changes_the_resume_fingerprint(package_copy):
-    before = resume._grader_version(package_copy)
+    before = resume.grader_version(package_copy)
     (package_copy / "grading" / "new_stage.py").write_text('"""A stage added later."""\n')
-    assert resume._grader_version(package_copy) != before
+    assert resume.grader_version(package_copy) != before
 
 
 def test_the_gradescope_bundle_carries_grader_files_only():

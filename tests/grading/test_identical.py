@@ -8,10 +8,10 @@ import sys
 import nbformat
 import pytest
 
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.vocabulary import Problem
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
-from autograder.grading.problems import Problem
 
 ATTENTION = EXERCISES["attention"]
 

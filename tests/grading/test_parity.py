@@ -22,7 +22,7 @@ import sys
 
 import pytest
 
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.corpus import STYLES, corpus, nbgrader_autograde, write_submissions
 
 SECRET = b"parity-secret"

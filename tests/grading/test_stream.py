@@ -14,18 +14,16 @@ import nbformat
 import numpy as np
 
 from autograder.checks.declared import check_metas
-from autograder.checks.results import CheckResult
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
+from autograder.core.vocabulary import CheckResult, NotebookResult, Problem
 from autograder.demo.fill import filled_notebook
 from autograder.grading import resume
 from autograder.grading.class_run import grade_all
 from autograder.grading.discover import discover
 from autograder.grading.outputs import write_class_outputs
-from autograder.grading.problems import Problem
-from autograder.grading.result import NotebookResult
 from autograder.grading.stream import Results
 from autograder.nbgrader_glue.gradebook import Totals
-from autograder.reports import console, near_copies
+from autograder.reports import boilerplate, console, near_copies
 from autograder.sandbox.limits import Limits
 
 EX = EXERCISES["attention"]
@@ -136,8 +134,8 @@ def test_near_copies_json_is_written_as_json_dumps_writes_it_and_read_back_in_pa
     jobs = _class(tmp_path)
     results = [_result(j.student_id) for j in jobs]
     path = near_copies.find(jobs, results, tmp_path)
-    solutions = {j.student_id: near_copies.regions(nbformat.read(j.path, as_version=4), EX.functions) for j in jobs}
-    released = near_copies.regions(nbformat.read(EX.release_notebook, as_version=4), EX.functions)
+    solutions = {j.student_id: boilerplate.regions(nbformat.read(j.path, as_version=4), EX.functions) for j in jobs}
+    released = boilerplate.regions(nbformat.read(EX.release_notebook, as_version=4), EX.functions)
     # three codes (ann's and bob's, cat's, dan's: the same reference code in their other functions,
     # so each pair shares fingerprints): the group compared with itself once, each pair of codes once
     stats = {"students": 4, "codes": 3, "compared": 1 + 3, "candidates": 3, "not compared": 0}

@@ -3,8 +3,8 @@ import os
 import shutil
 from pathlib import Path
 
+from autograder.core import safetext
 from autograder.grading.discover import discover
-from autograder.reports import safetext
 from autograder.reports.class_load import shown_name
 from autograder.reports.console import fs_name
 

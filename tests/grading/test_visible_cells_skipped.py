@@ -10,7 +10,7 @@ import json
 
 import nbformat
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.submission.digest import course_cell_texts, digest, digests_for_notebook
 from autograder.submission.notebook import read_notebook
 

@@ -36,8 +36,7 @@ from lms_importers import (
 )
 
 from autograder import cli
-from autograder.checks.results import CheckResult
-from autograder.grading.result import NotebookResult
+from autograder.core.vocabulary import CheckResult, NotebookResult
 from autograder.lms import roster as roster_mod
 from autograder.lms.command import write_lms_file
 from autograder.lms.graded import GradedError

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from autograder.course.registry import PROJECT_ROOT
+from autograder.core.registry import PROJECT_ROOT
 
 spec = importlib.util.spec_from_file_location("hub_exchange", PROJECT_ROOT / "scripts" / "hub_exchange.py")
 hub_exchange = importlib.util.module_from_spec(spec)

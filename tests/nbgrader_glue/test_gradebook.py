@@ -11,10 +11,9 @@ import nbformat
 import pytest
 
 from autograder.checks.declared import check_metas
-from autograder.checks.plugin import CheckResult
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
-from autograder.grading.result import NotebookResult
-from autograder.nbgrader_glue import gradebook
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.vocabulary import CheckResult, NotebookResult
+from autograder.nbgrader_glue import feedback, gradebook
 
 ATTENTION = EXERCISES["attention"]
 
@@ -70,7 +69,7 @@ def test_scores_land_on_each_functions_hidden_test_cell_and_feedback_is_written(
     assert totals.raw == sum(expected.values()) and totals.late_penalty == 0
     assert totals.max_score == sum(m.points for m in check_metas(ATTENTION))
 
-    nb = gradebook.feedback_notebook(course, result, submission / ATTENTION.notebook)
+    nb = feedback.feedback_notebook(course, result, submission / ATTENTION.notebook)
     assert "report" in nb.cells[0].source.lower() or nb.cells[0].outputs  # the grader's report on top
     softmax_cell = next(c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "test_softmax")
     shown = softmax_cell.outputs[0]["text"]

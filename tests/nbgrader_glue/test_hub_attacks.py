@@ -30,7 +30,7 @@ import nbformat
 import pytest
 
 from autograder.checks.declared import points_by_function
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
 
 pytestmark = pytest.mark.slow

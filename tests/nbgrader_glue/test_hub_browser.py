@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import reference_code
 from autograder.demo.mistakes import all_mistakes
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course.registry import PROJECT_ROOT
+from autograder.core.registry import PROJECT_ROOT
 
 pytestmark = pytest.mark.slow
 

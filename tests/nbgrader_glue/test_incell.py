@@ -1,7 +1,7 @@
 """Do the hidden test cells (in-kernel, under nbgrader) give the same points as the child-process grader?"""
 import pytest
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
 from autograder.nbgrader_glue.in_kernel import ChecksFailed, grade, student_id_from_cwd

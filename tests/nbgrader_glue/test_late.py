@@ -12,12 +12,13 @@ import nbformat
 import pytest
 from test_gradebook import _course, _result
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
+from autograder.core.vocabulary import Job
 from autograder.demo.fill import filled_notebook
 from autograder.grading import late
-from autograder.grading.discover import Job
 from autograder.grading.resume import Store
-from autograder.submission import Limits
+from autograder.reports import console
+from autograder.sandbox.limits import Limits
 
 ATTENTION = EXERCISES["attention"]
 DUE = datetime(2027, 1, 15, 17, 0, 0)
@@ -67,7 +68,7 @@ def test_a_late_copy_that_replaced_an_on_time_one_is_named(tmp_path, monkeypatch
                              "which was on time (it scored 16 of 19 when graded then)")
     result = _result("alice")
     late.mark([result], {0: got})
-    assert result.notes[0] == got.note() and late.csv_text(result) == got.summary()
+    assert result.notes[0] == got.note() and console.late_csv_text(result) == got.summary()
     # the late one's record replaces the on-time one's: the earlier score is still known
     store.save(alice, _result("alice"))
     assert late.find(course, [alice], store)[0].on_time_score == (16.0, 19.0)

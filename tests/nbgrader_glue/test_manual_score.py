@@ -10,7 +10,7 @@ import pytest
 from test_gradebook import _course, _result
 
 from autograder.checks.declared import check_metas
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.nbgrader_glue import gradebook
 
 ATTENTION = EXERCISES["attention"]

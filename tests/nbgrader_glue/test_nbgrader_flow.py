@@ -27,12 +27,11 @@ import nbformat
 import pytest
 
 from autograder.checks.declared import check_metas, points_by_function
-from autograder.checks.plugin import CheckResult
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.vocabulary import CheckResult, NotebookResult
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
-from autograder.grading.result import NotebookResult
-from autograder.nbgrader_glue import gradebook
+from autograder.nbgrader_glue import feedback, gradebook
 
 NAME = "attention"
 ATTENTION = EXERCISES[NAME]
@@ -260,7 +259,7 @@ def _result(student, points):
 
 
 def _job(course, student):
-    from autograder.grading.discover import Job
+    from autograder.core.vocabulary import Job
     return Job(Path(course.root) / "submitted" / student / NAME / ATTENTION.notebook, student, ATTENTION)
 
 
@@ -313,7 +312,7 @@ def test_an_unreadable_submission_is_recorded_with_a_report_only_feedback(term, 
     assert gradebook.record(course, [(job, result)]) == (1, [])
     assert _gradebook_points(course.root, "bob") == {f: 0.0 for f in ATTENTION.functions}
     nb = nbformat.read(Path(course.root) / "autograded" / "bob" / NAME / ATTENTION.notebook, as_version=4)
-    assert [c.source for c in nb.cells] == [gradebook.REPORT_CELL_SOURCE]
+    assert [c.source for c in nb.cells] == [feedback.REPORT_CELL_SOURCE]
     assert "not a valid notebook" in nb.cells[0].outputs[0].data["text/html"]
 
 
@@ -329,7 +328,7 @@ def test_an_edited_test_cell_is_still_reported_and_restored(term, tmp_path, capl
     cell.source = "pass  # the student edited a locked cell"
     nbformat.write(nb, job.path)
     with caplog.at_level("WARNING", logger="autograder.nbgrader_glue.gradebook"):
-        out = gradebook.feedback_notebook(course, _result("alice", {}), job.path)
+        out = feedback.feedback_notebook(course, _result("alice", {}), job.path)
     changed = [r.getMessage() for r in caplog.records if "has changed" in r.getMessage()]
     assert len(changed) == 1 and "test_softmax" in changed[0]
     shown = next(c for c in out.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_softmax")
@@ -362,7 +361,7 @@ def test_validate_tells_the_truth_on_every_exercise(tmp_path):
 def test_cli_records_only_what_nbgrader_lays_out(term, tmp_path, capsys):
     from nbgrader.api import Gradebook, MissingEntry
 
-    from autograder.grading.discover import Job
+    from autograder.core.vocabulary import Job
     course = _copy_course(term, tmp_path)
     lone = Job(Path(course.root) / "submitted" / "alice" / NAME / ATTENTION.notebook, NAME, ATTENTION)
     result = _result(NAME, {})  # a lone notebook without --student: its file name as student id

@@ -12,7 +12,7 @@ import pytest
 from test_gradebook import _course, _result
 
 from autograder.checks.declared import points_by_function
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.nbgrader_glue import gradebook, points_guard
 
 ATTENTION = EXERCISES["attention"]

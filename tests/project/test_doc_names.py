@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.course.registry import PROJECT_ROOT
+from autograder.core.registry import PROJECT_ROOT
 
 ROOT = PROJECT_ROOT
 SKIP_DIRS = {".git", ".venv", "__pycache__", ".cache", "node_modules", ".ruff_cache", ".pytest_cache"}

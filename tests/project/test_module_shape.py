@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from autograder.course.registry import PROJECT_ROOT
+from autograder.core.registry import PROJECT_ROOT
 
 PACKAGE = PROJECT_ROOT / "autograder"
 
@@ -106,28 +106,18 @@ def test_no_two_autograder_modules_import_each_other_directly_or_in_a_loop():
     assert import_cycles(graph) == []
 
 
-# The top of the package: the command line, the one module exercises import, and the old import paths
-# that released notebooks and copied nbgrader configs still name. Everything else is in a stage package.
-TOP_MODULES = {"__init__.py", "__main__.py", "cli.py", "authoring.py", "incell.py", "nbgrader_export.py",
-               "nbgrader_cells.py"}
-STAGES = {"course", "checks", "sandbox", "child", "submission", "grading", "reports", "nbgrader_glue",
+# The top of the package: the command line and the one module exercises import. Everything else is in a
+# stage package.
+TOP_MODULES = {"__init__.py", "__main__.py", "cli.py", "authoring.py"}
+STAGES = {"core", "course", "checks", "sandbox", "child", "submission", "grading", "reports", "nbgrader_glue",
           "gradescope", "demo", "cluster", "lms"}
 
 
-def test_the_package_top_holds_the_entry_points_and_old_paths_only():
+def test_the_package_top_holds_the_entry_points_only():
     top = {p.name for p in PACKAGE.iterdir() if p.is_file() and not p.name.startswith(".")}
-    assert top == TOP_MODULES and len(top) <= 8
+    assert top == TOP_MODULES
     folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
     assert folders == STAGES
-
-
-def test_each_old_path_is_the_moved_module_itself():
-    import importlib
-    for old, new in (("incell", "nbgrader_glue.in_kernel"), ("nbgrader_export", "nbgrader_glue.export"),
-                     ("nbgrader_cells", "nbgrader_glue.cells")):
-        shim = (PACKAGE / f"{old}.py").read_text(encoding="utf-8")
-        assert len([line for line in shim.splitlines() if line.strip()]) <= 4  # docstring + three lines
-        assert importlib.import_module(f"autograder.{old}") is importlib.import_module(f"autograder.{new}")
 
 
 MAX_LINES = 400

@@ -3,8 +3,8 @@ import re
 
 import tomllib
 
+from autograder.core.registry import PROJECT_ROOT
 from autograder.course import scaffold as new
-from autograder.course.registry import PROJECT_ROOT
 from autograder.demo.students import STUDENTS, role
 
 README = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")

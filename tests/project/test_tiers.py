@@ -8,7 +8,7 @@ import types
 import conftest
 import pytest
 
-from autograder.course.registry import PROJECT_ROOT
+from autograder.core.registry import PROJECT_ROOT
 
 
 class _Item:

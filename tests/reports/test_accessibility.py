@@ -17,9 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder.checks.plugin import CheckResult
-from autograder.grading.problems import Problem
-from autograder.grading.result import NotebookResult
+from autograder.core.vocabulary import CheckResult, NotebookResult, Problem
 from autograder.reports import class_report
 from autograder.reports import console as report
 from autograder.reports.student import write_html
@@ -208,7 +206,7 @@ def test_the_visible_checks_output_in_a_notebook_passes_axe(browser, tmp_path):
     (its prompts' colours are the template's)."""
     import nbformat
 
-    from autograder.course.registry import EXERCISES
+    from autograder.core.registry import EXERCISES
     from autograder.demo.fill import filled_notebook
     from autograder.demo.mistakes import all_mistakes
     exercise = EXERCISES["attention"]

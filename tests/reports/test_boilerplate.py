@@ -4,7 +4,7 @@ import ast
 
 import nbformat
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.reports import boilerplate
 
 EX = EXERCISES["attention"]

@@ -15,11 +15,9 @@ from urllib.parse import unquote
 
 import pytest
 
-from autograder.checks.plugin import CheckResult
 from autograder.cli import main
-from autograder.grading.problems import Problem
-from autograder.grading.result import NotebookResult
-from autograder.reports import class_report
+from autograder.core.vocabulary import CheckResult, NotebookResult, Problem
+from autograder.reports import class_load, class_report, class_stats
 from autograder.reports import console as report
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -164,11 +162,11 @@ def test_text_from_results_is_escaped_in_html_and_csv(tmp_path):
 
 
 def test_mistake_names_read_from_feedback_without_extra_data():
-    assert class_report.mistakes_in(f"weights: expected [0.33], got [0.27]. That is the value you get when "
+    assert class_load.mistakes_in(f"weights: expected [0.33], got [0.27]. That is the value you get when "
                                     f"you {SQRT}.") == [SQRT]
     two = "x: expected 1, got 2. That is what you get when you merge (a) (or when you skip b (or when you c))."
-    assert class_report.mistakes_in(two) == ["merge (a)", "skip b", "c"]
-    assert class_report.mistakes_in("did not return within 5 s") == []
+    assert class_load.mistakes_in(two) == ["merge (a)", "skip b", "c"]
+    assert class_load.mistakes_in("did not return within 5 s") == []
 
 
 def test_a_folder_of_gradescope_results(tmp_path):
@@ -201,16 +199,16 @@ def test_a_folder_of_gradescope_results(tmp_path):
 
 def test_heatmap_rows_group_students_with_the_same_gaps():
     def entry(student, passed):
-        tests = [class_report.Outcome(f"f: c{i}", "f", float(p), 1.0) for i, p in enumerate(passed)]
-        return class_report.Entry("a", student, sum(passed), len(passed), tests)
+        tests = [class_load.Outcome(f"f: c{i}", "f", float(p), 1.0) for i, p in enumerate(passed)]
+        return class_load.Entry("a", student, sum(passed), len(passed), tests)
     entries = [entry("a1", [0, 1, 1]), entry("b2", [1, 0, 1]), entry("c3", [0, 1, 1]), entry("d4", [1, 1, 1]),
                entry("e5", [1, 0, 1])]
-    order = [e.student for e in class_report.gap_order(entries, ["f: c0", "f: c1", "f: c2"])]
+    order = [e.student for e in class_stats.gap_order(entries, ["f: c0", "f: c1", "f: c2"])]
     assert order.index("c3") == order.index("a1") + 1 and order.index("e5") == order.index("b2") + 1
 
 
 def test_histogram_bins_tenths_of_the_maximum():
-    assert class_report.histogram([0, 0.5, 1.9, 2.0, 19.99, 20], 20) == [3, 1, 0, 0, 0, 0, 0, 0, 0, 2]
+    assert class_stats.histogram([0, 0.5, 1.9, 2.0, 19.99, 20], 20) == [3, 1, 0, 0, 0, 0, 0, 0, 0, 2]
 
 
 def test_student_reports_show_no_other_student(tmp_path):
@@ -328,7 +326,7 @@ def test_demo_class_report_in_headless_chromium(demo_graded, tmp_path):
     import numpy as np
     from PIL import Image
 
-    from autograder.course.registry import EXERCISES
+    from autograder.core.registry import EXERCISES
     from autograder.demo.students import HOSTILE, STUDENTS
 
     page = demo_graded / "class.html"
@@ -414,9 +412,9 @@ def test_whole_points_get_whole_point_bins(tmp_path):
     assert labels == ["0", "1", "2", "3", "4"] and counts == [1, 1, 2, 0, 1]
     assert "0.4&ndash;0.8" not in page
     # 30 points in runs of 3 whole points: 0-2, 3-5, ..., 30 (11 ranges, both ends held)
-    assert class_report.bins([0, 30], 30)[:2] == [(0, 2), (3, 5)] and class_report.bins([0], 30)[-1] == (30, 30)
+    assert class_stats.bins([0, 30], 30)[:2] == [(0, 2), (3, 5)] and class_stats.bins([0], 30)[-1] == (30, 30)
     # fractional points keep tenths of the maximum
-    assert class_report.bins([0.5], 2)[0] == (0.0, 0.2)
+    assert class_stats.bins([0.5], 2)[0] == (0.0, 0.2)
 
 
 def test_an_attempted_import_of_the_solutions_is_an_integrity_problem(tmp_path):
@@ -436,7 +434,7 @@ def test_an_attempted_import_of_the_solutions_is_an_integrity_problem(tmp_path):
 
 
 def _stub(function, name, points):
-    from autograder.submission import StudentCodeError
+    from autograder.sandbox.limits import StudentCodeError
     return CheckResult(function, name, 0.0, points, str(StudentCodeError("not implemented", function)), frozenset())
 
 
@@ -518,7 +516,7 @@ def test_a_class_run_under_a_c_locale_links_odd_names_and_fails_loudly_without_i
 
     import nbformat
 
-    from autograder.course.registry import EXERCISES
+    from autograder.core.registry import EXERCISES
     from autograder.demo.fill import filled_notebook
     secret = tmp_path / "secret"
     secret.write_bytes(os.urandom(32).hex().encode())

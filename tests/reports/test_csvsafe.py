@@ -4,8 +4,7 @@ import csv
 
 import pytest
 
-from autograder.checks.plugin import CheckResult
-from autograder.grading.result import NotebookResult
+from autograder.core.vocabulary import CheckResult, NotebookResult
 from autograder.reports import csvsafe
 from autograder.reports.console import write_grades_csv
 

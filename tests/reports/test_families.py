@@ -5,8 +5,7 @@ student reads them); the expected paths are worked out by hand from the results 
 """
 import pytest
 
-from autograder.checks.plugin import CheckResult
-from autograder.grading.result import NotebookResult
+from autograder.core.vocabulary import CheckResult, NotebookResult
 from autograder.reports import class_load, class_report, families
 from autograder.reports import console as report
 

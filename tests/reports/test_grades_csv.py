@@ -1,8 +1,7 @@
 """grades.csv's gradebook columns: ``late``, ``score`` and ``manual overrides`` (``gradebook.Totals``)."""
 import csv
 
-from autograder.checks.plugin import CheckResult
-from autograder.grading.result import NotebookResult
+from autograder.core.vocabulary import CheckResult, NotebookResult
 from autograder.nbgrader_glue.gradebook import Override, Totals
 from autograder.reports.console import write_grades_csv
 

@@ -7,10 +7,9 @@ import subprocess
 import numpy as np
 import pytest
 
-from autograder.checks.plugin import CheckResult
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
+from autograder.core.vocabulary import CheckResult, NotebookResult
 from autograder.demo.mistakes import all_mistakes
-from autograder.grading.result import NotebookResult
 from autograder.reports.student import render_html, write_html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

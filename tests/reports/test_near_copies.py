@@ -10,13 +10,11 @@ import json
 
 import nbformat
 
-from autograder.checks.plugin import CheckResult
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
+from autograder.core.vocabulary import CheckResult, Job, NotebookResult
 from autograder.demo.fill import filled_notebook
-from autograder.grading.discover import Job
 from autograder.grading.outputs import write_class_outputs
-from autograder.grading.result import NotebookResult
-from autograder.reports import class_load, class_report, near_copies
+from autograder.reports import boilerplate, class_load, class_report, near_copies
 from autograder.reports import console as report
 
 EX = EXERCISES["attention"]
@@ -127,8 +125,8 @@ def test_the_courses_worked_examples_are_not_evidence():
     b = {"softmax": pasted + "def softmax(z, axis=-1):\n    top = np.max(z, axis=axis, keepdims=True)\n"
                              "    out = []\n    for row in np.exp(z - top):\n        out.append(row / row.sum())\n"
                              "    return np.array(out)\n"}
-    released = near_copies.regions(release, EX.functions)
-    course = near_copies.course_code(EX, release)
+    released = boilerplate.regions(release, EX.functions)
+    course = boilerplate.course_code(EX, release)
     assert "RBL_OUTPUT" in course   # exercises/attention/worked.py, the course text's figures
     assert near_copies.code_pairs({"a": a, "b": b}, ["softmax"], released) != []  # the pasted code alone
     assert near_copies.code_pairs({"a": a, "b": b}, ["softmax"], released, course) == []

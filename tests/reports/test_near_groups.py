@@ -12,11 +12,10 @@ from itertools import combinations
 import copydetect
 import nbformat
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
+from autograder.core.vocabulary import Job, NotebookResult
 from autograder.demo.fill import filled_notebook
-from autograder.grading.discover import Job
-from autograder.grading.result import NotebookResult
-from autograder.reports import class_sections, near_copies, near_groups
+from autograder.reports import boilerplate, class_sections, near_copies, near_groups
 
 EX = EXERCISES["attention"]
 SOFTMAX = ("def softmax(z, axis=-1):\n    z = np.asarray(z, dtype=float)\n"
@@ -151,7 +150,7 @@ def test_many_codes_sharing_fingerprints_are_compared_up_to_the_bound_and_the_re
     # the page says how many pairs of codes were not compared
     top = near_copies.Top(near_copies.code_pairs(hand_ins, ["f"]))
     top.total, top.compared = len(top), stats.as_dict()
-    page = class_sections._near_copies_html({EX.assignment: top}, [], "")
+    page = class_sections.near_copies_html({EX.assignment: top}, [], "")
     assert "11 pairs of codes that share some fingerprints were not compared" in page
 
 
@@ -161,7 +160,7 @@ def test_a_large_group_is_named_in_part_on_the_page_with_a_count_of_the_rest():
     items = near_copies.code_pairs(hand_ins, ["softmax", "attention_row"])
     assert [(len(i["students"][0]), i["count"]) for i in items] == [(1429, [1429]), (near_copies.MEMBERS, [1429, 1])]
     assert items[1]["students"][1] == ["solo"]
-    page = class_sections._near_copies_html({EX.assignment: items}, [], "")
+    page = class_sections.near_copies_html({EX.assignment: items}, [], "")
     shown = class_sections.NEAR_NAMES_SHOWN
     assert "1429 students, the same code: s0000, s0001" in page and f"and {1429 - shown} more</td>" in page
     assert f"s{shown:04d}" not in page  # the ninth student is in the count, not named
@@ -171,10 +170,10 @@ def test_a_large_group_is_named_in_part_on_the_page_with_a_count_of_the_rest():
 def test_regions_take_the_grade_id_cell_else_the_first_def_and_an_unreadable_notebook_is_left_out(tmp_path):
     nb = filled_notebook(EX, {"softmax": SOFTMAX})
     nb.cells.insert(0, nbformat.v4.new_code_cell("def softmax(z):\n    return 'a demonstration'\n"))
-    assert near_copies.regions(nb, EX.functions)["softmax"] == SOFTMAX  # the solution cell, not the earlier def
+    assert boilerplate.regions(nb, EX.functions)["softmax"] == SOFTMAX  # the solution cell, not the earlier def
     for cell in nb.cells:
         cell.metadata.pop("nbgrader", None)
-    found = near_copies.regions(nb, EX.functions)
+    found = boilerplate.regions(nb, EX.functions)
     assert found["softmax"] == "def softmax(z):\n    return 'a demonstration'"  # no grade_id: the first def
     assert set(found) == set(EX.functions)
     jobs, results = _hand_in(tmp_path, {"ann": {"softmax": SOFTMAX}, "bob": {"softmax": SOFTMAX}, "eve": {}})

@@ -2,8 +2,7 @@
 import numpy as np
 
 from autograder.checks.api import Mismatch, expect_close, expect_equal, fmt
-from autograder.checks.plugin import CheckResult
-from autograder.grading.result import NotebookResult
+from autograder.core.vocabulary import CheckResult, NotebookResult
 from autograder.reports.console import message_lines, table
 
 OVERLAP = ('expected (\'aa\', \'a\'), got (\'aa\', \'aa\', \'a\'). That is what you get when you merge '

@@ -5,8 +5,7 @@ import re
 import numpy as np
 
 from autograder.checks.api import Mismatch, expect_close
-from autograder.checks.plugin import CheckResult
-from autograder.grading.result import NotebookResult
+from autograder.core.vocabulary import CheckResult, NotebookResult
 from autograder.nbgrader_glue.gradebook import Totals
 from autograder.reports.student import fix_first, render_html
 
@@ -76,8 +75,8 @@ def test_report_opens_with_what_to_fix_first_by_points_lost():
 
 
 def test_feedback_txt_opens_with_what_to_fix_first(tmp_path):
-    from autograder.course.registry import EXERCISES
-    from autograder.grading.discover import Job
+    from autograder.core.registry import EXERCISES
+    from autograder.core.vocabulary import Job
     from autograder.grading.outputs import write_class_outputs
     result = _result()
     job = Job(tmp_path / "s1" / "attention" / "attention.ipynb", "s1", EXERCISES["attention"])

@@ -25,7 +25,7 @@ import pytest
 from conftest import SECRET
 
 from autograder.checks.declared import points_by_function
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
 from autograder.grading.class_run import grade_all
 from autograder.grading.discover import discover
@@ -736,7 +736,7 @@ def test_restrict_tree_leaves_readable_only_what_a_child_needs(tmp_path):
     """Course files lose every group and other permission bit; the venv and the child package
     become readable by others, the folders above them only enterable, the grader package
     listable (names, not contents)."""
-    from autograder.sandbox.setuid import restrict_tree
+    from autograder.sandbox.course_files import restrict_tree
     top = tmp_path / "autograder-root"
     files = {"source/project/.course_secret": 0o644, "source/project/solutions/attention.py": 0o644,
              "source/project/autograder/grading/notebook.py": 0o664, "source/project/autograder/child/main.py": 0o600,

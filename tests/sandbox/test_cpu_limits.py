@@ -5,8 +5,8 @@ backstop, and the feedback says which. The values of the limits are measured
 slowest honest call, and never exceed the wall-clock limit it sits under."""
 import pytest
 
-from autograder.sandbox.limits import CALL_CPU_MEASURED, Limits
-from autograder.submission import ChildSubmission, StudentCodeError
+from autograder.sandbox.limits import CALL_CPU_MEASURED, Limits, StudentCodeError
+from autograder.submission.remote import ChildSubmission
 
 CODE = """
 import time

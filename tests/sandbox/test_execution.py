@@ -5,10 +5,11 @@ import json
 import nbformat
 import pytest
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.grading.discover import base_name, discover, exercise_of
-from autograder.submission import ChildSubmission, Limits, StudentCodeError
+from autograder.sandbox.limits import Limits, StudentCodeError
 from autograder.submission.notebook import InvalidNotebook, ipython_transform, read_notebook
+from autograder.submission.remote import ChildSubmission
 
 FAST = Limits(call_seconds=5.0, retry_seconds=1.0, cell_seconds=5.0)
 

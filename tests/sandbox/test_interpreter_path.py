@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
 from autograder.sandbox import process
 from autograder.submission.remote import child_command

@@ -9,10 +9,11 @@ the unbounded case through the tests-only switch ``AUTOGRADER_TEST_WITHOUT_TMPFS
 """
 import pytest
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.sandbox import one_submission
+from autograder.sandbox.limits import Limits
 from autograder.sandbox.setuid import _scratch_base
-from autograder.submission import ChildSubmission, Limits, SandboxUnavailable
+from autograder.submission.remote import ChildSubmission, SandboxUnavailable
 
 CELLS = [(1, "def f(x):\n    return x + 1\n")]
 

@@ -11,8 +11,9 @@ import os
 
 import pytest
 
+from autograder.sandbox.limits import Limits
 from autograder.sandbox.setuid import WITHOUT_LANDLOCK
-from autograder.submission import ChildSubmission, Limits
+from autograder.submission.remote import ChildSubmission
 
 PROBE = '''
 import os

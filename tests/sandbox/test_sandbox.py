@@ -13,10 +13,11 @@ import pytest
 from conftest import SECRET
 
 from autograder.checks.declared import points_by_function
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.fill import filled_notebook
 from autograder.grading.notebook import grade_notebook
-from autograder.submission import ChildSubmission, Limits, StudentCodeError
+from autograder.sandbox.limits import Limits, StudentCodeError
+from autograder.submission.remote import ChildSubmission
 
 ATTENTION = EXERCISES["attention"]
 # Points of the attention notebook: the sum of its checks' points (test_exercises.py compares
@@ -203,7 +204,7 @@ def test_the_course_folder_network_and_grader_are_out_of_reach():
     """The sandbox shows no course file: solutions and the secret do not exist there; the
     project folder holds only the mount points of what is shown (the venv, the child
     package, tiktoken's cache). (Before bubblewrap, Landlock refused them with EPERM.)"""
-    from autograder.course.registry import PROJECT_ROOT
+    from autograder.core.registry import PROJECT_ROOT
     code = f'''
 import os, signal, socket, subprocess
 def attempt(name):

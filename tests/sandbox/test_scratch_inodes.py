@@ -7,11 +7,11 @@ import re
 import nbformat
 import pytest
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.fill import filled_notebook
 from autograder.grading.notebook import grade_notebook
+from autograder.sandbox.limits import Limits
 from autograder.sandbox.policy import bwrap_args
-from autograder.submission import Limits
 
 SECRET = b"inode-secret"
 EMBEDDINGS = EXERCISES["embeddings"]

@@ -28,12 +28,13 @@ from conftest import SECRET
 
 from autograder.checks.declared import points_by_function
 from autograder.child.removal import shown
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook, reference_code
 from autograder.sandbox import leftovers, one_submission
+from autograder.sandbox.limits import Limits, StudentCodeError
 from autograder.sandbox.policy import sandbox_uids
 from autograder.sandbox.setuid import WITHOUT_LANDLOCK, SetuidSandbox
-from autograder.submission import ChildSubmission, Limits, StudentCodeError
+from autograder.submission.remote import ChildSubmission
 
 LIMITS = Limits(call_seconds=10.0, retry_seconds=5.0, cell_seconds=10.0, level="setuid")
 # building thousands of folders costs the child CPU time: these calls may take it
@@ -255,7 +256,7 @@ except Exception:
 
 
 def _hold_lease(uid):
-    """Hold the lease of sandbox uid ``uid`` as a running grader would (its lock, ``_UidLease``):
+    """Hold the lease of sandbox uid ``uid`` as a running grader would (its lock, ``UidLease``):
     a run must look at the other uids meanwhile. Returns the descriptor: closing it releases."""
     folder = Path(tempfile.gettempdir()) / f"autograder-sandbox-uids-{os.geteuid()}"
     folder.mkdir(mode=0o700, exist_ok=True)

@@ -16,8 +16,9 @@ import pytest
 import shaped_trees
 
 from autograder.grading.class_run import grade_job
+from autograder.sandbox.limits import Limits, StudentCodeError
 from autograder.sandbox.warm import StudentSandbox
-from autograder.submission import ChildSubmission, Limits, StudentCodeError
+from autograder.submission.remote import ChildSubmission
 
 FAST = Limits(call_seconds=5.0, retry_seconds=2.0, cell_seconds=5.0)
 
@@ -147,7 +148,7 @@ def test_grade_job_on_a_student_sandbox_gives_the_cold_grade(tmp_path):
     import nbformat
     from conftest import SECRET
 
-    from autograder.course.registry import EXERCISES
+    from autograder.core.registry import EXERCISES
     from autograder.demo.fill import filled_notebook
     from autograder.demo.mistakes import all_mistakes
     from autograder.grading.discover import discover

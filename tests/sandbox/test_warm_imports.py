@@ -11,14 +11,15 @@ import nbformat
 import pytest
 from conftest import SECRET
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.fill import filled_notebook
 from autograder.grading.class_run import grade_job
 from autograder.grading.discover import discover
+from autograder.sandbox.limits import Limits
 from autograder.sandbox.needs import groups
 from autograder.sandbox.warm import StudentSandbox
-from autograder.submission import ChildSubmission, Limits
 from autograder.submission.notebook import Cell
+from autograder.submission.remote import ChildSubmission
 
 LIMITS = Limits()
 

@@ -5,7 +5,9 @@ import numpy as np
 import pytest
 
 from autograder.checks.helpers import RecordingSubmission
-from autograder.submission import ChildSubmission, Limits, LocalSubmission, StudentCodeError
+from autograder.sandbox.limits import Limits, StudentCodeError
+from autograder.submission.local import LocalSubmission
+from autograder.submission.remote import ChildSubmission
 from autograder.submission.repeated import Accept
 
 LIMITS = Limits(call_seconds=5.0, retry_seconds=1.0, cell_seconds=5.0, call_cpu_seconds=0.5)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from importlib import import_module
 
 from autograder.checks.declared import check_functions
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 
 
 @dataclass(frozen=True)

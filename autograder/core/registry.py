@@ -39,6 +39,8 @@ from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 COURSE_DIR = PROJECT_ROOT / "exercises"
+# The course secret behind the randomized cases (``checks/seeds.py``); git-ignored, never released.
+SECRET_FILE = PROJECT_ROOT / ".course_secret"
 # The engine's side of the checks: pytest.ini and the fixtures (conftest.py) every check file uses.
 CHECKS_DIR = Path(__file__).resolve().parents[1] / "checks"
 # Where the grader reads the student release from, instead of assignments/ (see release_notebook).
@@ -80,7 +82,7 @@ class Exercise:
         helpers: ``{function: (helper, ...)}``: student functions whose reference calls
             other student functions. When a wrong answer of ``function`` is what the
             reference gives with the student's helpers, the helper alone loses points
-            ("one bug, charged once": ``plugin.explained_by_helpers``).
+            ("one bug, charged once": ``helpers.explained_by_helpers``).
         order: place in the course (1 = first).
         summary: what the student implements, one line (README's exercise table).
         points: the total the course promises (a declared figure; the tests compare the

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
 
 PAGE = PROJECT_ROOT / "docs" / "worked-examples.md"
 
