@@ -253,8 +253,8 @@ def run_checks(exercise, submission, student_id: str, secret: bytes, select=None
     """Run the hidden checks of ``exercise`` on ``submission``.
 
     Args:
-        exercise: an ``exercises.Exercise``.
-        submission: a ``sandbox.ChildSubmission`` or ``sandbox.LocalSubmission``.
+        exercise: a ``registry.Exercise``.
+        submission: a ``remote.ChildSubmission`` or ``local.LocalSubmission``.
         student_id: used for the per-student seeds (``str``).
         secret: the course secret (``bytes``).
         select: optional student-facing function name; only its checks run.

@@ -162,7 +162,7 @@ def visible_cases(exercise, solution_text=None):
     students see, in declaration order.
 
     Args:
-        exercise: an ``exercises.Exercise``.
+        exercise: a ``registry.Exercise``.
         solution_text: the reference module's source to check against (default: the
             committed ``solutions/<name>.py``).
     Raises:

@@ -2,7 +2,7 @@
 
 Gradescope runs every submission in a container of its own, built from that zip (its
 autograder specification: https://gradescope-autograders.readthedocs.io/en/latest/specs/).
-The container grades with this package's own engine (``grade.grade_notebook``: the same
+The container grades with this package's own engine (``grading.notebook.grade_notebook``: the same
 sandbox, the same hidden checks, the same per-student seeds), so a student's randomized
 cases, points and messages on Gradescope equal local grading's for the same student id.
 
@@ -92,7 +92,7 @@ def sandbox_problem(limits):
     """Why the sandbox cannot run a trivial notebook here, or ``None`` when it can.
 
     Starts a child with one cell defining ``ping()`` and calls it, exactly as a student's
-    notebook would be started (``sandbox.ChildSubmission``).
+    notebook would be started (``remote.ChildSubmission``).
     """
     from autograder.submission.remote import ChildSubmission
     try:

@@ -14,7 +14,7 @@ HISTOGRAM_BINS = 10  # tenths of the assignment's maximum score
 _NONE: list = []  # the empty list of mistakes or problems every Outcome without any shares (never changed)
 
 
-# The sentence ``checking.expect_close`` / ``expect_equal`` write when a value matches named mistakes.
+# The sentence ``api.expect_close`` / ``expect_equal`` write when a value matches named mistakes.
 _MISTAKE_SENTENCE = re.compile(r"That is (?:the value|what) you get when you (.+?)\.?\s*$", re.S)
 # A check of a function that is still the released stub (``limits.StudentCodeError.describe``).
 _STUB_SENTENCE = "still raises NotImplementedError"

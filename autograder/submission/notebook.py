@@ -16,7 +16,7 @@ What happens to a notebook on the way (each step mirrors ``nbgrader autograde``)
   into markdown) is restored to its released type, and a locked cell (hidden-test cells,
   read-only cells) gets its released source back. Each restoration is noted for the feedback.
 * **Hidden-test cells become checkpoints**: the grader runs that function's checks on the
-  notebook's state at that point (see ``client.ChildSubmission.advance_to``). A deleted test
+  notebook's state at that point (see ``remote.ChildSubmission.advance_to``). A deleted test
   cell is put back after the cell that precedes it in the release, as nbgrader's
   ``add_missing_cells`` does (this course enables it in ``nbgrader_config.py``).
 * **IPython syntax is translated by IPython itself** (``TransformerManager.transform_cell``,

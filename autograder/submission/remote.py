@@ -47,7 +47,7 @@ def child_command() -> list[str]:
 
 def child_env(workdir) -> dict[str, str]:
     """Environment of an unconfined child (``--unconfined``): like the sandbox's
-    (``confinement.child_env``), with ``workdir`` as its home and temporary folder."""
+    (``policy.child_env``), with ``workdir`` as its home and temporary folder."""
     env = sandboxing.child_env()
     env.update({"HOME": str(workdir), "TMPDIR": str(workdir), "MPLCONFIGDIR": str(Path(workdir) / ".mpl")})
     return env
@@ -68,7 +68,7 @@ class ChildSubmission(Exchange):
     """One submission's code, running in its own child process.
 
     Args:
-        cells: the notebook's code cells: ``notebook_code.Cell``s (hidden-test cells become
+        cells: the notebook's code cells: ``submission.notebook.Cell``s (hidden-test cells become
             checkpoints), or plain ``(label_index, source)`` pairs.
         limits: a ``Limits``.
         host: a ``warm.StudentSandbox`` of this student (a warm start: the child is forked
@@ -358,7 +358,7 @@ class ChildSubmission(Exchange):
                               "return_args": True}, name)
 
     def call_answered(self, name, table, *args, **kwargs):
-        """Call ``name`` with its helpers ``table.names`` answering from ``table`` (a
+        """Call ``name`` with its helpers ``HelperAnswers.names`` answering from ``table`` (a
         ``checks.answered.HelperAnswers``, kept here; the child asks it one call at a time) and
         falling back to the student's own helpers on other inputs."""
         self._helper_answers = table
@@ -373,7 +373,7 @@ class ChildSubmission(Exchange):
         return self._request({"op": "new", "name": name, "args": args, "kwargs": kwargs}, name)
 
     def probe(self, name, *args):
-        """Build one of the child's helper objects (``child.PROBES``); returns a ``RemoteObject``."""
+        """Build one of the child's helper objects (``probes.PROBES``); returns a ``RemoteObject``."""
         return self._request({"op": "probe", "name": name, "args": args}, name)
 
     def counted_weights(self, values):
