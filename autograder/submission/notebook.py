@@ -28,7 +28,7 @@ What happens to a notebook on the way (each step mirrors ``nbgrader autograde``)
 * **Instructor demos are skipped**: a cell whose release counterpart (same ``grade_id``) is
   tagged ``instructor-demo`` and whose source equals the release's. A student cannot make a
   cell of their own a demo: only cells the release marks, unchanged, are skipped.
-* **Visible-check cells are skipped too** (issue 35): the release's read-only
+* **Visible-check cells are skipped too**: the release's read-only
   ``check_visible("<function>")`` cells and its summary cell (``course/visible.py``) only print
   and judge the student's functions on the worked examples; the hidden checks grade them. They
   are read-only, so their source is always the release's. The checker cell that defines
