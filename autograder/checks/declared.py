@@ -71,7 +71,7 @@ def _file_checks(exercise):
 
 def _declared_checks(exercise):
     """``[(name, CheckMeta)]`` of the graded ``Check(...)`` calls of ``cases.py``, in file order."""
-    path = exercise.folder / "cases.py"  # Exercise.cases_file
+    path = exercise.folder / "cases.py"
     if not path.is_file():
         return []
     found = []

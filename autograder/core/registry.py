@@ -142,11 +142,6 @@ class Exercise:
         return f"exercises.{self.name}.hand_ins"
 
     @property
-    def cases_file(self):
-        """The fixed cases, ``exercises/<name>/cases.py``."""
-        return self.folder / "cases.py"
-
-    @property
     def cases_module(self):
         """The fixed cases' module name, e.g. "exercises.attention.cases"."""
         return f"exercises.{self.name}.cases"

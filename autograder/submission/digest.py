@@ -34,21 +34,6 @@ from pathlib import Path
 WHOLE_NOTEBOOK = "*"  # key of the digest of every code cell (functions without a test cell)
 
 
-def _cell_texts(path):
-    """Code cell sources of the notebook at ``path`` (``[]`` when it cannot be read)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        cells = data.get("cells", [])
-    except (OSError, ValueError, AttributeError):
-        return []
-    texts = []
-    for cell in cells:
-        if isinstance(cell, dict) and cell.get("cell_type") == "code":
-            source = cell.get("source", "")
-            texts.append("".join(source) if isinstance(source, list) else str(source))
-    return texts
-
-
 def cell_text(text) -> str:
     """What the digest takes of one code cell's source: every byte but the newlines that end
     it (IPython's history drops those), or ``""`` for a cell of only whitespace (nbclient does

@@ -338,12 +338,6 @@ def _restore_missing_tests(cells, seen, released, order, notes):
                      f"{'cell %d' % position if position else 'the start'}, as nbgrader does")
 
 
-def read_code_cells(path):
-    """``[(position, source)]`` of the code cells at ``path`` (hidden-test cells empty), for
-    callers that want plain code; ``read_notebook`` is what grading uses."""
-    return [(c.position, c.source) for c in read_notebook(path).cells]
-
-
 def _defined_names(source):
     """Names a cell binds at top level (also inside if/for/while/with/try), ``frozenset``."""
     import ast

@@ -89,7 +89,6 @@ class ChildSubmission(Exchange):
         self.limits = limits or Limits()
         self.proc = None
         self.workdir = None
-        self.restarts = 0
         self.startup = None  # {"defined": [...], "errors": [...]} of the last start
         self.timed_out = {}  # function names that hung once (later calls get retry_seconds)
         self.dead_reason = None
@@ -316,8 +315,6 @@ class ChildSubmission(Exchange):
         if self.proc is None:
             # (Restarts are budgeted per function, in _request: a function that keeps killing
             # the process costs only its own checks.)
-            if self.startup is not None:
-                self.restarts += 1
             try:
                 self._start(self.definitions_only)
             except StudentCodeError as exc:
