@@ -94,7 +94,7 @@ def _declared_checks(exercise):
 
 def points_by_function(exercise) -> dict[str, float]:
     """``{function: total points}`` of ``exercise``'s checks."""
-    totals = {}
+    totals: dict[str, float] = {}
     for meta in check_metas(exercise):
         totals[meta.function] = totals.get(meta.function, 0.0) + meta.points
     return totals

@@ -281,8 +281,8 @@ def run_checks(exercise, submission, student_id: str, secret: bytes, select=None
             _sessions[exercise.name] = CheckSession(exercise)
         session = _sessions[exercise.name].run(state)
         # a copy: _blame below runs the same session again, on the reference
-        plugin = types.SimpleNamespace(results=dict(session.results), suspects=dict(session.suspects),
-                                       order=list(session.order))
+        plugin: GradingPlugin | types.SimpleNamespace = types.SimpleNamespace(
+            results=dict(session.results), suspects=dict(session.suspects), order=list(session.order))
     else:
         plugin = GradingPlugin(submission, student_id, secret, select, only, exercise, code_digests)
         plugin.charged_before = set(charged)
@@ -307,7 +307,7 @@ def _pytest_args(exercise):
             "--capture=no"]
 
 
-_sessions = None  # {exercise name: CheckSession} once keep_sessions() is called (grading workers)
+_sessions: "dict[str, CheckSession] | None" = None  # {exercise name: CheckSession} once keep_sessions() is called (grading workers)
 
 
 def keep_sessions() -> None:

@@ -34,8 +34,7 @@ def case_seed(secret: bytes, student_id: str, check_name: str, code_digest=None)
     # "surrogateescape": a student id read from a folder name under a non-UTF-8 locale holds
     # its raw bytes as surrogates; this gives back those bytes, the same as under UTF-8.
     text = f"{student_id}/{check_name}" + (f"/{code_digest}" if code_digest else "")
-    text = text.encode("utf-8", "surrogateescape")
-    digest = hmac.new(key, text, hashlib.sha256).digest()
+    digest = hmac.new(key, text.encode("utf-8", "surrogateescape"), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big")
 
 

@@ -73,7 +73,7 @@ class _SList(list):
 class _Captured:
     """What ``%%capture name`` stores: nothing was kept."""
     stdout = stderr = ""
-    outputs = []
+    outputs: list = []
 
     def show(self):
         pass

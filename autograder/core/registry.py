@@ -29,13 +29,14 @@ nbgrader assignment holding one notebook, and its folder holds everything about 
 from __future__ import annotations
 
 import os
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10: the same parser, as the tomli package (requirements.txt)
-    import tomli as tomllib
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, as the tomli package (requirements.txt)
+    import tomli as tomllib
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 COURSE_DIR = PROJECT_ROOT / "exercises"
@@ -105,7 +106,7 @@ class Exercise:
     plots: int = 0
     prints: tuple = ()
     parity: tuple = field(default=(), hash=False, compare=False)
-    folder: Path = None
+    folder: Path | None = None
 
     def __post_init__(self):
         if self.folder is None:

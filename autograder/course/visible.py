@@ -66,8 +66,8 @@ class Visible:
     inputs: dict = field(default_factory=dict)
     mistakes: dict = field(default_factory=dict)
     compare: str = "close"
-    part: int = None
-    parts: int = None
+    part: int | None = None
+    parts: int | None = None
     atol: float = 1e-4
     hints: dict = field(default_factory=dict)
 

@@ -41,7 +41,7 @@ import pytest
 from autograder.core.registry import PROJECT_ROOT
 
 ROOT = PROJECT_ROOT
-SKIP_DIRS = {".git", ".venv", "__pycache__", ".cache", "node_modules", ".ruff_cache", ".pytest_cache"}
+SKIP_DIRS = {".git", ".venv", "__pycache__", ".cache", "node_modules", ".ruff_cache", ".mypy_cache", ".pytest_cache"}
 CODE_AREAS = ("autograder", "exercises", "benchmarks", "scripts", "tests")
 
 # Paths that look like ours and are not, each with why (keep this short: fix the text instead).
