@@ -74,7 +74,7 @@ class Override:
     cell: str
     manual: float
     automatic: float
-    previous: float = None
+    previous: float | None = None
     stale: bool = False
 
     def describe(self):
