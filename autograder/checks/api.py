@@ -90,7 +90,7 @@ def _small(value, limit=4096):
 
 
 def fmt(value, limit: int = 300) -> str:
-    """Short, readable text for a value in feedback: ``show_values.show`` (plain numbers to
+    """Short, readable text for a value in feedback: ``values.show`` (plain numbers to
     6 significant digits, never a numpy repr).
 
     A text longer than ``limit`` characters keeps its start and its end, joined by " ... ",

@@ -26,7 +26,7 @@ def case_seed(secret: bytes, student_id: str, check_name: str, code_digest=None)
         secret: the course secret (``bytes`` or ``str``).
         student_id: the student's id (``str``).
         check_name: the check's name (``str``).
-        code_digest: hex digest of the notebook's code as graded (``code_digest.digest``),
+        code_digest: hex digest of the notebook's code as graded (``digest.digests_for_notebook``),
             or ``None`` for code that has no notebook (then the seed is the one of
             ``student_id`` and ``check_name`` alone).
     """

@@ -94,7 +94,7 @@ class ChildSubmission(Exchange):
         self.dead_reason = None
         self.definitions_only = False  # set when top-level assignments crashed the process
         self.seconds_used = 0.0  # wall-clock seconds spent waiting for this submission
-        self.sandbox = None  # launch.Sandbox of the running child
+        self.sandbox = None  # bubblewrap.Sandbox of the running child
         self._pidfd = None  # the sandbox's PID 1: killing it ends every process in the sandbox
         self.confinement = "not started"  # how the child was confined (recorded in the reports)
         self._load = None  # a warm start's optional imports (sandbox/needs.py), read once
