@@ -60,7 +60,7 @@ def choose_level(root, config):
 
     Tries bubblewrap, then the setuid level (``levels.LEVELS``), or only the level asked for
     by ``$AUTOGRADER_CONFINEMENT`` or the build's ``--confinement``. Before the setuid level
-    is tried, every file under ``root`` is made readable by root only (``setuid.restrict_tree``)
+    is tried, every file under ``root`` is made readable by root only (``course_files.restrict_tree``)
     except what a child must read: the Python installation and venv, the child package (its
     parent folder listable) and tiktoken's cache file.
 
