@@ -24,7 +24,7 @@ Two things make the grade match ``nbgrader autograde`` and charge each bug once:
 * **One bug, charged once.** ``Exercise.helpers`` lists functions whose reference calls
   other student functions (``learn_bpe`` calls ``merge_pair``). When a check of such a
   function fails, the grader computes, on its side, the reference function calling the
-  student's helpers through the submission (``explained_by_helpers``): if that gives
+  student's helpers through the submission (``helpers.judge_excuse``): if that gives
   exactly what the student's function returned on every call of the check, and differs
   from the plain reference, the function is right and its helper is wrong; the check
   keeps its points and the feedback names the helper, whose own checks charge the bug.

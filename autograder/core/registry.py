@@ -83,7 +83,7 @@ class Exercise:
         helpers: ``{function: (helper, ...)}``: student functions whose reference calls
             other student functions. When a wrong answer of ``function`` is what the
             reference gives with the student's helpers, the helper alone loses points
-            ("one bug, charged once": ``helpers.explained_by_helpers``).
+            ("one bug, charged once": ``helpers.judge_excuse``).
         order: place in the course (1 = first).
         summary: what the student implements, one line (README's exercise table).
         points: the total the course promises (a declared figure; the tests compare the
