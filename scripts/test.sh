@@ -12,4 +12,6 @@ if [ "$(id -u)" = 0 ]; then
 fi
 # Lint first (ruff: pyflakes, import order, bugbear; [tool.ruff] in pyproject.toml): it fails in seconds.
 .venv/bin/python -m ruff check .
+# Types next ([tool.mypy] in pyproject.toml names the typed packages; docs/development.md): seconds too.
+.venv/bin/python -m mypy
 exec .venv/bin/python -m pytest --slow "$@"

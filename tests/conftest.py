@@ -134,7 +134,7 @@ def executed_notebook(tmp_path_factory):
 # nbgrader generate_assignment may rewrite assignments/ while the suite runs, and a term in
 # the same checkout owns the rest. Every test grades against a snapshot of the release taken
 # once here, into a temporary folder named by $AUTOGRADER_RELEASE_DIR (read by
-# exercises.Exercise.release_notebook, inherited by every command a test starts); the course
+# registry.Exercise.release_notebook, inherited by every command a test starts); the course
 # secret comes from $COURSE_SECRET unless a test sets its own. tests/course/test_build.py alone
 # reads the committed files (it compares them with the build).
 

@@ -90,7 +90,7 @@ def _small(value, limit=4096):
 
 
 def fmt(value, limit: int = 300) -> str:
-    """Short, readable text for a value in feedback: ``show_values.show`` (plain numbers to
+    """Short, readable text for a value in feedback: ``values.show`` (plain numbers to
     6 significant digits, never a numpy repr).
 
     A text longer than ``limit`` characters keeps its start and its end, joined by " ... ",
@@ -103,7 +103,7 @@ def fmt(value, limit: int = 300) -> str:
 
 def expected_got(expected, got, limit: int = 300) -> str:
     """``"expected E, got G"`` with both at one precision that tells them apart, and the
-    difference when they would print alike (``show_values.show_pair``)."""
+    difference when they would print alike (``values.show_pair``)."""
     if isinstance(got, wire.Opaque):
         return f"expected {fmt(expected, limit)}, got {got!r}"
     want, have, note = show_pair(expected, got, limit)

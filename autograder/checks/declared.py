@@ -71,7 +71,7 @@ def _file_checks(exercise):
 
 def _declared_checks(exercise):
     """``[(name, CheckMeta)]`` of the graded ``Check(...)`` calls of ``cases.py``, in file order."""
-    path = exercise.folder / "cases.py"  # Exercise.cases_file
+    path = exercise.folder / "cases.py"
     if not path.is_file():
         return []
     found = []
@@ -94,7 +94,7 @@ def _declared_checks(exercise):
 
 def points_by_function(exercise) -> dict[str, float]:
     """``{function: total points}`` of ``exercise``'s checks."""
-    totals = {}
+    totals: dict[str, float] = {}
     for meta in check_metas(exercise):
         totals[meta.function] = totals.get(meta.function, 0.0) + meta.points
     return totals

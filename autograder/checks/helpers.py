@@ -1,7 +1,7 @@
 """When a check fails, whether the student's own helpers explain it: the calls a check makes are recorded
 (``RecordingSubmission``), the reference is run again with the student's helpers in place of its own
 (``_reference_with``), and a failure the helpers explain is charged to the helper, once
-(``explained_by_helpers``, see ``checks/plugin.py``). ``reference_submission`` is the reference solution as
+(``judge_excuse``, see ``checks/plugin.py``). ``reference_submission`` is the reference solution as
 a submission (for blaming a check that fails on it too)."""
 from __future__ import annotations
 
@@ -100,14 +100,6 @@ def _reference_with(ref_fn, helpers, through=()):
     namespace.update(helpers)
     return types.FunctionType(ref_fn.__code__, namespace, ref_fn.__name__, ref_fn.__defaults__,
                               ref_fn.__closure__)
-
-
-def explained_by_helpers(function, calls, helpers, reference, submission, through=(), fresh=None):
-    """The helpers that fully explain a wrong answer of ``function``, or ``()``.
-
-    The same as ``judge_excuse(...).blamed``; see there for the arguments.
-    """
-    return judge_excuse(function, calls, helpers, reference, submission, through, fresh).blamed
 
 
 class Excuse:

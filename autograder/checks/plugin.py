@@ -24,7 +24,7 @@ Two things make the grade match ``nbgrader autograde`` and charge each bug once:
 * **One bug, charged once.** ``Exercise.helpers`` lists functions whose reference calls
   other student functions (``learn_bpe`` calls ``merge_pair``). When a check of such a
   function fails, the grader computes, on its side, the reference function calling the
-  student's helpers through the submission (``explained_by_helpers``): if that gives
+  student's helpers through the submission (``helpers.judge_excuse``): if that gives
   exactly what the student's function returned on every call of the check, and differs
   from the plain reference, the function is right and its helper is wrong; the check
   keeps its points and the feedback names the helper, whose own checks charge the bug.
@@ -253,8 +253,8 @@ def run_checks(exercise, submission, student_id: str, secret: bytes, select=None
     """Run the hidden checks of ``exercise`` on ``submission``.
 
     Args:
-        exercise: an ``exercises.Exercise``.
-        submission: a ``sandbox.ChildSubmission`` or ``sandbox.LocalSubmission``.
+        exercise: a ``registry.Exercise``.
+        submission: a ``remote.ChildSubmission`` or ``local.LocalSubmission``.
         student_id: used for the per-student seeds (``str``).
         secret: the course secret (``bytes``).
         select: optional student-facing function name; only its checks run.
@@ -281,8 +281,8 @@ def run_checks(exercise, submission, student_id: str, secret: bytes, select=None
             _sessions[exercise.name] = CheckSession(exercise)
         session = _sessions[exercise.name].run(state)
         # a copy: _blame below runs the same session again, on the reference
-        plugin = types.SimpleNamespace(results=dict(session.results), suspects=dict(session.suspects),
-                                       order=list(session.order))
+        plugin: GradingPlugin | types.SimpleNamespace = types.SimpleNamespace(
+            results=dict(session.results), suspects=dict(session.suspects), order=list(session.order))
     else:
         plugin = GradingPlugin(submission, student_id, secret, select, only, exercise, code_digests)
         plugin.charged_before = set(charged)
@@ -307,7 +307,7 @@ def _pytest_args(exercise):
             "--capture=no"]
 
 
-_sessions = None  # {exercise name: CheckSession} once keep_sessions() is called (grading workers)
+_sessions: "dict[str, CheckSession] | None" = None  # {exercise name: CheckSession} once keep_sessions() is called (grading workers)
 
 
 def keep_sessions() -> None:

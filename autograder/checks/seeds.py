@@ -26,7 +26,7 @@ def case_seed(secret: bytes, student_id: str, check_name: str, code_digest=None)
         secret: the course secret (``bytes`` or ``str``).
         student_id: the student's id (``str``).
         check_name: the check's name (``str``).
-        code_digest: hex digest of the notebook's code as graded (``code_digest.digest``),
+        code_digest: hex digest of the notebook's code as graded (``digest.digests_for_notebook``),
             or ``None`` for code that has no notebook (then the seed is the one of
             ``student_id`` and ``check_name`` alone).
     """
@@ -34,8 +34,7 @@ def case_seed(secret: bytes, student_id: str, check_name: str, code_digest=None)
     # "surrogateescape": a student id read from a folder name under a non-UTF-8 locale holds
     # its raw bytes as surrogates; this gives back those bytes, the same as under UTF-8.
     text = f"{student_id}/{check_name}" + (f"/{code_digest}" if code_digest else "")
-    text = text.encode("utf-8", "surrogateescape")
-    digest = hmac.new(key, text, hashlib.sha256).digest()
+    digest = hmac.new(key, text.encode("utf-8", "surrogateescape"), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big")
 
 

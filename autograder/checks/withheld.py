@@ -1,4 +1,4 @@
-"""Which failing checks may show their expected value to the student (issue 29, item 8).
+"""Which failing checks may show their expected value to the student.
 
 A randomized check draws its cases per submission (``checks/seeds.py``), so the expected value
 it shows answers a case the next submission will not meet. A check with fixed inputs meets every

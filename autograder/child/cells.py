@@ -73,7 +73,7 @@ class _SList(list):
 class _Captured:
     """What ``%%capture name`` stores: nothing was kept."""
     stdout = stderr = ""
-    outputs = []
+    outputs: list = []
 
     def show(self):
         pass
@@ -301,8 +301,3 @@ def _close_figures():
             plt.close("all")
         except Exception:
             pass
-
-
-def run_cells(cells, ns, cell_timeout=10.0, definitions_only=False):
-    """Run all ``cells`` in ``ns`` (no checkpoints); returns their errors."""
-    return Runner(cells, ns, cell_timeout, definitions_only).run_to(None)

@@ -2,7 +2,7 @@
 import traceback
 
 # ``{file name a cell is compiled under: its label}`` (``cells.cell_file_name``)
-LABELS = {}
+LABELS: dict[str, str] = {}
 
 
 def student_location(tb):

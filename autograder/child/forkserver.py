@@ -16,7 +16,7 @@ then serves requests on CONTROL_FD, a unix socket whose other end the grader hol
   notebook that imports them anyway (a way the grader's reading did not see) imports them
   in its own child, as a cold child would. Then fork; the new process installs the seccomp
   filter read from SECCOMP_FD (the same compiled allow-list bubblewrap installs on a
-  cold child: ``confinement.seccomp_bpf``, so it can start no process, open no socket ...)
+  cold child: ``policy.seccomp_bpf``, so it can start no process, open no socket ...)
   *before* it runs anything else, then becomes an ordinary child (``main.serve_child``:
   only its two pipes stay open, RLIMIT_NPROC, Landlock). Answer ``{"pid": N, "loaded": [groups imported so far]}``.
 * ``{"op": "end", "pid": N, "wait": s}``: wait up to ``s`` seconds for child N to exit

@@ -1,6 +1,6 @@
 """Entry point of the child process that runs one submission's code.
 
-Started by ``client.ChildSubmission`` as ``python -I -c "...; from child.main import main;
+Started by ``remote.ChildSubmission`` as ``python -I -c "...; from child.main import main;
 main()" REQ_FD RESP_FD`` with this package's parent folder first on ``sys.path`` (and
 removed again once the package is imported): isolated mode, an empty working directory,
 a minimal environment and resource limits. It never imports the grader: it cannot see

@@ -4,9 +4,11 @@ A check cannot send a Python function or a counting wrapper as plain data, so it
 asks for one of these by name (``submission.probe("name", *args)``) and gets back a
 handle. Standard library and numpy only: this file is part of the child's source.
 """
+from collections.abc import Callable
+
 import numpy as np
 
-PROBES = {}
+PROBES: dict[str, Callable] = {}  # name -> factory of the helper object (``probe``)
 
 
 def probe(name):

@@ -138,7 +138,7 @@ def remove(dir_fd: int, name, top: str = "") -> list[str]:
 def empty(fd: int, top: str = "") -> list[str]:
     """Remove everything inside the folder open as ``fd`` (the folder stays; ``fd`` is left
     open). Returns what remains, as ``remove`` does."""
-    left = []
+    left: list[str] = []
     _empty(os.dup(fd), os.fstat(fd), top or ".", left)
     return _counted(left)
 

@@ -63,7 +63,6 @@ class Child:
         self.ns = {"__name__": "__main__", "__builtins__": __builtins__, "display": _Dummy()}
         self.runner = None
         self.handles = {}
-        self.probes = {}
 
     # -- running the notebook ------------------------------------------------
     def init(self, msg):

@@ -16,7 +16,7 @@ import signal
 
 fired = None  # "cpu" or "wall": the timer that raised the last GraderTimeout
 cut_in = None  # the hung function a recheck found running, when that stopped the code
-hung = set()  # names of notebook functions that ran out of time once in this process
+hung: set[str] = set()  # names of notebook functions that ran out of time once in this process
 _rest = 0.0  # CPU seconds the limit still grants after the current tick
 _tick = 0.0  # CPU seconds between rechecks (0: no rechecks)
 

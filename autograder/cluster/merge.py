@@ -58,7 +58,7 @@ class Checked:
     failures: int
     warnings: list = field(default_factory=list)
     recorded: bool = True
-    csv_path: Path = None
+    csv_path: Path | None = None
 
 
 def _env_key(env):
@@ -103,7 +103,7 @@ def check(folders) -> Checked:
         problems.append("the shards were cut for different numbers of shards: "
                         + "; ".join(f"{f} is {d.get('shard')}/{d.get('shards')}" for f, d in read))
     n = ns[0] if len(ns) == 1 else None
-    by_k = {}
+    by_k: dict[int | None, list[Path]] = {}  # shard number (None: not said) -> the folders that hold it
     for f, d in read:
         by_k.setdefault(d.get("shard"), []).append(f)
     if n is not None:
@@ -119,14 +119,14 @@ def check(folders) -> Checked:
                        ("limits", "the limits or confinement level"), ("secret", "the course secret"),
                        ("roster", "the class roster (submissions added or removed between shards)"),
                        ("submitted", "the submitted/ folder")):
-        values = {}
+        values: dict[str, list[str]] = {}  # the value's repr -> the shards that have it
         for _folder, d in read:
             values.setdefault(repr(d.get(name)), []).append(f"{d.get('shard')}/{d.get('shards')}")
         if len(values) > 1:
             groups = " versus ".join(", ".join(v) for v in values.values())
             problems.append(f"the shards differ in {what}: shards {groups}; grade them all again with one "
                             "grader and secret")
-    seen = {}
+    seen: dict[str, list[str]] = {}  # student -> the shards that graded them
     for _folder, d in read:
         for student in d.get("students", []):
             seen.setdefault(student, []).append(f"{d.get('shard')}/{d.get('shards')}")
@@ -139,7 +139,7 @@ def check(folders) -> Checked:
     manifests = {d["shard"]: d for _, d in read}
     folders_by_k = {d["shard"]: f for f, d in read}
     first = manifests[1]
-    envs = {}
+    envs: dict[str, list[int]] = {}  # the environment's repr -> its shards
     for k, d in sorted(manifests.items()):
         envs.setdefault(repr(_env_key(d.get("environment", {}))), []).append(k)
     if len(envs) > 1:
@@ -156,6 +156,7 @@ def check(folders) -> Checked:
     if sh.roster_digest(jobs) != first["roster"]:
         raise NotWhole([f"{submitted} holds other students or notebooks than when the shards were cut "
                         "(a collection in between?): grade every shard again"])
+    assert n is not None  # the manifests agree on one number of shards, else NotWhole was raised
     shard_of = sh.assign(jobs, n)
     for k, d in manifests.items():
         expected = sorted({s for s, kk in shard_of.items() if kk == k}, key=sh.sort_key)

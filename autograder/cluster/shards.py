@@ -68,7 +68,7 @@ def notebooks_of(job) -> int:
 
 def weights(jobs) -> dict:
     """``{student_id: notebook files}`` of a class (``vocabulary.Job`` list)."""
-    counts = {}
+    counts: dict[str, int] = {}
     for job in jobs:
         counts[job.student_id] = counts.get(job.student_id, 0) + notebooks_of(job)
     return counts

@@ -29,13 +29,14 @@ nbgrader assignment holding one notebook, and its folder holds everything about 
 from __future__ import annotations
 
 import os
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10: the same parser, as the tomli package (requirements.txt)
-    import tomli as tomllib
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, as the tomli package (requirements.txt)
+    import tomli as tomllib
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 COURSE_DIR = PROJECT_ROOT / "exercises"
@@ -82,7 +83,7 @@ class Exercise:
         helpers: ``{function: (helper, ...)}``: student functions whose reference calls
             other student functions. When a wrong answer of ``function`` is what the
             reference gives with the student's helpers, the helper alone loses points
-            ("one bug, charged once": ``helpers.explained_by_helpers``).
+            ("one bug, charged once": ``helpers.judge_excuse``).
         order: place in the course (1 = first).
         summary: what the student implements, one line (README's exercise table).
         points: the total the course promises (a declared figure; the tests compare the
@@ -105,7 +106,7 @@ class Exercise:
     plots: int = 0
     prints: tuple = ()
     parity: tuple = field(default=(), hash=False, compare=False)
-    folder: Path = None
+    folder: Path | None = None
 
     def __post_init__(self):
         if self.folder is None:
@@ -140,11 +141,6 @@ class Exercise:
     def mistakes_module(self):
         """The hand-ins' module name, e.g. "exercises.attention.hand_ins"."""
         return f"exercises.{self.name}.hand_ins"
-
-    @property
-    def cases_file(self):
-        """The fixed cases, ``exercises/<name>/cases.py``."""
-        return self.folder / "cases.py"
 
     @property
     def cases_module(self):

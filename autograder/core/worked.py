@@ -130,7 +130,7 @@ def render() -> str:
         ref = reference(exercise)
         lines += [f"## {exercise.name}: {exercise.title}", "",
                   "| value | where the text prints it | printed | reference |", "|---|---|---|---|"]
-        notes = []
+        notes: list[str] = []
         for w in worked_values(exercise):
             what = w.what + (f" ({len(notes) + 1})" if w.note else "")
             if w.note:

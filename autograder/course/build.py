@@ -185,12 +185,6 @@ def write_notebook(nb, path):
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
 
 
-NBGRADER_CONFIG = """c = get_config()
-c.CourseDirectory.root = {root!r}
-c.CourseDirectory.course_id = "build"
-"""
-
-
 def venv_on_path() -> None:
     """Put this interpreter's bin directory first on $PATH.
 
@@ -236,15 +230,6 @@ def generated_files(exercise) -> dict:
     """``{Path: text}`` of every file generated from ``exercise``'s text form, computed in the
     pinned numeric environment (``autograder.course.numerics``: the same bytes on any x86-64 machine)."""
     return exercise_files([exercise.name])
-
-
-def every_generated_file(names=None) -> dict:
-    """``{Path: text}`` of everything the build writes: each named exercise's copies (default: all),
-    then the pages generated from the exercise folders (README's table, docs/worked-examples.md,
-    ``course/pages.py``) and the documentation's generated tables (``course/docs_tables.py``)."""
-    files = exercise_files(names)
-    files.update(page_files())
-    return files
 
 
 def exercise_files(names=None) -> dict:

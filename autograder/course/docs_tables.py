@@ -6,8 +6,8 @@ Two tables would drift if typed by hand, so they are generated between marker co
   default and what it bounds (from the class's ``Attributes:`` docstring), and
   ``<!-- generated: fixed-limits -->``: the constants of ``FIXED_LIMITS``;
 * ``docs/confinement.md``, ``<!-- generated: policy -->``: bubblewrap's namespace and
-  privilege options (``confinement.bwrap_args``), the seccomp allow-list
-  (``confinement.ALLOWED_SYSCALLS`` and the calls allowed only with certain arguments).
+  privilege options (``policy.bwrap_args``), the seccomp allow-list
+  (``policy.ALLOWED_SYSCALLS`` and the calls allowed only with certain arguments).
 
 ``python -m autograder build`` writes them (``course/build.py`` owns the one write and ``--check`` loop);
 ``tests/course/test_docs.py`` runs the check.

@@ -66,8 +66,8 @@ class Visible:
     inputs: dict = field(default_factory=dict)
     mistakes: dict = field(default_factory=dict)
     compare: str = "close"
-    part: int = None
-    parts: int = None
+    part: int | None = None
+    parts: int | None = None
     atol: float = 1e-4
     hints: dict = field(default_factory=dict)
 
@@ -162,7 +162,7 @@ def visible_cases(exercise, solution_text=None):
     students see, in declaration order.
 
     Args:
-        exercise: an ``exercises.Exercise``.
+        exercise: a ``registry.Exercise``.
         solution_text: the reference module's source to check against (default: the
             committed ``solutions/<name>.py``).
     Raises:

@@ -162,7 +162,7 @@ class Entry:
     student: str
     exercise: str
     styles: tuple = ()
-    mistake: str = None
+    mistake: str | None = None
     layout: str = "plain"
     replacements: dict = field(default_factory=dict)
 

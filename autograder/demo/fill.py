@@ -26,7 +26,7 @@ def filled_notebook(exercise, replacements=None, stubs=()):
     """The student release of ``exercise`` with its solution cells filled in.
 
     Args:
-        exercise: an ``exercises.Exercise``.
+        exercise: a ``registry.Exercise``.
         replacements: ``{function: source}`` to hand in instead of the reference
             (a realistic mistake); the source replaces the whole solution cell.
         stubs: functions left as released (``raise NotImplementedError()``).

@@ -2,7 +2,7 @@
 
 Gradescope runs every submission in a container of its own, built from that zip (its
 autograder specification: https://gradescope-autograders.readthedocs.io/en/latest/specs/).
-The container grades with this package's own engine (``grade.grade_notebook``: the same
+The container grades with this package's own engine (``grading.notebook.grade_notebook``: the same
 sandbox, the same hidden checks, the same per-student seeds), so a student's randomized
 cases, points and messages on Gradescope equal local grading's for the same student id.
 
@@ -60,9 +60,9 @@ def choose_level(root, config):
 
     Tries bubblewrap, then the setuid level (``levels.LEVELS``), or only the level asked for
     by ``$AUTOGRADER_CONFINEMENT`` or the build's ``--confinement``. Before the setuid level
-    is tried, every file under ``root`` is made readable by root only (``launch_setuid.
-    restrict_tree``) except what a child must read: the Python installation and venv, the
-    child package (its parent folder listable) and tiktoken's cache file.
+    is tried, every file under ``root`` is made readable by root only (``course_files.restrict_tree``)
+    except what a child must read: the Python installation and venv, the child package (its
+    parent folder listable) and tiktoken's cache file.
 
     Returns:
         ``(level, None)``, or ``(None, why)`` (``str``) when no level starts.
@@ -92,7 +92,7 @@ def sandbox_problem(limits):
     """Why the sandbox cannot run a trivial notebook here, or ``None`` when it can.
 
     Starts a child with one cell defining ``ping()`` and calls it, exactly as a student's
-    notebook would be started (``sandbox.ChildSubmission``).
+    notebook would be started (``remote.ChildSubmission``).
     """
     from autograder.submission.remote import ChildSubmission
     try:

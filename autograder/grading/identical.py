@@ -3,7 +3,7 @@
 Two kinds are found after a class is graded (``cli.py``, before ``grades.csv`` is written):
 
 * **the same code**: notebooks of two or more students for one exercise whose code as graded
-  (after intake: ``notebook_code.read_notebook``, digested as ``submission/digest.py`` does for the
+  (after intake: ``submission.notebook.read_notebook``, digested as ``submission/digest.py`` does for the
   seeds, but with whitespace around each cell left out, so blank lines added around cells do not
   hide a copy) is identical. The untouched release is left out (every student starts from it);
 * **a hard link**: a notebook file with more than one link (``st_nlink > 1``), e.g. a

@@ -112,7 +112,7 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
         show: called with each notebook's console table (``None``: not shown). say: progress lines.
         roster: the course roster (``lms.roster.Roster``) or ``None``: its students with no notebook
             for an assignment of the run get a "not submitted" row in grades.csv (docs/lms.md).
-        late_found: ``late.for_cli``'s finds (index in ``results`` -> ``late.Found``): late
+        late_found: ``late.for_cli``'s finds (index in ``results`` -> ``late.Late``): late
             resubmissions that replaced an on-time one, marked on their results and said.
     Returns:
         ``(recorded, csv_path, flagged, note_path)``: whether the gradebook took every grade

@@ -9,7 +9,7 @@ total). The class report (``class_report.write_all``) is rebuilt afterwards from
 ``results.json`` on disk, so it shows the whole class as well.
 
 Every cell of both tables was written by ``csvsafe`` already (the old file by an earlier run,
-the new one by ``report.write_grades_csv``); rows are copied as read, never escaped twice.
+the new one by ``console.write_grades_csv``); rows are copied as read, never escaped twice.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 KEY = ("student_id", "assignment_id")
-# Columns after the notebook columns, as report.write_grades_csv writes them.
+# Columns after the notebook columns, as console.write_grades_csv writes them.
 TAIL = ("total", "max_score", "late", "score", "manual overrides", "late resubmission", "problems", "confinement")
 
 
@@ -86,7 +86,7 @@ def merge(previous: Table | None, path: Path | str) -> tuple[list, list]:
         ``(changes, kept)``: a ``Change`` per row of this run, in the file's order, and the
         ``(student, assignment)`` keys of the rows kept from ``previous``. ``path`` is
         rewritten only when rows were kept (columns: the union, notebooks sorted as
-        ``report.write_grades_csv`` sorts them).
+        ``console.write_grades_csv`` sorts them).
     """
     new = read_table(path)
     if new is None:

@@ -78,8 +78,7 @@ def sentences(grade: Grade | None, value: float | None = None, item_max: float |
     if grade.late > 0:
         unit = "point" if number(grade.late) == "1" else "points"
         out.append(f"The course's late-work policy took {number(grade.late)} {unit}.")
-    seen = set()
-    return [s for s in out if not (s in seen or seen.add(s))]
+    return list(dict.fromkeys(out))  # each sentence once, in order
 
 
 def text(grade: Grade | None, value: float | None = None, item_max: float | None = None) -> str:

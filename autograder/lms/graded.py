@@ -132,16 +132,16 @@ def read(graded_dir) -> tuple:
             _number(row.get("late") or 0, "late", where),
             None if absent else _number(row.get("total") or 0, "total", where),
             row.get("manual overrides", ""))
-    by_key = {}
-    for (student, assignment), g in grades.items():
-        by_key.setdefault((student_key(student), assignment), []).append(g)
+    by_key: dict[tuple[str, str], list[Grade]] = {}
+    for (student, assignment), grade in grades.items():
+        by_key.setdefault((student_key(student), assignment), []).append(grade)
     entries, notes = load(root)
     for e in entries:
         found = by_key.get((student_key(e.student), e.assignment), [])
         g = grades.get((e.student, e.assignment)) or (found[0] if len(found) == 1 else None)
         if g is None or g.score is None:
             continue
-        by_function = {}
+        by_function: dict[str, tuple[float, float]] = {}
         for t in e.tests:
             earned, available = by_function.get(t.function, (0.0, 0.0))
             by_function[t.function] = (earned + t.score, available + t.max_score)
@@ -149,10 +149,11 @@ def read(graded_dir) -> tuple:
                 for m in t.mistakes:
                     if (t.function, m) not in g.mistakes:
                         g.mistakes.append((t.function, m))
-        for f, (a, b) in by_function.items():
+        for function, (a, b) in by_function.items():
             if a < b:
-                failed = [t for t in e.tests if t.function == f and not t.passed]
-                g.failed.append(Lost(f, a, b, [t.name for t in failed], bool(failed) and all(t.stub for t in failed)))
+                failed = [t for t in e.tests if t.function == function and not t.passed]
+                g.failed.append(Lost(function, a, b, [t.name for t in failed],
+                                     bool(failed) and all(t.stub for t in failed)))
     return grades, notes
 
 
@@ -194,7 +195,8 @@ def load_items(path) -> list:
     if unknown or "assignment" not in header:
         raise GradedError(f"{path}, line 1: the columns must be among {', '.join(ITEM_COLUMNS)} with "
                           f"assignment required" + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
-    items, seen, errors = [], {}, []
+    items, errors = [], []
+    seen: dict[str, int] = {}  # assignment -> its line
     for line, cells in enumerate(rows[1:], start=2):
         if not any(c.strip() for c in cells):
             continue
@@ -247,7 +249,7 @@ def write_items(graded_dir, path) -> list:
     if path.exists():
         raise GradedError(f"{path} exists; it is not replaced (move it away, or edit it)")
     grades, _ = read(graded_dir)
-    points = {}
+    points: dict[str, float] = {}
     for (_, a), g in grades.items():
         points[a] = max(points.get(a, 0.0), g.max_score)
     items = [Item(a, a, points[a]) for a in sorted(points)]
@@ -256,7 +258,7 @@ def write_items(graded_dir, path) -> list:
         w = csvsafe.writer(f)
         w.writerow(ITEM_COLUMNS)
         for i in items:
-            w.writerow([i.assignment, i.name, number(i.max), "", "", ""])
+            w.writerow([i.assignment, i.name, number(points[i.assignment]), "", "", ""])
     return items
 
 

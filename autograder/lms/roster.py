@@ -216,7 +216,8 @@ def load(path) -> Roster:
     repeated = sorted({h for h in header if header.count(h) > 1})
     if repeated:
         raise RosterError(f"{path}, line 1: column(s) {', '.join(repeated)} given twice")
-    errors, students, seen = [], [], {c: {} for c in UNIQUE}
+    errors, students = [], []
+    seen: dict[str, dict[str, tuple[int, str]]] = {c: {} for c in UNIQUE}  # column -> key -> (line, value)
     for line, cells in enumerate(rows[1:], start=2):
         if not any(c.strip() for c in cells):
             continue  # a blank line

@@ -121,7 +121,7 @@ def build(graded_dir, roster, items, missing: str = "omit") -> Table:
         raise ValueError(f"missing must be one of {MISSING}, not {missing!r}")
     grades, notes = read(graded_dir)
     graded = {a for (_, a), g in grades.items() if g.score is not None}
-    points = {}
+    points: dict[str, float] = {}
     for (_, a), g in grades.items():
         points[a] = max(points.get(a, 0.0), g.max_score)
     for i in items:
@@ -141,7 +141,8 @@ def build(graded_dir, roster, items, missing: str = "omit") -> Table:
         if abs(i.max - points[i.assignment]) > 1e-9:
             notes.append(f"{i.assignment!r} is written in its LMS item's scale: {number(points[i.assignment])} "
                          f"course points = {number(i.max)} in {i.name!r}")
-    by_key, errors = {}, []
+    by_key: dict = {}  # (student key, assignment) -> the first Grade of that key
+    errors = []
     for (sid, a), g in sorted(grades.items(), key=lambda kv: kv[1].line):
         if g.score is None:
             continue

@@ -22,7 +22,7 @@
    ``nbgrader generate_feedback`` turns into the HTML students fetch: the submission cleaned
    by nbgrader's own sanitizing preprocessors (outputs cleared, kernelspec, locked and
    deleted grade cells restored from the gradebook), a first cell holding the grader's
-   report (``html_report.render_fragment``) and, under each hidden-test cell, that function's
+   report (``student.render_fragment``) and, under each hidden-test cell, that function's
    checks and messages. ``timestamp.txt`` and ``submission_secret.txt`` are copied beside it,
    as ``nbgrader autograde`` does (``release_feedback`` needs both).
 
@@ -74,7 +74,7 @@ class Override:
     cell: str
     manual: float
     automatic: float
-    previous: float = None
+    previous: float | None = None
     stale: bool = False
 
     def describe(self):

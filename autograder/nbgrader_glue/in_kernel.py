@@ -96,7 +96,7 @@ def grade(exercise_name, function, namespace=None, student_id=None, code_digest=
         namespace: where the student's functions are (default: the notebook's globals).
         student_id: for the per-student seeds (default: from nbgrader's working directory).
         code_digest: digest of the notebook's code before this cell, for the seeds (default:
-            from the kernel's history, ``code_digest.digest_in_kernel``, the same digest
+            from the kernel's history, ``digest.digest_in_kernel``, the same digest
             ``python -m autograder grade`` computes from the notebook file).
     Raises:
         ChecksFailed: when no check passes (score 0).

@@ -28,7 +28,7 @@ def mismatches(course, exercises) -> list:
 
     Args:
         course: nbgrader ``CourseDirectory`` (``db_url``, ``course_id``).
-        exercises: iterable of ``exercises.Exercise`` about to be graded.
+        exercises: iterable of ``registry.Exercise`` about to be graded.
     Returns:
         list of ``(assignment, cell, gradebook_points, check_points)`` (points as ``float``);
         an exercise not (yet) in the gradebook is skipped (recording says so later).

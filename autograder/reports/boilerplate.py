@@ -175,7 +175,7 @@ def _released_code(exercise) -> tuple:
 
 
 def _boilerplate(functions, released, course) -> str:
-    """The text ``near_copies._found_pairs`` makes of ``released`` and ``course`` (the same join)."""
+    """The text ``near_copies._found`` makes of ``released`` and ``course`` (the same join)."""
     return "\n\n".join([*(released.get(f, "") for f in functions), course])
 
 

@@ -14,7 +14,7 @@ HISTOGRAM_BINS = 10  # tenths of the assignment's maximum score
 _NONE: list = []  # the empty list of mistakes or problems every Outcome without any shares (never changed)
 
 
-# The sentence ``checking.expect_close`` / ``expect_equal`` write when a value matches named mistakes.
+# The sentence ``api.expect_close`` / ``expect_equal`` write when a value matches named mistakes.
 _MISTAKE_SENTENCE = re.compile(r"That is (?:the value|what) you get when you (.+?)\.?\s*$", re.S)
 # A check of a function that is still the released stub (``limits.StudentCodeError.describe``).
 _STUB_SENTENCE = "still raises NotImplementedError"
@@ -58,8 +58,8 @@ class Entry:
     tests: list
     problems: set = field(default_factory=set)
     late: dict = field(default_factory=dict)
-    link: Path = None
-    href: str = field(default=None, repr=False)  # the link as written in the page, once computed
+    link: Path | None = None
+    href: str | None = field(default=None, repr=False)  # the link as written in the page, once computed
 
     @property
     def not_attempted(self) -> bool:
@@ -188,13 +188,13 @@ def load(graded_dir, assignment: str | None = None) -> tuple:
         about files that were skipped.
     """
     root = Path(graded_dir)
-    notes, entries, seen = [], [], {}
-    found = []
-    for folder, dirs, files in os.walk(root):
+    notes, entries, found = [], [], []
+    seen: dict[tuple[str, str], str] = {}  # (assignment, student) -> the results.json shown
+    for here, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if not d.startswith(".")]  # .resume/ and the like
         if "results.json" in files:
-            rel = Path(folder).relative_to(root).parts + ("results.json",)
-            found.append((rel, Path(folder), "report.html" in files))
+            rel = Path(here).relative_to(root).parts + ("results.json",)
+            found.append((rel, Path(here), "report.html" in files))
     for rel, folder, has_report in sorted(found):
         path, shown = folder / "results.json", "/".join(rel)
         try:

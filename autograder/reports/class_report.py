@@ -28,7 +28,7 @@ writes three files into ``graded_dir`` (or ``out``):
 The page names every student: it is for staff only. Student reports never read it.
 
 Where a mistake's name comes from: each test of our results.json carries
-``extra_data.mistakes`` (``checking.Mismatch.details``); a results.json without it (an
+``extra_data.mistakes`` (``api.Mismatch.details``); a results.json without it (an
 older run) is read from the feedback's own sentence "That is the value you get when you
 ...". Problems are those of ``extra_data.problems`` and of ``grades.csv``'s ``problems`` column
 (an identical submission is any problem whose text says identical or duplicate); late work

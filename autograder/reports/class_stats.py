@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.reports import csvsafe
-from autograder.reports.class_load import HISTOGRAM_BINS
+from autograder.reports.class_load import HISTOGRAM_BINS, Entry
 
 
 @dataclass
@@ -37,7 +37,7 @@ def check_stats(entries) -> dict:
     """``{assignment: [CheckStats, ...]}`` in the checks' order as first seen. A notebook not
     attempted (``Entry.not_attempted``: every function still the released stub) names its checks
     but counts in no pass rate or mean."""
-    stats = {}
+    stats: dict[str, dict[str, CheckStats]] = {}  # assignment -> check name -> its figures
     for e in entries:
         if e.not_attempted:
             for t in e.tests:
@@ -62,7 +62,7 @@ def mistake_table(entries) -> list:
         assignment, function, mistake); a student counts once per mistake however many of its
         checks name it.
     """
-    found = defaultdict(dict)
+    found: defaultdict[tuple[str, str, str], dict[str, Entry]] = defaultdict(dict)  # -> student -> entry
     for e in entries:
         for t in e.tests:
             if t.passed:

@@ -90,7 +90,8 @@ def student_path(entries, order: dict | None = None) -> list[Step]:
     it comes after, by name). Notebooks not attempted (``Entry.not_attempted``) say nothing."""
     order = order or {}
     ranked = sorted(entries, key=lambda e: (order.get(e.assignment, len(order) + 1), e.assignment))
-    steps, made_in = [], {}
+    steps: list[Step] = []
+    made_in: dict[str, list[str]] = {}  # family id -> the assignments that made its mistakes
     for e in ranked:
         if e.not_attempted:
             continue

@@ -235,20 +235,23 @@ def read(graded_dir, keep: int | None = None) -> dict:
     for a, items in found.items():
         tops[a] = Top(items[:keep])
         tops[a].total = len(items)
-        tops[a].compared = compared.get(a) if isinstance(compared.get(a), dict) else {}
+        of_a = compared.get(a)
+        tops[a].compared = of_a if isinstance(of_a, dict) else {}
     return tops
 
 
 def _read_top(path, keep) -> dict:
     """``read(..., keep)`` of a file laid out as ``find`` writes it; ValueError for any other layout."""
-    tops, top, lines = {}, None, None
+    tops: dict[str, Top] = {}
+    top: Top | None = None  # the assignment being read
+    lines: list[str] | None = None  # the lines of a kept item, while it is read
     with open(path, encoding="utf-8") as f:
         head = f.readline() + f.readline()
         if head not in ('{\n "assignments": {\n', '{\n "assignments": {},\n', '{\n "assignments": {}\n'):
             raise ValueError("not near_copies.json as find writes it")
         line = f.readline() if head.endswith("{\n") else ""
         while line and line not in (" },\n", " }\n"):
-            if lines is not None:  # inside an item that is kept
+            if lines is not None and top is not None:  # inside an item that is kept
                 lines.append(line)
                 if line.rstrip("\n").rstrip(",") == "   }":
                     top.append(json.loads("".join(lines).rstrip().rstrip(",")))
@@ -261,7 +264,7 @@ def _read_top(path, keep) -> dict:
                     top = tops[json.loads(head[:-3])] = Top()
                 else:
                     raise ValueError(f"unexpected line {line!r}")
-            elif line == "   {\n":
+            elif line == "   {\n" and top is not None:
                 top.total += 1
                 if len(top) < keep:
                     lines = [line]

@@ -289,9 +289,9 @@ def render_html(result, path=None, record=None) -> str:
             + render_fragment(result, path, record) + "</body></html>\n")
 
 
-def _other_notebooks(result, path):
+def _other_notebooks(result, path) -> dict[str, list[str]]:
     """``{family id: [assignment, ...]}``: the other assignments where each family was named."""
-    found: dict = {}
+    found: dict[str, list[str]] = {}
     for step in path or []:
         if step.status in ("made", "again") and step.assignment != result.assignment_id:
             found.setdefault(step.family.id, []).append(step.assignment)

@@ -4,7 +4,7 @@
 reads (the seccomp filter, ``--info-fd``) and the launcher that runs between ``fork`` and
 ``exec``: as root it gives bwrap a private mount namespace in which the paths to show
 (``/root/.pyenv/...`` included) are reachable, sets the resource limits and drops to the
-sandbox uid. ``client.ChildSubmission`` uses it; so does ``check_available`` (can a sandbox
+sandbox uid. ``remote.ChildSubmission`` uses it; so does ``check_available`` (can a sandbox
 start here at all?).
 """
 from __future__ import annotations
@@ -208,7 +208,7 @@ class Sandbox:
 
 # -- is it available? ------------------------------------------------------------------
 # The probe imports what submissions import; whether tiktoken's cache file is present is
-# preflight's question (``preflight.check_tiktoken``), asked only when a tokens notebook is graded.
+# preflight's question (``preflight.check_tiktoken_cache``), asked only when a tokens notebook is graded.
 _PROBE = ("import os, numpy, tiktoken, matplotlib; "
           "print(os.getuid(), sorted(p for p in os.listdir('/proc') if p.isdigit()))")
 

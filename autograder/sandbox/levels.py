@@ -2,10 +2,10 @@
 
 Two levels run a submission's child (``docs/containers.md`` says what each hides):
 
-* ``"bubblewrap"``: ``launch.Sandbox``, the policy of ``sandbox/policy.py`` (namespaces, an
+* ``"bubblewrap"``: ``bubblewrap.Sandbox``, the policy of ``sandbox/policy.py`` (namespaces, an
   empty root with read-only binds, seccomp, Landlock, limits). Needs user namespaces and a
   new ``/proc``, which a container started with a runtime's defaults refuses.
-* ``"setuid"``: ``launch_setuid.SetuidSandbox`` (a uid and gid of its own, no supplementary
+* ``"setuid"``: ``setuid.SetuidSandbox`` (a uid and gid of its own, no supplementary
   groups, ``no_new_privs``, the same seccomp allow-list and limits, Landlock where the kernel
   has it, a private scratch folder). Needs a grader running as root (as in a container).
 
@@ -68,7 +68,7 @@ def choose(forced: str | None = None, extra: tuple = ()):
 
 
 def new_sandbox(limits):
-    """A ``launch.Sandbox`` or ``launch_setuid.SetuidSandbox`` for ``limits.level``
+    """A ``bubblewrap.Sandbox`` or ``setuid.SetuidSandbox`` for ``limits.level``
     (``None``: the level ``choose()`` picks here).
 
     Raises:

@@ -64,8 +64,8 @@ built from nothing and Landlock where the kernel has it, but no namespaces: it s
 machine's file tree and, without Landlock, its process list and command lines. What each
 level hides and does not hide: ``docs/containers.md``.
 
-``launch.Sandbox`` starts one sandbox with this policy (uid lease, descriptors, the
-launcher between fork and exec); ``launch.check_available()`` says whether all of this can start here; the grader refuses to run
+``bubblewrap.Sandbox`` starts one sandbox with this policy (uid lease, descriptors, the
+launcher between fork and exec); ``bubblewrap.check_available()`` says whether all of this can start here; the grader refuses to run
 student code when it cannot, unless told ``--unconfined``.
 """
 from __future__ import annotations

@@ -7,10 +7,10 @@ profile may refuse ``unshare(CLONE_NEWUSER)``, so ``bwrap`` stops ("Can't mount 
 what root may still do. ``SetuidSandbox(limits)`` starts each child, between ``fork`` and
 ``exec`` (``subprocess``'s ``preexec_fn``), as follows:
 
-1. a new session; the resource limits of ``confinement.set_limits`` (soft = hard, core dumps
+1. a new session; the resource limits of ``policy.set_limits`` (soft = hard, core dumps
    off), ``RLIMIT_NPROC`` included, which counts only this uid's tasks;
 2. ``os.setgroups([])``, ``os.setresgid`` and ``os.setresuid`` to a leased uid/gid of its own
-   (``launch.UidLease``: the same range as bubblewrap's sandbox uids, owning no file and no
+   (``bubblewrap.UidLease``: the same range as bubblewrap's sandbox uids, owning no file and no
    process on the machine);
 3. ``PR_SET_PDEATHSIG`` (SIGKILL when the grader's worker dies; set after the uid change,
    which clears it);
@@ -19,10 +19,10 @@ what root may still do. ``SetuidSandbox(limits)`` starts each child, between ``f
    folder that holds the child package (Python's import system lists it); execute only
    under those folders (the interpreter); write only its scratch folder and ``/dev/null``;
    no TCP, no signals outside (ABI 4 and 6);
-5. the seccomp allow-list of ``confinement.seccomp_filter`` (the bubblewrap level's), loaded
+5. the seccomp allow-list of ``policy.seccomp_filter`` (the bubblewrap level's), loaded
    with libseccomp (``pyseccomp``), which sets ``no_new_privs`` first.
 
-Its environment is built from nothing (``confinement.child_env``, with its own scratch as
+Its environment is built from nothing (``policy.child_env``, with its own scratch as
 ``HOME``/``TMPDIR``); its working folder is a private scratch folder owned by that uid
 (mode 0700, in a root-owned 0711 folder of the machine's temporary folder), removed
 afterwards. Once started, the child adds its own Landlock layer (no program at all, write
@@ -133,7 +133,7 @@ def landlock_paths() -> dict:
 
 
 class SetuidSandbox:
-    """One child's launch data at the setuid level; the same interface as ``launch.Sandbox``:
+    """One child's launch data at the setuid level; the same interface as ``bubblewrap.Sandbox``:
     ``subprocess.Popen(sandbox.command(argv), **sandbox.popen_kwargs(fds))``, then
     ``started()``, ``child_pid()`` and, after the process ended, ``close()``.
 

@@ -2,7 +2,7 @@
 
 A submission's code may start a daemon (a double fork) whose parent exits at once; Linux
 then hands it to the nearest "child subreaper" above it instead of PID 1. The unconfined
-child (``submission/remote.py``) and Gradescope's watchdog (``gradescope_container.run``) make
+child (``submission/remote.py``) and Gradescope's watchdog (``gradescope.container.run``) make
 themselves that subreaper so they can find and end such processes. Standard library only.
 """
 from __future__ import annotations

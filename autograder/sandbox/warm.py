@@ -2,7 +2,7 @@
 
 A cold notebook pays bubblewrap, a new interpreter, numpy, matplotlib and the child's code
 (``benchmarks/profile_grading.py`` measures it). ``StudentSandbox(limits)`` starts one
-bubblewrap sandbox (``launch.Sandbox``: its own namespaces, uid when grading as root,
+bubblewrap sandbox (``bubblewrap.Sandbox``: its own namespaces, uid when grading as root,
 resource limits, read-only view) whose program is the fork server ``child/forkserver.py``:
 it imports numpy and the child's code once (matplotlib's pyplot and tiktoken only when a
 notebook of the student needs them: ``sandbox/needs.py``), then forks one process per notebook. Each forked process

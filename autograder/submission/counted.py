@@ -36,7 +36,6 @@ class CountedWeights:
         if self.values.ndim != 2:
             raise ValueError("CountedWeights needs a 2-D matrix")
         self.steps = [set()]
-        self.reads = [0]
 
     @property
     def shape(self):
@@ -45,7 +44,6 @@ class CountedWeights:
     def new_step(self):
         """Start counting a new decode step (the grader calls this before each step)."""
         self.steps.append(set())
-        self.reads.append(0)
 
     @property
     def rows_per_step(self):
@@ -56,11 +54,6 @@ class CountedWeights:
     def rows_projected(self):
         """Distinct token rows projected, summed over the steps (``int``)."""
         return sum(self.rows_per_step)
-
-    @property
-    def read_out(self):
-        """Whether the submission asked for the matrix's values in any step (``bool``)."""
-        return any(self.reads)
 
     def project(self, tokens):
         """``tokens @ values``, counting each distinct row of ``tokens`` once per step.
@@ -82,9 +75,7 @@ class CountedWeights:
         return tokens @ self.values
 
     def read(self):
-        """The matrix's values (``ndarray`` copy); reading them costs nothing, it is only noted
-        in ``reads``."""
-        self.reads[-1] += 1
+        """The matrix's values (``ndarray`` copy); reading them costs nothing and is not counted."""
         return self.values.copy()
 
 

@@ -17,8 +17,8 @@ hidden-test cell is not part of it: it cannot change that function's grade.
 
 The same digest is computed on every path that grades:
 
-* ``python -m autograder grade`` and Gradescope (``grade.grade_notebook``): from the cells
-  ``notebook_code.read_notebook`` returns (``Cell.raw``), by ``digests_for_notebook``;
+* ``python -m autograder grade`` and Gradescope (``grading.notebook.grade_notebook``): from the cells
+  ``submission.notebook.read_notebook`` returns (``Cell.raw``), by ``digests_for_notebook``;
 * ``nbgrader autograde`` (``nbgrader_glue.in_kernel.grade`` in the hidden-test cell, in the student's kernel):
   from IPython's history of the raw cells the kernel ran before the current one, by
   ``digest_in_kernel``. nbclient sends each cell's source as the notebook holds it and skips
@@ -32,21 +32,6 @@ import json
 from pathlib import Path
 
 WHOLE_NOTEBOOK = "*"  # key of the digest of every code cell (functions without a test cell)
-
-
-def _cell_texts(path):
-    """Code cell sources of the notebook at ``path`` (``[]`` when it cannot be read)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        cells = data.get("cells", [])
-    except (OSError, ValueError, AttributeError):
-        return []
-    texts = []
-    for cell in cells:
-        if isinstance(cell, dict) and cell.get("cell_type") == "code":
-            source = cell.get("source", "")
-            texts.append("".join(source) if isinstance(source, list) else str(source))
-    return texts
 
 
 def cell_text(text) -> str:
@@ -104,7 +89,7 @@ def digest(texts, course_texts=frozenset(), exact: bool = True) -> str:
 
 
 def digests_for_notebook(notebook, exercise, exact: bool = True):
-    """``{function: digest}`` for the grader (``notebook``: ``notebook_code.Notebook``).
+    """``{function: digest}`` for the grader (``notebook``: ``submission.notebook.Notebook``).
 
     Each function with a hidden-test cell gets the digest of the cells before it; the key
     ``WHOLE_NOTEBOOK`` holds the digest of all code cells, for functions without one.
@@ -128,7 +113,7 @@ def digest_in_kernel(exercise, shell=None):
     notebook).
 
     Args:
-        exercise: the ``exercises.Exercise`` being graded.
+        exercise: the ``registry.Exercise`` being graded.
         shell: the ``InteractiveShell`` (default: ``get_ipython()``).
     """
     if shell is None:

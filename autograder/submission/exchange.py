@@ -291,7 +291,7 @@ class Exchange:
 
     def probe_each(self, name, arg_lists):
         """``[probe(name, *args) for args in arg_lists]`` in one exchange: a list of
-        ``RemoteObject``s (``child.PROBES``).
+        ``RemoteObject``s (``probes.PROBES``).
 
         Raises:
             StudentCodeError: as ``probe`` (the child died, or its answer was not a list of handles).

@@ -1,4 +1,4 @@
-"""The submission interface of ``client.ChildSubmission`` over a namespace in this process.
+"""The submission interface of ``remote.ChildSubmission`` over a namespace in this process.
 
 ``LocalSubmission`` is what the hidden test cells use inside ``nbgrader autograde`` (see
 ``nbgrader_glue/in_kernel.py``), where the student's code runs in the kernel anyway.
@@ -116,7 +116,7 @@ class LocalSubmission:
         return self._run(name, lambda: self._lookup(name)(*args, **kwargs), return_args=args)
 
     def call_answered(self, name, table, *args, **kwargs):
-        """As ``ChildSubmission.call_answered``: ``name`` called with its helpers ``table.names``
+        """As ``ChildSubmission.call_answered``: ``name`` called with its helpers ``HelperAnswers.names``
         bound, for the call, to stand-ins answering from ``table`` (through wire copies)."""
         from autograder.child.server import stand_in
         held = {id(a._obj): a._obj for a in args if isinstance(a, LocalObject)}

@@ -16,7 +16,7 @@ What happens to a notebook on the way (each step mirrors ``nbgrader autograde``)
   into markdown) is restored to its released type, and a locked cell (hidden-test cells,
   read-only cells) gets its released source back. Each restoration is noted for the feedback.
 * **Hidden-test cells become checkpoints**: the grader runs that function's checks on the
-  notebook's state at that point (see ``client.ChildSubmission.advance_to``). A deleted test
+  notebook's state at that point (see ``remote.ChildSubmission.advance_to``). A deleted test
   cell is put back after the cell that precedes it in the release, as nbgrader's
   ``add_missing_cells`` does (this course enables it in ``nbgrader_config.py``).
 * **IPython syntax is translated by IPython itself** (``TransformerManager.transform_cell``,
@@ -28,7 +28,7 @@ What happens to a notebook on the way (each step mirrors ``nbgrader autograde``)
 * **Instructor demos are skipped**: a cell whose release counterpart (same ``grade_id``) is
   tagged ``instructor-demo`` and whose source equals the release's. A student cannot make a
   cell of their own a demo: only cells the release marks, unchanged, are skipped.
-* **Visible-check cells are skipped too** (issue 35): the release's read-only
+* **Visible-check cells are skipped too**: the release's read-only
   ``check_visible("<function>")`` cells and its summary cell (``course/visible.py``) only print
   and judge the student's functions on the worked examples; the hidden checks grade them. They
   are read-only, so their source is always the release's. The checker cell that defines
@@ -336,12 +336,6 @@ def _restore_missing_tests(cells, seen, released, order, notes):
         seen[gid] = position
         notes.append(f"the hidden-test cell {gid} was missing and was put back after "
                      f"{'cell %d' % position if position else 'the start'}, as nbgrader does")
-
-
-def read_code_cells(path):
-    """``[(position, source)]`` of the code cells at ``path`` (hidden-test cells empty), for
-    callers that want plain code; ``read_notebook`` is what grading uses."""
-    return [(c.position, c.source) for c in read_notebook(path).cells]
 
 
 def _defined_names(source):

@@ -1,8 +1,8 @@
 """The one interface every submission the checks see offers (``typing.Protocol``).
 
-Implemented by ``client.ChildSubmission`` (the student's code in a child process, the grade
+Implemented by ``remote.ChildSubmission`` (the student's code in a child process, the grade
 of record), ``local.LocalSubmission`` (the kernel's own namespace, inside ``nbgrader
-autograde``) and ``grade.BrokenSubmission`` (a notebook that cannot run: every call fails
+autograde``) and ``grading.notebook.BrokenSubmission`` (a notebook that cannot run: every call fails
 with ``StudentCodeError`` kind "not run"). Every call into student code either returns a
 plain value (``child/wire.py``) or raises ``limits.StudentCodeError``.
 """

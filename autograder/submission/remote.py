@@ -47,7 +47,7 @@ def child_command() -> list[str]:
 
 def child_env(workdir) -> dict[str, str]:
     """Environment of an unconfined child (``--unconfined``): like the sandbox's
-    (``confinement.child_env``), with ``workdir`` as its home and temporary folder."""
+    (``policy.child_env``), with ``workdir`` as its home and temporary folder."""
     env = sandboxing.child_env()
     env.update({"HOME": str(workdir), "TMPDIR": str(workdir), "MPLCONFIGDIR": str(Path(workdir) / ".mpl")})
     return env
@@ -68,7 +68,7 @@ class ChildSubmission(Exchange):
     """One submission's code, running in its own child process.
 
     Args:
-        cells: the notebook's code cells: ``notebook_code.Cell``s (hidden-test cells become
+        cells: the notebook's code cells: ``submission.notebook.Cell``s (hidden-test cells become
             checkpoints), or plain ``(label_index, source)`` pairs.
         limits: a ``Limits``.
         host: a ``warm.StudentSandbox`` of this student (a warm start: the child is forked
@@ -89,13 +89,12 @@ class ChildSubmission(Exchange):
         self.limits = limits or Limits()
         self.proc = None
         self.workdir = None
-        self.restarts = 0
         self.startup = None  # {"defined": [...], "errors": [...]} of the last start
         self.timed_out = {}  # function names that hung once (later calls get retry_seconds)
         self.dead_reason = None
         self.definitions_only = False  # set when top-level assignments crashed the process
         self.seconds_used = 0.0  # wall-clock seconds spent waiting for this submission
-        self.sandbox = None  # launch.Sandbox of the running child
+        self.sandbox = None  # bubblewrap.Sandbox of the running child
         self._pidfd = None  # the sandbox's PID 1: killing it ends every process in the sandbox
         self.confinement = "not started"  # how the child was confined (recorded in the reports)
         self._load = None  # a warm start's optional imports (sandbox/needs.py), read once
@@ -316,8 +315,6 @@ class ChildSubmission(Exchange):
         if self.proc is None:
             # (Restarts are budgeted per function, in _request: a function that keeps killing
             # the process costs only its own checks.)
-            if self.startup is not None:
-                self.restarts += 1
             try:
                 self._start(self.definitions_only)
             except StudentCodeError as exc:
@@ -358,7 +355,7 @@ class ChildSubmission(Exchange):
                               "return_args": True}, name)
 
     def call_answered(self, name, table, *args, **kwargs):
-        """Call ``name`` with its helpers ``table.names`` answering from ``table`` (a
+        """Call ``name`` with its helpers ``HelperAnswers.names`` answering from ``table`` (a
         ``checks.answered.HelperAnswers``, kept here; the child asks it one call at a time) and
         falling back to the student's own helpers on other inputs."""
         self._helper_answers = table
@@ -373,7 +370,7 @@ class ChildSubmission(Exchange):
         return self._request({"op": "new", "name": name, "args": args, "kwargs": kwargs}, name)
 
     def probe(self, name, *args):
-        """Build one of the child's helper objects (``child.PROBES``); returns a ``RemoteObject``."""
+        """Build one of the child's helper objects (``probes.PROBES``); returns a ``RemoteObject``."""
         return self._request({"op": "probe", "name": name, "args": args}, name)
 
     def counted_weights(self, values):

@@ -30,12 +30,6 @@ NUDGED_UP = "leave W[index] nudged up by eps: put the entry back after measuring
 
 
 # -- known mistakes, as small wrong implementations -------------------------------------
-def _one_hot(V, target):
-    y = np.zeros(V)
-    y[target] = 1.0
-    return y
-
-
 def _log_of_softmax_loss(logits, target):
     """-log(softmax(z)[t]) taken literally: the probability underflows to 0 and the loss to inf."""
     with np.errstate(all="ignore"):

@@ -101,7 +101,7 @@ def test_same_notebook_same_digest_any_code_change_a_new_one(tmp_path):
 
 
 def _digests_with(change):
-    """The tokens digests of the reference hand-in after ``change(cells)`` (issue 29, item 2)."""
+    """The tokens digests of the reference hand-in after ``change(cells)``."""
     import tempfile
     nb = filled_notebook(TOKENS)
     change(nb.cells)

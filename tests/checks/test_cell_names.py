@@ -1,4 +1,4 @@
-"""Issue 29, item 2: what student code can read of a cell's place is covered by the seeds.
+"""What student code can read of a cell's place is covered by the seeds.
 
 On the grade path a cell's code was compiled under its label, ``<cell 19 (bpe_encode)>``,
 whose number counts markdown cells too. Code can read that name (``co_filename``), but the

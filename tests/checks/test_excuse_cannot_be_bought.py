@@ -1,4 +1,4 @@
-"""Issue 29, item 1: a caller's points cannot be bought with helpers that answer on cue.
+"""A caller's points cannot be bought with helpers that answer on cue.
 
 The attack: ``learn_bpe`` and ``bpe_encode`` are not implemented (each returns a trivial
 value), and the helpers ``get_pair_counts`` and ``merge_pair`` each fail one 1-point check on

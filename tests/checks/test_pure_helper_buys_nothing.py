@@ -1,4 +1,4 @@
-"""Issue 29, item 1: a pure helper, wrong only on its callers' inputs, buys the caller nothing.
+"""A pure helper, wrong only on its callers' inputs, buys the caller nothing.
 
 The attack: ``learn_bpe`` is a stub (``[]`` whatever it is given), and ``get_pair_counts``
 answers rightly on the inputs of its own checks (but one, given up to be "charged") and with

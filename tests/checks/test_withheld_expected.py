@@ -1,4 +1,4 @@
-"""Issue 29, item 8: a failing fixed hidden check does not teach its expected value.
+"""A failing fixed hidden check does not teach its expected value.
 
 A hidden check with fixed inputs meets every submission of every student with the same case.
 When its feedback showed the expected value, a student pasted it into a table and passed it on

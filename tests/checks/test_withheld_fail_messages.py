@@ -1,4 +1,5 @@
-"""Issue 29, item 8, for checks that fail with their own message (``fail(...)``).
+"""A failing fixed hidden check does not teach its expected value, for checks that fail with their
+own message (``fail(...)``).
 
 ``expect_equal`` and ``expect_close`` carry a version of their feedback without the right value,
 which a failing fixed check shows instead (``checks/withheld.py``). A check that writes its own

@@ -1,4 +1,4 @@
-"""``checks/withheld.is_worked`` computes a worked value only when it could match (issue 35).
+"""``checks/withheld.is_worked`` computes a worked value only when it could match.
 
 Deciding whether a failing fixed check may show its expected value compares that value with the
 exercise's worked values. Computing all of them costs seconds for learned_attention (two

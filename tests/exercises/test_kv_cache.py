@@ -136,7 +136,7 @@ def test_in_kernel_aliasing_is_caught(ref):
 
 
 def test_a_kvcache_bug_costs_kvcache_points_only(ref):
-    """Issue 29, item 9: decode_step's checks decode into the grader's cache of the contract, so
+    """decode_step's checks decode into the grader's cache of the contract, so
     a KVCache whose append swaps keys and values loses KVCache's 2 points and nothing else."""
     from exercises.kv_cache.hand_ins import MISTAKES
     swapped = next(m for m in MISTAKES if m.label == "keys_and_values_swapped")
@@ -146,8 +146,8 @@ def test_a_kvcache_bug_costs_kvcache_points_only(ref):
     assert sum(r.max_score - r.score for r in results) == 2
 
 
-# Issue 29, item 3: recognise the caches the grader fills (rows it did not append, or no mark of
-# its own) and read them honestly; in a cache it has marked, recompute the prefix from the tokens
+# A cheat that recognises the caches the grader fills (rows it did not append, or no mark of
+# its own) and reads them honestly; in a cache it has marked, it recomputes the prefix from the tokens
 # it was given (and still attend over what the cache holds, so the contexts are right).
 MARKS_ITS_OWN_CACHE = '''
 def decode_step(x_new, cache, W_Q, W_K, W_V):

@@ -115,7 +115,7 @@ def test_in_kernel_checks_see_an_input_changed_in_place(ref):
 
 
 def test_an_sgd_update_in_place_on_vectors_only_loses_the_mutation_check(ref):
-    """Issue 29, item 4 for every update rule: the mutation check calls sgd_update in every
+    """For every update rule, the mutation check calls sgd_update in every
     shape of its checks (it used one (4, 3) matrix at lr 0.1), so an update in place of 1-D
     W only costs that check, for every student."""
     namespace = dict(vars(ref))

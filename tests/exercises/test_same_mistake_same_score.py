@@ -1,4 +1,4 @@
-"""Issue 29, item 7: the same mistake costs the same points for every student.
+"""The same mistake costs the same points for every student.
 
 Randomized cases are drawn per student, but each randomized check covers, for everyone, the
 conditions under which each named mistake shows (a 2-D grid with axis=-1 for a softmax over

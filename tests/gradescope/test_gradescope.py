@@ -4,7 +4,7 @@ The test plays Gradescope: it builds the zip, unpacks it into ROOT/source of a t
 folder (``$AUTOGRADER_ROOT`` stands for ``/autograder``), runs its setup.sh against this
 environment with no package index, copies run_autograder to ROOT as Gradescope does, and
 runs it for submissions laid out as students upload them. Each results.json is compared
-with ``grade.grade_notebook`` of the same notebook for the same student id and secret.
+with ``grading.notebook.grade_notebook`` of the same notebook for the same student id and secret.
 """
 import hashlib
 import importlib

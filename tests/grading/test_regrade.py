@@ -1,4 +1,4 @@
-"""Regrade what you name, keep the rest (issue 30, item 1): grading one notebook after a class
+"""Regrade what you name, keep the rest: grading one notebook after a class
 run updates that row of grades.csv and leaves every other row, and the class report's data of
 everyone else, as they were; the command says what changed."""
 import csv

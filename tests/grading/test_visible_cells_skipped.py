@@ -1,4 +1,4 @@
-"""Grading leaves out the release's visible-check cells (issue 35), and nothing else changes.
+"""Grading leaves out the release's visible-check cells, and nothing else changes.
 
 ``check_visible("<function>")`` cells and the summary cell only print a student's results on the
 worked examples (and the summary raises when one fails); the hidden checks grade the same

@@ -1,4 +1,4 @@
-"""Late work said (issue 30, item 2), quickly: a submission collected after the due date that
+"""Late work said, quickly: a submission collected after the due date that
 replaced an on-time one in nbgrader's exchange is found, with both times and the on-time
 copy's earlier score from the resume records. The whole story through nbgrader's command line
 is test_nbgrader_flow.py::test_a_late_resubmission_is_named_and_the_on_time_one_can_be_graded_instead."""

@@ -1,4 +1,4 @@
-"""Issue 30, smaller things: a manual score from the command line (what formgrader writes), and
+"""A manual score from the command line (what formgrader writes), and
 the stale-manual-score line that no longer reads "(now 3, was 3)" on later runs."""
 import os
 import shutil

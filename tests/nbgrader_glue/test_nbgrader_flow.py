@@ -481,7 +481,7 @@ def test_late_work_counts_the_same_in_grades_csv_export_and_feedback(term, tmp_p
 
 
 
-# A late resubmission that replaced an on-time one (issue 30): named in the grade output,
+# A late resubmission that replaced an on-time one: named in the grade output,
 # grades.csv and the student's report; nbgrader's own collect brings the on-time one back.
 
 COLLECT_ON_TIME = "nbgrader collect --before-duedate --student=<student> <name>"

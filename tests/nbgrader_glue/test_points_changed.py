@@ -1,4 +1,4 @@
-"""Points changed mid-term (issue 30, item 4): when the gradebook's maximum of a grade cell and
+"""Points changed mid-term: when the gradebook's maximum of a grade cell and
 the checks' points differ, the grade command stops before grading or recording anything and
 says what to do; recording one notebook refuses it too (never more points than the maximum)."""
 import hashlib

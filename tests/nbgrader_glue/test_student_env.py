@@ -1,4 +1,4 @@
-"""A student environment on any shared server (issue 30, item 3): ``scripts/student_env.sh``
+"""A student environment on any shared server: ``scripts/student_env.sh``
 installs the hub's environment for every user; a real unprivileged unix user, made for the
 test and removed at its end, fetches, validates and submits with it alone, and cannot import
 the course's solutions or grader from it. Needs root (it creates the user), as CI runs."""

@@ -24,11 +24,8 @@ package's also its submodules, a class's its methods, class attributes and the `
 methods assign, with those of its bases in the repository; a class with a base from elsewhere
 accepts any attribute (it may be inherited).
 
-One test per area. The pages are checked now. Docstrings and comments of the code are checked per
-folder; a folder whose docstrings still name modules from before the package's move is listed in
-``AREAS_NOT_YET_CLEAN``: its test is an expected failure (strict: it fails once the folder is clean,
-so the entry is removed then). ``pytest tests/project/test_doc_names.py --runxfail`` lists every
-finding of those folders.
+One test per area: the pages (README.md and docs/), and the docstrings and comments of each code
+folder; a failure lists every finding of its area as ``file:line: problem``.
 """
 import ast
 import importlib.util
@@ -44,18 +41,8 @@ import pytest
 from autograder.core.registry import PROJECT_ROOT
 
 ROOT = PROJECT_ROOT
-SKIP_DIRS = {".git", ".venv", "__pycache__", ".cache", "node_modules", ".ruff_cache", ".pytest_cache"}
+SKIP_DIRS = {".git", ".venv", "__pycache__", ".cache", "node_modules", ".ruff_cache", ".mypy_cache", ".pytest_cache"}
 CODE_AREAS = ("autograder", "exercises", "benchmarks", "scripts", "tests")
-
-# Code folders whose docstrings and comments still carry findings, with why; see the module docstring.
-AREAS_NOT_YET_CLEAN = {
-    "autograder": "docstrings name modules from before the package's move (being fixed with the layering)",
-    "tests": "docstrings name modules from before the package's move (being fixed with the layering)",
-}
-TRACKER_NOT_YET_CLEAN = {
-    "autograder": "docstrings cite tracker numbers (being renamed to their behaviours with the layering)",
-    "tests": "docstrings cite tracker numbers (being renamed to their behaviours with the layering)",
-}
 
 # Paths that look like ours and are not, each with why (keep this short: fix the text instead).
 NOT_OURS = {
@@ -566,19 +553,13 @@ def tracker_numbers(area):
     return out
 
 
-def _areas(not_yet_clean):
-    """Every area, those not yet clean as strict expected failures (with why)."""
-    return [pytest.param(a, marks=pytest.mark.xfail(strict=True, reason=not_yet_clean[a])) if a in not_yet_clean
-            else a for a in ("docs", *CODE_AREAS)]
-
-
-@pytest.mark.parametrize("area", _areas(AREAS_NOT_YET_CLEAN))
+@pytest.mark.parametrize("area", ("docs", *CODE_AREAS))
 def test_the_text_names_only_what_exists(area):
     found = findings(area)
     assert not found, f"{len(found)} names that do not exist:\n" + "\n".join(found)
 
 
-@pytest.mark.parametrize("area", _areas(TRACKER_NOT_YET_CLEAN))
+@pytest.mark.parametrize("area", ("docs", *CODE_AREAS))
 def test_the_text_names_behaviours_not_tracker_numbers(area):
     found = tracker_numbers(area)
     assert not found, f"{len(found)} tracker numbers:\n" + "\n".join(found)

@@ -1,4 +1,5 @@
-"""Issue 30, the smaller things a newcomer met in a term: each fixed, or written where they look."""
+"""What a newcomer meets in a term (the README's ten lines, formgrader after grading, the Gradescope
+zip, the demo's students, a new exercise's summary) is written where they look, and as it works."""
 import re
 
 import tomllib

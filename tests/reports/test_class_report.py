@@ -1,7 +1,7 @@
 """Does the class report count what the class got wrong, link the right reports, and stay staff-only?
 
-Synthetic classes are written with the real writers (``report.write_results``,
-``report.write_grades_csv``, ``gradescope_container.results_for``); the expected counts below are
+Synthetic classes are written with the real writers (``console.write_results``,
+``console.write_grades_csv``, ``gradescope.container.results_for``); the expected counts below are
 worked out by hand from the class each test builds. The browser test grades the demo class
 (``autograder.demo``) and checks class.html in headless Chromium against the demo's student
 plan (``autograder/demo/students.py``) and mistakes catalogue.

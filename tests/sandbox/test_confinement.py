@@ -461,7 +461,7 @@ def test_grader_files_inside_a_shown_folder_are_covered(tmp_path, monkeypatch):
     """A non-editable install puts ``solutions`` into the venv's packages, which the child
     sees: such grader locations are covered by an empty folder (or /dev/null for a file).
     (The bubblewrap level only: at the setuid level file modes protect them, which
-    ``launch_setuid.check_available`` verifies before grading.)"""
+    ``setuid.check_available`` verifies before grading.)"""
     site_dir = tmp_path / "site-packages"
     (site_dir / "solutions").mkdir(parents=True)
     (site_dir / "solutions" / "attention.py").write_text("ANSWER = 42\n")

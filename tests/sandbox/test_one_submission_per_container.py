@@ -1,4 +1,4 @@
-"""Issue 29, item 5: without a bounded scratch the setuid level grades one submission per container.
+"""Without a bounded scratch the setuid level grades one submission per container.
 
 Where the grader cannot mount a tmpfs (no CAP_SYS_ADMIN, as in most containers), the setuid
 level's scratch lies on the container's disk with only each file capped, and a child can fill

@@ -1,4 +1,4 @@
-"""Issue 29, item 6: a child cannot list the container's processes through /proc.
+"""A child cannot list the container's processes through /proc.
 
 The setuid level has no PID namespace: probing ``/proc/N`` used to list every process of the
 container with its uid, command line and state (without Landlock, which would refuse the

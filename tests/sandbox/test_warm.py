@@ -101,7 +101,7 @@ def test_nothing_one_notebook_leaves_reaches_the_next():
 
 
 def test_a_locked_folder_inside_a_locked_folder_is_removed_too():
-    """Issue 29, item 5: a folder of mode 000 inside a folder of mode 000 survived the warm
+    """A folder of mode 000 inside a folder of mode 000 survived the warm
     clean-up (the outer one could not be listed when the inner one's mode was to be reset)."""
     with StudentSandbox(FAST) as box:
         files = _run(box, "traces")[0]

@@ -1,4 +1,4 @@
-"""A fork server imports what the student's notebooks need (issue 35, item 1).
+"""A fork server imports what the student's notebooks need.
 
 ``child/forkserver.py`` imports numpy for every student; matplotlib's pyplot and tiktoken with its
 encoding only when the grader names them for a notebook (``sandbox/needs.py``). These tests read

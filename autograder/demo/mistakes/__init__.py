@@ -58,13 +58,13 @@ class Mistake:
 
 def check_names(exercise):
     """``{check function name: check name}`` of ``exercise``'s checks, read from ``checks.py``'s
-    syntax (``check_files.check_functions``), e.g. ``{"check_row_weights": 'attention_row: weights
+    syntax (``declared.check_functions``), e.g. ``{"check_row_weights": 'attention_row: weights
     for "the cat"', ...}``."""
     return {fn: meta.name for fn, meta in check_functions(exercise)}
 
 
 def mistakes_module(exercise):
-    """The module ``exercises/<name>/hand_ins.py`` of ``exercise`` (an ``exercises.Exercise``).
+    """The module ``exercises/<name>/hand_ins.py`` of ``exercise`` (a ``registry.Exercise``).
 
     Raises:
         ModuleNotFoundError: the exercise has no ``hand_ins.py`` (every exercise needs one).
