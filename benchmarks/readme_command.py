@@ -60,6 +60,7 @@ def make_clone(folder: Path, students: int, env: dict) -> Path:
     clone = folder / "course"
     subprocess.run(["git", "clone", "--quiet", str(PROJECT_ROOT), str(clone)], check=True)
     (clone / ".venv").symlink_to(os.path.realpath(sys.prefix), target_is_directory=True)
+    env["PATH"] = f"{clone / '.venv' / 'bin'}{os.pathsep}{env.get('PATH', '')}"  # README: the venv active
     quiet = {**env, "PYTHONDONTWRITEBYTECODE": "1"}
     python = str(clone / ".venv" / "bin" / "python")
     subprocess.run([python, "-m", "autograder", "caches"], cwd=clone, env=quiet, check=True,

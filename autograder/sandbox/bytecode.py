@@ -8,7 +8,9 @@ away. That is what a fresh clone gets when the grader runs with ``PYTHONDONTWRIT
 write the files), which made part of the sandbox's apparent cost in a class run
 (docs/benchmarks.md). ``compile_child`` writes them from the grader, once; the sandbox then
 only reads them, read-only as everything else it sees. The installed packages (numpy,
-tiktoken, matplotlib) are compiled by pip when the venv is made.
+tiktoken, matplotlib) are compiled by pip when the venv is made; ``compile_project`` (run by
+``python -m autograder caches``, so by ``scripts/setup.sh``) compiles the grader's own packages too,
+which a grading process under ``PYTHONDONTWRITEBYTECODE=1`` would otherwise compile at every start.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import compileall
 import contextlib
 import io
 
-from autograder.sandbox.policy import CHILD_PACKAGE
+from autograder.sandbox.policy import CHILD_PACKAGE, PROJECT_ROOT
 
 
 def compile_child(folder=None) -> bool:
@@ -34,3 +36,16 @@ def compile_child(folder=None) -> bool:
             return bool(compileall.compile_dir(str(folder), maxlevels=0, quiet=2))
         except OSError:
             return False
+
+
+def compile_project() -> bool:
+    """``compile_child``, then the bytecode of the project's packages (``autograder``, ``exercises``,
+    ``solutions``, every level). Returns ``True`` when all of it is in place."""
+    done = compile_child()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for name in ("autograder", "exercises", "solutions"):
+            try:
+                done = bool(compileall.compile_dir(str(PROJECT_ROOT / name), quiet=2)) and done
+            except OSError:
+                done = False
+    return done

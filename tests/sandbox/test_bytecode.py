@@ -53,3 +53,12 @@ def test_a_sandbox_compiles_none_of_the_childs_code():
     loaded = [line for line in err.splitlines() if line.startswith("# code object from") and str(CHILD_PACKAGE) in line]
     assert len(loaded) >= len(list(CHILD_PACKAGE.glob("*.py")))  # each of its modules, read in the sandbox
     assert _compiled_from_source(err, CHILD_PACKAGE) == []
+
+
+def test_caches_compile_the_graders_own_packages_too():
+    from autograder.course.registry import PROJECT_ROOT
+    from autograder.sandbox.bytecode import compile_project
+    assert compile_project() is True
+    for module in ("autograder/cli.py", "autograder/grading/class_run.py", "exercises/attention/checks.py"):
+        source = PROJECT_ROOT / module
+        assert source.is_file() and os.path.isfile(importlib.util.cache_from_source(str(source))), module
