@@ -6,10 +6,10 @@ Clones this repository (its committed ``HEAD``) into a temporary folder: a fresh
 ``__pycache__``, no ``.cache`` and no gradebook. The clone is the course directory, as README says;
 its ``.venv`` is a symbolic link to this venv (a venv is not part of a clone). Outside the timings
 it then does what an instructor does before grading: ``python -m autograder caches`` (tiktoken's
-file, matplotlib's font list; ``scripts/setup.sh`` runs it), ``nbgrader generate_assignment`` of
-every exercise (the gradebook) and the class of ``vs_nbgrader.py --classes honest``
-(``grade_class.build_class``: ``--students`` students, each handing in every exercise) in
-``submitted/``. None of these steps writes bytecode into the clone.
+file, matplotlib's font list, the project's bytecode; ``scripts/setup.sh`` runs it), ``nbgrader
+generate_assignment`` of every exercise (the gradebook) and the class of ``vs_nbgrader.py
+--classes honest`` (``grade_class.build_class``: ``--students`` students, each handing in every
+exercise) in ``submitted/``.
 
 Then, each a new process in the clone, timed from its start to its exit:
 
@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grade_class import build_class  # noqa: E402
 from vs_nbgrader import floor_seconds  # noqa: E402
 
-from autograder.course.registry import EXERCISES, PROJECT_ROOT  # noqa: E402
+from autograder.core.registry import EXERCISES, PROJECT_ROOT  # noqa: E402
 
 SECRET = b"benchmark-secret"
 PROGRESS = re.compile(r"^\[(\d+)/(\d+),.*\] ([^/]+)/")
@@ -145,7 +145,7 @@ def main():
         floor = floor_seconds()
         from autograder.grading.class_run import grade_class
         from autograder.grading.discover import discover
-        from autograder.submission import Limits
+        from autograder.sandbox.limits import Limits
         t0 = time.perf_counter()
         grade_class(discover(clone / "submitted"), SECRET, Limits(), args.jobs, Path(tmp) / "in-process",
                     resume=False)

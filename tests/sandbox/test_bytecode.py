@@ -56,7 +56,7 @@ def test_a_sandbox_compiles_none_of_the_childs_code():
 
 
 def test_caches_compile_the_graders_own_packages_too():
-    from autograder.course.registry import PROJECT_ROOT
+    from autograder.core.registry import PROJECT_ROOT
     from autograder.sandbox.bytecode import compile_project
     assert compile_project() is True
     for module in ("autograder/cli.py", "autograder/grading/class_run.py", "exercises/attention/checks.py"):
