@@ -127,9 +127,11 @@ class _Progress:
 
 
 def _caches(argv):
-    """``caches``: fill tiktoken's cache and matplotlib's font list (``scripts/setup.sh`` runs it)."""
-    from autograder.sandbox import matplotlib_cache, tiktoken_cache
+    """``caches``: fill tiktoken's cache and matplotlib's font list, compile the project's bytecode
+    (``scripts/setup.sh`` runs it)."""
+    from autograder.sandbox import bytecode, matplotlib_cache, tiktoken_cache
     argparse.ArgumentParser(prog="python -m autograder caches", description=_caches.__doc__.split(": ", 1)[1]).parse_args(argv)
+    bytecode.compile_project()  # the grade command's preflight compiles the child's part too
     return max(tiktoken_cache.main(), matplotlib_cache.main())  # both, whichever fails
 
 

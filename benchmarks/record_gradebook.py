@@ -1,11 +1,13 @@
 """Benchmark: how long does recording a graded class in nbgrader's gradebook take? Prints figures.
 
-    python benchmarks/record_gradebook.py [--students 20] [--jobs 2]
+    python benchmarks/record_gradebook.py [--students 20] [--jobs 2] [--synthetic]
 
 Builds a temporary nbgrader course (every exercise generated into its gradebook with
 nbgrader's ``generate_assignment``) and a submitted/ tree like ``grade_class.py``'s, grades it
 with ``class_run.grade_class``, then times ``gradebook.record`` (scores into the gradebook, late
-penalties, the feedback notebooks in autograded/) and prints seconds per notebook.
+penalties, the feedback notebooks in autograded/) and prints seconds per notebook. With
+``--synthetic`` nothing is graded: each notebook's result gives every check its full points
+(``check_metas``), so the recording is timed alone, in seconds instead of minutes.
 """
 import argparse
 import contextlib
@@ -49,6 +51,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--students", type=int, default=20)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--synthetic", action="store_true", help="full points for every notebook, not graded")
     args = parser.parse_args()
     venv_on_path()
     with tempfile.TemporaryDirectory() as tmp:
@@ -57,13 +60,21 @@ def main():
         build_class(root / "submitted", args.students)
         jobs = discover(root / "submitted")
         t0 = time.perf_counter()
-        results = grade_class(jobs, b"benchmark", Limits(), args.jobs, root / "graded", resume=False).results
+        if args.synthetic:
+            from autograder.checks.declared import check_metas
+            from autograder.core.vocabulary import CheckResult, NotebookResult
+            results = [NotebookResult(j.student_id, j.exercise.assignment, j.exercise.notebook,
+                                      [CheckResult(m.function, m.name, m.points, m.points, "")
+                                       for m in check_metas(j.exercise)]) for j in jobs]
+        else:
+            results = grade_class(jobs, b"benchmark", Limits(), args.jobs, root / "graded", resume=False).results
         grading = time.perf_counter() - t0
         t0 = time.perf_counter()
         recorded, problems = gradebook.record(course, zip(jobs, results, strict=False))
         recording = time.perf_counter() - t0
     print(f"notebooks: {len(results)} ({args.students} students x {len(EXERCISES)} exercises)")
-    print(f"grading on {args.jobs} workers: {grading:.1f} s ({grading / len(results):.2f} s a notebook)")
+    if not args.synthetic:
+        print(f"grading on {args.jobs} workers: {grading:.1f} s ({grading / len(results):.2f} s a notebook)")
     print(f"recording in the gradebook (one process): {recording:.1f} s "
           f"({recording / len(results):.2f} s a notebook); recorded {recorded}, problems {len(problems)}")
     for problem in problems[:5]:

@@ -9,6 +9,8 @@ bash scripts/setup.sh
 if [ "$(id -u)" = 0 ]; then
   # Slurm's daemons and MUNGE for tests/cluster/test_slurm.py (Debian packages; quick once installed).
   bash scripts/slurm_install.sh
+  # Debian's PostgreSQL server for the gradebook test on PostgreSQL (tests/nbgrader_glue/test_gradebook_one_pass.py).
+  bash scripts/postgresql_install.sh
 fi
 # Lint first (ruff: pyflakes, import order, bugbear; [tool.ruff] in pyproject.toml): it fails in seconds.
 .venv/bin/python -m ruff check .

@@ -75,7 +75,7 @@ class Late:
         return f"{NOTE_PREFIX}{self.summary()}{GRADED_HERE}"
 
     def line(self, totals=None) -> str:
-        """The grade command's line; ``totals``: the ``gradebook.Totals`` of this submission, if recorded."""
+        """The grade command's line; ``totals``: the ``totals.Totals`` of this submission, if recorded."""
         now = ""
         if totals is not None:
             now = (f"; the late one scores {totals.raw:g} of {totals.max_score:g}, {totals.score:g} after the "

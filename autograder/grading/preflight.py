@@ -91,6 +91,8 @@ def run(jobs: list | None = None, confined: bool = True, tiktoken_dir=None, leve
     if jobs is None or any(j.exercise is not None and j.exercise.name in NEEDS_TIKTOKEN for j in jobs):
         check_tiktoken_cache(tiktoken_dir)
     if confined:
+        from autograder.sandbox.bytecode import compile_child
+        compile_child()  # else each sandbox compiles the child's code again (sandbox/bytecode.py)
         notebooks = tuple(str(j.path) for j in (jobs or [])[:3] if getattr(j, "path", None))
         return check_sandbox(level, notebooks)
     return None

@@ -38,6 +38,22 @@ def released_source(source, parent=None):
 class OverwriteReleasedCells(OverwriteCells):
     """``OverwriteCells`` that is quiet on hidden-test cells left exactly as released."""
 
+    def preprocess(self, nb, resources):
+        """nbgrader's, through the open gradebook ``resources["nbgrader"]["gradebook"]`` when the
+        caller gives one (the grade command records a class through one), else through its own."""
+        gb = resources["nbgrader"].get("gradebook")
+        if gb is None:
+            return super().preprocess(nb, resources)
+        self.notebook_id = resources["nbgrader"]["notebook"]
+        self.assignment_id = resources["nbgrader"]["assignment"]
+        self.db_url = resources["nbgrader"]["db_url"]
+        self.gradebook = gb
+        nb, resources = super(OverwriteCells, self).preprocess(nb, resources)  # as OverwriteCells, unclosed
+        if self.add_missing_cells:
+            nb, resources = self.add_missing_grade_cells(nb, resources)
+            nb, resources = self.add_missing_task_cells(nb, resources)
+        return nb, resources
+
     def preprocess_cell(self, cell, resources, cell_index):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if grade_id is not None and utils.is_locked(cell):

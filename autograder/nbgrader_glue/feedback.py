@@ -35,7 +35,7 @@ def _check_lines(checks):
     return lines
 
 
-def feedback_notebook(course, result, path, record=None):
+def feedback_notebook(course, result, path, record=None, gb=None):
     """The notebook ``nbgrader generate_feedback`` renders for one graded submission.
 
     Args:
@@ -43,6 +43,8 @@ def feedback_notebook(course, result, path, record=None):
         result: its ``vocabulary.NotebookResult``.
         path: the submitted .ipynb file.
         record: the gradebook's ``Totals`` of it (the report's headline), or None.
+        gb: an open ``nbgrader.api.Gradebook`` to read the source cells from (``None``: nbgrader's
+            ``OverwriteCells`` opens one of its own).
     Returns:
         ``nbformat.NotebookNode``: the sanitized, inert submission with the grader's report on
         top and each function's checks under its hidden-test cell. A submission that
@@ -57,6 +59,8 @@ def feedback_notebook(course, result, path, record=None):
     aid, sid = result.assignment_id, result.student_id
     notebook_id = Path(find(aid).notebook).stem
     resources = {"nbgrader": {"notebook": notebook_id, "assignment": aid, "student": sid, "db_url": course.db_url}}
+    if gb is not None:
+        resources["nbgrader"]["gradebook"] = gb
     student_log = student_logger(sid, aid)
     try:
         nb = nbformat.read(path, as_version=4)
@@ -102,12 +106,13 @@ def _replace(path, write):
         raise
 
 
-def write_feedback_notebook(course, result, path, record=None):
+def write_feedback_notebook(course, result, path, record=None, gb=None):
     """Write ``autograded/<student>/<assignment>/<notebook>.ipynb`` and copy the submission's
-    ``timestamp.txt`` and ``submission_secret.txt`` beside it. Returns the notebook's ``Path``."""
+    ``timestamp.txt`` and ``submission_secret.txt`` beside it (``gb``: as for ``feedback_notebook``).
+    Returns the notebook's ``Path``."""
     from autograder.core.registry import find
     nbformat = nbgrader_modules()[0]
-    nb = feedback_notebook(course, result, path, record)
+    nb = feedback_notebook(course, result, path, record, gb)
     dest = Path(course.format_path(course.autograded_directory, result.student_id, result.assignment_id))
     target = dest / find(result.assignment_id).notebook
     _replace(target, lambda f: f.write(nbformat.writes(nb).encode("utf-8")))

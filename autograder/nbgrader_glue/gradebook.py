@@ -8,8 +8,8 @@
    needed, and each contract function's points become the ``auto_score`` of the grade cell
    of its hidden test, ``test_<function>`` (see ``course/build.py``). ``manual_score`` is never
    touched, so a grader's override in formgrader still wins, as in ``nbgrader autograde``.
-   Late penalties are then assigned by nbgrader's own ``AssignLatePenalties`` (the course's
-   ``LateSubmissionPlugin`` settings). What the gradebook then makes of the submission
+   Late penalties are then assigned as nbgrader's ``AssignLatePenalties`` does, with its plugin
+   (the course's ``LateSubmissionPlugin`` settings). What the gradebook then makes of the submission
    (``Totals``: raw score with manual scores, late penalty, final score as ``nbgrader
    export`` computes it, and every manual override) goes back to the caller, for
    ``grades.csv``, and into the result's notes (``manual overrides: ...``, ``late: ...``),
@@ -26,6 +26,11 @@
    checks and messages. ``timestamp.txt`` and ``submission_secret.txt`` are copied beside it,
    as ``nbgrader autograde`` does (``release_feedback`` needs both).
 
+The whole class is recorded through one ``nbgrader.api.Gradebook`` (``open_gradebook``): scores,
+late penalties and the source cells the feedback notebooks restore, one commit per notebook, so a
+notebook that fails is rolled back alone. Any database nbgrader's ``db_url`` takes works (SQLite by
+default; a PostgreSQL server for graders sharing one gradebook, with the pinned ``psycopg2-binary``).
+
 So ``nbgrader export``, formgrader and nbgrader's feedback show the points of
 ``graded/grades.csv``; ``nbgrader autograde`` is optional (run it before the grader if at
 all: its in-kernel scores are replaced by these).
@@ -37,7 +42,6 @@ import contextlib
 import logging
 import sys
 import warnings as warnings_module
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.nbgrader_glue.feedback import (
@@ -46,81 +50,16 @@ from autograder.nbgrader_glue.feedback import (
     student_logger,
     write_feedback_notebook,
 )
+from autograder.nbgrader_glue.totals import Override, Totals
 
 CONFIG_FILE = "nbgrader_config.py"
 OPTION_HELP = ("nbgrader gradebook to record the grades in: a database URL (sqlite:///path/gradebook.db), "
                "'none', or 'auto' (default): the course's gradebook when PATH is in a course directory's "
                "submitted/ folder (one with nbgrader_config.py)")
 
+
 class RecordError(Exception):
     """A grade could not be recorded (the gradebook lacks the assignment, or cannot be written)."""
-
-
-@dataclass
-class Override:
-    """A grade cell whose manual score (formgrader's) replaces the automatic one.
-
-    Attributes:
-        notebook: the notebook's file name (``attention.ipynb``).
-        cell: its grade id (``test_attention_row``).
-        manual: the manual score (points, ``float``), the one nbgrader counts.
-        automatic: the automatic score just recorded (points).
-        previous: the automatic score the gradebook held before (``None``: none).
-        stale: the automatic score changed since the manual score was given (or nbgrader
-            flagged the cell for review after an earlier regrade, ``needs_manual_grade``),
-            so the grader gave it for an earlier submission.
-    """
-    notebook: str
-    cell: str
-    manual: float
-    automatic: float
-    previous: float | None = None
-    stale: bool = False
-
-    def describe(self):
-        """One line for grades.csv and the student's report, e.g. ``test_attention_row: manual 3
-        replaces automatic 5 (given before the automatic score changed from 1)``."""
-        text = f"{self.cell}: manual {self.manual:g} replaces automatic {self.automatic:g}"
-        if self.stale:
-            was = (f"changed from {self.previous:g}" if self.previous is not None
-                   and abs(self.previous - self.automatic) > 1e-9 else "was regraded")
-            text += f" (given before the automatic score {was})"
-        return text
-
-
-@dataclass
-class Totals:
-    """One student's assignment as the gradebook counts it after recording (``nbgrader export``'s numbers).
-
-    Attributes:
-        raw: the submission's score in points: every grade cell's score, the manual
-            score where a grader gave one (nbgrader's ``SubmittedAssignment.score``).
-        late_penalty: points taken for lateness by the course's ``LateSubmissionPlugin``
-            (nbgrader's ``late_submission_penalty``; 0 when on time or no policy).
-        max_score: the assignment's points available in the gradebook.
-        overrides: list of ``Override`` of this submission.
-    """
-    raw: float
-    late_penalty: float
-    max_score: float
-    overrides: list = field(default_factory=list)
-
-    @property
-    def score(self):
-        """The final score, as ``nbgrader export`` computes it: ``max(0, raw - late_penalty)``
-        (nbgrader/plugins/export.py, CsvExportPlugin)."""
-        return max(0.0, self.raw - self.late_penalty)
-
-    def notes(self):
-        """Notes for the student's report: ``manual overrides: ...`` and ``late: ...`` (empty list if neither)."""
-        notes = []
-        if self.overrides:
-            notes.append("manual overrides: " + "; ".join(o.describe() for o in self.overrides)
-                         + f". A grader's score counts where one was given: {self.raw:g} of {self.max_score:g} points")
-        if self.late_penalty > 0:
-            notes.append(f"late: the course's late-work policy takes {self.late_penalty:g} points: "
-                         f"final score {self.score:g} of {self.max_score:g}")
-        return notes
 
 
 def load_course(root, db_url=None):
@@ -172,74 +111,115 @@ def _per_function(result):
     return points
 
 
-def record_scores(course, result, submission_dir):
+def open_gradebook(course):
+    """One ``nbgrader.api.Gradebook`` on the course's ``db_url`` (SQLite, PostgreSQL, ...), for
+    ``record_scores``, ``assign_late_penalty`` and the feedback notebooks of a whole class: nbgrader
+    builds an engine and checks every table each time one is opened, which cost more than the
+    recording itself when each notebook opened its own. Close it (``with``) when done."""
+    _, api, _, _ = nbgrader_modules()
+    with quiet_sqlalchemy():
+        return api.Gradebook(course.db_url, course.course_id)
+
+
+def record_scores(course, result, submission_dir, gb=None):
     """Write one notebook's scores into the gradebook (step 1 of the module docstring).
 
     Args:
         course: ``CourseDirectory`` (``db_url``, ``course_id``, late-penalty config).
         result: ``vocabulary.NotebookResult`` of a known exercise.
         submission_dir: the folder the notebook came from (for its ``timestamp.txt``).
+        gb: an open ``nbgrader.api.Gradebook`` (``open_gradebook``) to record through; ``None``
+            opens one for this notebook alone. On failure its session is rolled back.
     Returns:
         ``(warnings, totals)``: a list of ``str`` (functions without a grade cell, points
         that differ) and the submission's ``Totals`` after recording (with its overrides).
     Raises:
         RecordError: the assignment or notebook is not in the gradebook.
     """
-    nbformat, api, preprocessors, _ = nbgrader_modules()
+    if gb is None:
+        with open_gradebook(course) as own:
+            return record_scores(course, result, submission_dir, own)
+    try:
+        with quiet_sqlalchemy():
+            return _record_scores(gb, course, result, submission_dir)
+    except BaseException:
+        gb.db.rollback()  # PostgreSQL refuses every later statement of a failed transaction
+        raise
+
+
+def _record_scores(gb, course, result, submission_dir):
+    _, api, _, _ = nbgrader_modules()
     from autograder.core.registry import find
     aid, sid = result.assignment_id, result.student_id
     notebook_id = Path(find(aid).notebook).stem
     warnings = []
-    with quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
-        try:
-            gb.find_notebook(notebook_id, aid)
-        except api.MissingEntry:
-            raise RecordError(f"the gradebook has no notebook {notebook_id!r} in assignment {aid!r}: "
-                              f"run `nbgrader generate_assignment {aid}` in the course directory first") from None
-        points = _per_function(result)
-        differ = [f"{g.name} is worth {g.max_score:g} in the gradebook but {points[g.name[5:]][1]:g} in the checks"
-                  for g in gb.find_notebook(notebook_id, aid).grade_cells if g.name.startswith("test_")
-                  and g.name[5:] in points and abs(g.max_score - points[g.name[5:]][1]) > 1e-9]
-        if differ:  # never more points than the maximum (points_guard.py; docs/instructor.md)
-            raise RecordError("; ".join(differ) + ": not recorded; run `nbgrader generate_assignment "
-                              f"{aid}` first (docs/instructor.md, 'Changing points during a term')")
-        gb.update_or_create_student(sid)
-        try:
-            timestamp = course.get_existing_timestamp(str(submission_dir))
-        except Exception as exc:  # nbgrader cannot parse it
-            timestamp = None
-            warnings.append(f"timestamp.txt not understood ({type(exc).__name__}: {exc}): no submission time")
-        gb.update_or_create_submission(aid, sid, **({"timestamp": timestamp} if timestamp else {}))
-        recorded, overrides = set(), []
-        for grade in gb.find_submission_notebook(notebook_id, aid, sid).grades:
-            function = grade.name.removeprefix("test_")
-            if not grade.name.startswith("test_") or function not in points:
-                continue  # a cell the autograder does not grade (e.g. a written answer)
-            earned, available = points[function]
-            previous = grade.auto_score
-            grade.auto_score = earned
-            # As nbgrader's SaveAutoGrades, a grader's manual score stays. It is flagged for review
-            # (formgrader clears the flag when a grader saves a score) only when the automatic score
-            # changed under it, or it was flagged before and nobody has looked since.
-            if grade.manual_score is not None:
-                stale = bool(grade.needs_manual_grade) or previous is None or abs(previous - earned) > 1e-9
-                overrides.append(Override(result.notebook, grade.name, float(grade.manual_score), earned,
-                                          previous, stale))
-                grade.needs_manual_grade = stale
-            else:
-                grade.needs_manual_grade = False
-            recorded.add(function)
-        gb.db.commit()
+    try:
+        source = gb.find_notebook(notebook_id, aid)
+    except api.MissingEntry:
+        raise RecordError(f"the gradebook has no notebook {notebook_id!r} in assignment {aid!r}: "
+                          f"run `nbgrader generate_assignment {aid}` in the course directory first") from None
+    points = _per_function(result)
+    differ = [f"{g.name} is worth {g.max_score:g} in the gradebook but {points[g.name[5:]][1]:g} in the checks"
+              for g in source.grade_cells if g.name.startswith("test_")
+              and g.name[5:] in points and abs(g.max_score - points[g.name[5:]][1]) > 1e-9]
+    if differ:  # never more points than the maximum (points_guard.py; docs/instructor.md)
+        raise RecordError("; ".join(differ) + ": not recorded; run `nbgrader generate_assignment "
+                          f"{aid}` first (docs/instructor.md, 'Changing points during a term')")
+    gb.update_or_create_student(sid)
+    try:
+        timestamp = course.get_existing_timestamp(str(submission_dir))
+    except Exception as exc:  # nbgrader cannot parse it
+        timestamp = None
+        warnings.append(f"timestamp.txt not understood ({type(exc).__name__}: {exc}): no submission time")
+    gb.update_or_create_submission(aid, sid, **({"timestamp": timestamp} if timestamp else {}))
+    recorded, overrides = set(), []
+    for grade in gb.find_submission_notebook(notebook_id, aid, sid).grades:
+        function = grade.name.removeprefix("test_")
+        if not grade.name.startswith("test_") or function not in points:
+            continue  # a cell the autograder does not grade (e.g. a written answer)
+        earned, available = points[function]
+        previous = grade.auto_score
+        grade.auto_score = earned
+        # As nbgrader's SaveAutoGrades, a grader's manual score stays. It is flagged for review
+        # (formgrader clears the flag when a grader saves a score) only when the automatic score
+        # changed under it, or it was flagged before and nobody has looked since.
+        if grade.manual_score is not None:
+            stale = bool(grade.needs_manual_grade) or previous is None or abs(previous - earned) > 1e-9
+            overrides.append(Override(result.notebook, grade.name, float(grade.manual_score), earned,
+                                      previous, stale))
+            grade.needs_manual_grade = stale
+        else:
+            grade.needs_manual_grade = False
+        recorded.add(function)
+    gb.db.commit()  # and expired: the late penalty reads the new scores as the database sums them
+    assign_late_penalty(gb, course, aid, sid, notebook_id)
+    gb.db.commit()
     for function in sorted(set(points) - recorded):
         warnings.append(f"no grade cell test_{function} in the gradebook: its points are not recorded there")
-    resources = {"nbgrader": {"notebook": notebook_id, "assignment": aid, "student": sid, "db_url": course.db_url}}
-    preprocessors.AssignLatePenalties(parent=course, log=student_logger(sid, aid)).preprocess(
-        nbformat.v4.new_notebook(), resources)
-    with quiet_sqlalchemy(), api.Gradebook(course.db_url, course.course_id) as gb:
-        submission = gb.find_submission(aid, sid)
-        totals = Totals(float(submission.score), float(submission.late_submission_penalty or 0.0),
-                        float(submission.max_score), overrides)
+    submission = gb.find_submission(aid, sid)
+    totals = Totals(float(submission.score), float(submission.late_submission_penalty or 0.0),
+                    float(submission.max_score), overrides)
     return warnings, totals
+
+
+def assign_late_penalty(gb, course, aid, sid, notebook_id):
+    """What nbgrader's ``AssignLatePenalties`` preprocessor does for one submitted notebook, through
+    the open gradebook ``gb`` instead of one of its own (nbgrader 0.9's steps, its plugin and its
+    clamping): the penalty is reset, then, when the submission is late, the course's
+    ``LateSubmissionPlugin`` (``AssignLatePenalties.plugin_class``) gives it from the notebook's
+    score and the seconds late, clamped to ``[0, score]``. Not committed."""
+    _, _, preprocessors, _ = nbgrader_modules()
+    step = preprocessors.AssignLatePenalties(parent=course, log=student_logger(sid, aid))
+    step.init_plugin()
+    assignment = gb.find_submission(aid, sid)
+    notebook = gb.find_submission_notebook(notebook_id, aid, sid)
+    notebook.late_submission_penalty = None
+    if assignment.total_seconds_late > 0:
+        step.log.warning("{} is {} seconds late".format(assignment, assignment.total_seconds_late))
+        penalty = step.plugin_inst.late_submission_penalty(sid, notebook.score, assignment.total_seconds_late)
+        step.log.warning("Late submission penalty: {}".format(penalty))
+        if penalty is not None:
+            notebook.late_submission_penalty = step._check_late_penalty(notebook, penalty)
 
 
 @contextlib.contextmanager
@@ -268,6 +248,11 @@ def record(course, graded, totals=None):
         ``(recorded, problems)``: how many notebooks were recorded, and messages (``str``)
         for those that were not (or only in part). Never raises for one notebook's trouble.
     """
+    with open_gradebook(course) as gb:
+        return _record_all(course, graded, totals, gb)
+
+
+def _record_all(course, graded, totals, gb):
     recorded, problems = 0, []
     for job, result in graded:
         where = f"{result.student_id}/{result.assignment_id}"
@@ -275,12 +260,12 @@ def record(course, graded, totals=None):
             problems.append(f"{where}: {job.path.name} not recorded ({job.problem})")
             continue
         try:
-            warnings, counted = record_scores(course, result, job.path.parent)
+            warnings, counted = record_scores(course, result, job.path.parent, gb)
             problems += [f"{where}: {w}" for w in warnings]
             result.notes.extend(n for n in counted.notes() if n not in result.notes)
             if totals is not None:
                 totals[(result.student_id, result.assignment_id)] = counted
-            write_feedback_notebook(course, result, job.path, counted)  # headline: the grade of record
+            write_feedback_notebook(course, result, job.path, counted, gb)  # headline: the grade of record
             recorded += 1
         except RecordError as exc:
             problems.append(f"{where}: not recorded: {exc}")

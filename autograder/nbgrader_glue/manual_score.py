@@ -5,7 +5,7 @@ cell's ``manual_score`` (which then counts instead of the automatic score, in ``
 export`` and nbgrader's feedback) and clears ``needs_manual_grade`` (the cell is reviewed).
 ``--clear`` removes the manual score, so the automatic one counts again. The next
 ``python -m autograder grade`` run shows it in grades.csv's ``manual overrides`` column and
-the student's report (``gradebook.Totals``).
+the student's report (``totals.Totals``).
 
 Run it in the course directory (or pass ``--course DIR``). ``CELL`` is the grade cell's id
 (``test_attention_row``) or the function's name (``attention_row``). Exit status 0 when the

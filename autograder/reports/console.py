@@ -9,7 +9,7 @@ Gradescope shows feedback such as ``</w>`` literally instead of rendering it; ea
 per student and assignment: points per notebook, total (the checks' points),
 maximum, ``late`` (the late penalty in points) and ``score`` (the final score), both as
 ``nbgrader export`` computes them from the gradebook when the grades were recorded there
-(``gradebook.Totals``; otherwise 0 and the total), ``manual overrides`` (the grade cells
+(``totals.Totals``; otherwise 0 and the total), ``manual overrides`` (the grade cells
 whose manual score counts instead of the checks' points, which is why ``score`` can differ
 from ``total``), and a ``problems`` column built from the ``vocabulary.Problem`` kinds
 recorded while grading. A class run given a roster adds a row for each roster student with no
@@ -116,7 +116,7 @@ def write_grades_csv(results, path, totals=None, not_submitted=()):
     Args:
         results: an iterable of ``vocabulary.NotebookResult`` (read once, in order).
         path: the csv file to write.
-        totals: optional ``{(student_id, assignment_id): gradebook.Totals}`` (ids as in the
+        totals: optional ``{(student_id, assignment_id): totals.Totals}`` (ids as in the
             results) of the rows recorded in nbgrader's gradebook: they give ``late``,
             ``score`` and ``manual overrides``. Rows without one get ``late`` 0, ``score``
             equal to ``total`` and no override.

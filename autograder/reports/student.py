@@ -275,7 +275,7 @@ def render_html(result, path=None, record=None) -> str:
         path: the student's path across the unit (``families.student_path``: ``Step`` list over all
             their assignments) or None: a failed check whose mistake family the student made in
             another notebook says so ("You made this mistake in attention too").
-        record: the gradebook's count of this submission (``gradebook.Totals``: ``score``,
+        record: the gradebook's count of this submission (``totals.Totals``: ``score``,
             ``max_score``, ``raw``, ``late_penalty``) or None: the headline is the grade of
             record, with the checks' own points below it when they differ.
 

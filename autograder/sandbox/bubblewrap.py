@@ -15,11 +15,20 @@ import os
 import platform
 import pwd
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from autograder.sandbox.policy import bwrap_args, child_env, sandbox_uids, seccomp_bpf, set_limits, visible_paths
+from autograder.sandbox.policy import (
+    bwrap_args,
+    child_env,
+    sandbox_uids,
+    seccomp_bpf,
+    set_limits,
+    shown_in_sandbox,
+    visible_paths,
+)
 from autograder.sandbox.process import close_fds, interpreter, read_child_pid
 
 
@@ -233,13 +242,19 @@ def check_available() -> str | None:
     except (ImportError, OSError, AttributeError) as exc:
         return (f"libseccomp is not usable ({type(exc).__name__}: {exc}): install `libseccomp2` "
                 "(`sudo apt-get install libseccomp2`) and the pinned `pyseccomp` (requirements.txt)")
+    python = interpreter()
+    if not shown_in_sandbox(python):
+        return (f"the interpreter {python} (this Python, {sys.executable}) is reached through a symbolic "
+                "link to a folder the sandbox does not show (it shows the Python installation, the venv "
+                "and /usr at their real paths); start the grader with an interpreter whose links stay "
+                "inside those, e.g. `$(realpath .venv)/bin/python -m autograder`")
     try:
         sandbox = Sandbox(Limits())
     except (RuntimeError, ValueError, OSError) as exc:
         return f"cannot prepare a sandbox: {exc}"
     try:
         try:
-            proc = subprocess.Popen(sandbox.command([interpreter(), "-I", "-c", _PROBE]),
+            proc = subprocess.Popen(sandbox.command([python, "-I", "-c", _PROBE]),
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                                     **sandbox.popen_kwargs(()))
         except (OSError, subprocess.SubprocessError) as exc:

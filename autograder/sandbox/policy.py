@@ -166,6 +166,42 @@ def visible_paths() -> list:
     return out
 
 
+def shown_in_sandbox(path: str, shown: list | None = None) -> bool:
+    """Whether ``path`` opens inside the sandbox as it does here: each symbolic link met on the way
+    (the path's own folders, then each link's target) lies where the sandbox shows it, and the file
+    reached lies in a shown folder or is a shown file.
+
+    Args:
+        path: an absolute path (``str``), e.g. ``process.interpreter()``.
+        shown: ``visible_paths()`` (computed when ``None``).
+    Returns:
+        ``bool``; ``False`` also for a loop of more than 40 links.
+    """
+    shown = visible_paths() if shown is None else shown
+    dirs = [p for p, k in shown if k == "dir"]
+    files = {p for p, k in shown if k == "file"}
+    links = {p for p, k in shown if k == "symlink"}
+    parts, current, hops = [x for x in path.split("/") if x], "/", 0
+    while parts:
+        name = parts.pop(0)
+        if name in (".", ""):
+            continue
+        if name == "..":
+            current = os.path.dirname(current)
+            continue
+        step = os.path.join(current, name)
+        if os.path.islink(step):
+            hops += 1
+            if hops > 40 or not (step in links or _inside(step, dirs)):
+                return False
+            target = os.readlink(step)
+            current = "/" if target.startswith("/") else current
+            parts[:0] = [x for x in target.split("/") if x]
+            continue
+        current = step
+    return _inside(current, dirs) or current in files
+
+
 # -- the system calls it may make -----------------------------------------------------------
 ALLOWED_SYSCALLS = (
     # files and descriptors (what it can reach is decided by the mount view)
@@ -304,7 +340,7 @@ def child_env() -> dict[str, str]:
     machine are kept: they fix OpenBLAS on some CPUs)."""
     from autograder.sandbox.tiktoken_cache import cache_dir
     env = {
-        "PATH": f"{sys.prefix}/bin:/usr/bin:/bin",
+        "PATH": f"{os.path.realpath(sys.prefix)}/bin:/usr/bin:/bin",
         "HOME": SCRATCH, "TMPDIR": SCRATCH,
         "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8",
         "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{SCRATCH}/.mpl",

@@ -84,9 +84,18 @@ def child_pids() -> set[int]:
 
 
 def interpreter() -> str:
-    """This interpreter's path for a sandbox to start (``str``): ``sys.executable`` with ``..`` and
-    ``.`` folded away. Started as ``../.venv/bin/python`` from ``scripts/``, Python reports
-    ``<repo>/scripts/../.venv/bin/python``, a path through a folder the sandbox does not mount,
-    so bubblewrap could not start it and grading fell back to the weaker setuid level. Symlinks
-    are kept (a virtual environment's ``python`` must stay the link that finds its packages)."""
-    return os.path.normpath(sys.executable)
+    """This interpreter's path for a sandbox to start (``str``), with no symbolic link in its folders.
+
+    A sandbox shows each folder at its real path (``policy.visible_paths``) and nothing of the way
+    there, so a path that reaches the interpreter through a link (``scripts/../.venv``, a ``.venv``
+    that is a link to another venv, ``~/bin/python`` linking to an installation) cannot be started
+    inside it. The folders are therefore resolved. In a virtual environment the file name is kept
+    (its ``bin/python`` must stay the link that finds ``pyvenv.cfg`` beside it, and with it the
+    venv's packages); elsewhere the interpreter itself is resolved too.
+    """
+    path = os.path.abspath(sys.executable)
+    folder = os.path.realpath(os.path.dirname(path))
+    if any(os.path.isfile(os.path.join(f, "pyvenv.cfg")) for f in (folder, os.path.dirname(folder))):
+        return os.path.join(folder, os.path.basename(path))
+    return os.path.realpath(path)
+

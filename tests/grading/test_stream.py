@@ -22,7 +22,7 @@ from autograder.grading.class_run import grade_all
 from autograder.grading.discover import discover
 from autograder.grading.outputs import write_class_outputs
 from autograder.grading.stream import Results
-from autograder.nbgrader_glue.gradebook import Totals
+from autograder.nbgrader_glue.totals import Totals
 from autograder.reports import boilerplate, console, near_copies
 from autograder.sandbox.limits import Limits
 

@@ -41,7 +41,7 @@ from autograder.lms import roster as roster_mod
 from autograder.lms.command import write_lms_file
 from autograder.lms.graded import GradedError
 from autograder.lms.roster import RosterError
-from autograder.nbgrader_glue.gradebook import Override, Totals
+from autograder.nbgrader_glue.totals import Override, Totals
 from autograder.reports import class_report
 from autograder.reports import console as report
 

@@ -11,7 +11,7 @@ from test_gradebook import _course, _result
 
 from autograder.checks.declared import check_metas
 from autograder.core.registry import EXERCISES
-from autograder.nbgrader_glue import gradebook
+from autograder.nbgrader_glue import gradebook, totals
 
 ATTENTION = EXERCISES["attention"]
 
@@ -56,9 +56,9 @@ def test_a_manual_score_from_the_command_line_counts_and_can_be_cleared(graded):
 
 
 def test_a_stale_line_names_the_change_only_when_there_was_one():
-    changed = gradebook.Override("attention.ipynb", "test_attention_row", 3.0, 5.0, previous=1.0, stale=True)
-    later = gradebook.Override("attention.ipynb", "test_attention_row", 3.0, 5.0, previous=5.0, stale=True)
-    lines = gradebook.stale_override_lines({("bob", "attention"): gradebook.Totals(17.0, 0.0, 19.0, [changed]),
-                                            ("cid", "attention"): gradebook.Totals(17.0, 0.0, 19.0, [later])})
+    changed = totals.Override("attention.ipynb", "test_attention_row", 3.0, 5.0, previous=1.0, stale=True)
+    later = totals.Override("attention.ipynb", "test_attention_row", 3.0, 5.0, previous=5.0, stale=True)
+    lines = gradebook.stale_override_lines({("bob", "attention"): totals.Totals(17.0, 0.0, 19.0, [changed]),
+                                            ("cid", "attention"): totals.Totals(17.0, 0.0, 19.0, [later])})
     assert "(now 5, was 1)" in lines[0]
     assert "was 5" not in lines[1] and "(now 5: it changed in an earlier run, and nobody has reviewed" in lines[1]

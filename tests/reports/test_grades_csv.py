@@ -1,8 +1,8 @@
-"""grades.csv's gradebook columns: ``late``, ``score`` and ``manual overrides`` (``gradebook.Totals``)."""
+"""grades.csv's gradebook columns: ``late``, ``score`` and ``manual overrides`` (``totals.Totals``)."""
 import csv
 
 from autograder.core.vocabulary import CheckResult, NotebookResult
-from autograder.nbgrader_glue.gradebook import Override, Totals
+from autograder.nbgrader_glue.totals import Override, Totals
 from autograder.reports.console import write_grades_csv
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from autograder.checks.api import Mismatch, expect_close
 from autograder.core.vocabulary import CheckResult, NotebookResult
-from autograder.nbgrader_glue.gradebook import Totals
+from autograder.nbgrader_glue.totals import Totals
 from autograder.reports.student import fix_first, render_html
 
 AXIS = "take the softmax over the wrong axis"
