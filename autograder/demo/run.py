@@ -195,10 +195,9 @@ def run(workdir, jobs=2, quiet=False):
 def masked_mistakes(results, mistakes_by_id):
     """The planted mistakes no feedback names: ``[(student, mistake id, what masks it)]``.
 
-    A planted mistake is named when one of the checks it must fail (``Mistake.failing``) failed
-    with its phrase (``Mistake.feedback``) in the feedback; else "what masks it" is the feedback of
-    the first of those checks that failed (an endless loop elsewhere, a crash), or "every check
-    passed"."""
+    A planted mistake is named when a failed check of its student's notebook says its phrase
+    (``Mistake.feedback``); else "what masks it" is the feedback of the first failed check of its
+    function (an endless loop, a crash, another mistake), or "every check of <function> passed"."""
     by = {(r.student_id, r.assignment_id): r for r in results}
     masked = []
     for student, plan in STUDENTS.items():
@@ -207,10 +206,10 @@ def masked_mistakes(results, mistakes_by_id):
         for mistake_id in plan:
             m = mistakes_by_id[mistake_id]
             result = by.get((student, m.exercise))
-            checks = [c for c in (result.checks if result else []) if c.name in m.failing_checks]
-            failed = [c for c in checks if c.score < c.max_score]
+            failed = [c for c in (result.checks if result else []) if c.score < c.max_score]
             if not any(m.feedback in c.output for c in failed):
-                why = failed[0].output.splitlines()[0][:160] if failed else "every check passed"
+                own = [c for c in failed if c.function == m.function]
+                why = own[0].output.splitlines()[0][:160] if own else f"every check of {m.function} passed"
                 masked.append((student, mistake_id, why))
     return masked
 

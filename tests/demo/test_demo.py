@@ -49,6 +49,19 @@ def test_every_exercise_has_a_planted_mistake_and_every_student_writes_code_of_t
             submission_for(student, exercise, known)   # every function written (else KeyError)
 
 
+def test_a_masked_planted_mistake_is_said_with_what_masks_it():
+    known = {m.id: m for m in all_mistakes()}
+    mask = known["attention-mask_after_softmax"]
+    hung = CheckResult(mask.function, f"{mask.function}: causal", 0.0, 1.0,
+                       f"{mask.function}: did not return within 2 s of CPU time", frozenset())
+    named = CheckResult(mask.function, f"{mask.function}: causal", 0.0, 1.0, f"... you {mask.feedback} ...", frozenset())
+    for checks, expected in (([hung], [("eve", mask.id, hung.output)]), ([named], []),
+                             ([], [("eve", mask.id, f"every check of {mask.function} passed")])):
+        results = [NotebookResult("eve", "attention", "attention.ipynb", checks)]
+        found = [x for x in masked_mistakes(results, known) if x[:2] == ("eve", mask.id)]
+        assert found == expected
+
+
 def _hand_ins(folder):
     """The demo students' notebooks, written as they hand them in, as (jobs, stand-in results)."""
     known = {m.id: m for m in all_mistakes()}
