@@ -81,6 +81,9 @@ def submission_for(student, exercise, mistakes_by_id):
     """The notebook ``student`` hands in for ``exercise`` (see ``students.STUDENTS``): the
     reference, the stubs, or their own code (``styles.style``) with their planted mistakes.
 
+    An exercise with no style of theirs (a new one: ``styles/<name>.py`` not written yet) is the
+    reference with their mistakes, as ``run`` says.
+
     Raises:
         KeyError: ``students.py`` names an unknown mistake, or a function is in neither the
             student's style nor their mistakes (it would silently be the reference).
@@ -101,7 +104,7 @@ def submission_for(student, exercise, mistakes_by_id):
     if student == "eve":
         replacements.update(HOSTILE.get(exercise.name, {}))
     missing = [f for f in exercise.functions if f not in replacements]
-    if missing:
+    if missing and style(student, exercise):
         raise KeyError(f"{student} writes no {', '.join(missing)} of {exercise.name} (styles/{exercise.name}.py)")
     return filled_notebook(exercise, replacements)
 
@@ -157,6 +160,11 @@ def run(workdir, jobs=2, quiet=False):
     say(f"{len(STUDENTS)} students fetched and submitted ({time.perf_counter() - t0:.1f} s):")
     for student in STUDENTS:
         say(f"  {student}: {role(student)}")
+    for name, exercise in EXERCISES.items():
+        plain = [s for s, plan in STUDENTS.items() if plan not in (REFERENCE, STUBS) and not style(s, exercise)]
+        if plain:
+            say(f"  note: {', '.join(plain)} have no code of their own for {name} (autograder/demo/styles/"
+                f"{name}.py): they hand in the reference there, so the near-copies list names them")
 
     for name in EXERCISES:
         _check(api.collect(name), f"collect {name}")

@@ -49,6 +49,19 @@ def test_every_exercise_has_a_planted_mistake_and_every_student_writes_code_of_t
             submission_for(student, exercise, known)   # every function written (else KeyError)
 
 
+def test_an_exercise_without_styles_yet_gets_the_reference_and_the_demo_says_so(monkeypatch):
+    import autograder.demo.styles as styles
+    monkeypatch.setattr(styles, "styles_of", lambda exercise: {})   # as for a new exercise's folder
+    exercise, known = EXERCISES["attention"], {m.id: m for m in all_mistakes()}
+    assert style("cy", exercise) == {}
+    cells = {c.metadata["nbgrader"]["grade_id"]: c.source for c in submission_for("cy", exercise, known).cells
+             if c.metadata.get("nbgrader", {}).get("solution")}
+    planted = {known[i].function: known[i].code.lstrip("\n") for i in STUDENTS["cy"] if known[i].exercise == "attention"}
+    assert cells == {**reference_code(exercise), **planted}
+    run = (Path(__file__).parents[2] / "autograder" / "demo" / "run.py").read_text(encoding="utf-8")
+    assert "have no code of their own for" in run
+
+
 def test_a_masked_planted_mistake_is_said_with_what_masks_it():
     known = {m.id: m for m in all_mistakes()}
     mask = known["attention-mask_after_softmax"]

@@ -40,15 +40,28 @@ def imports(cell: str) -> str:
     return head.strip("\n")
 
 
+def styles_of(exercise) -> dict:
+    """The ``STYLES`` of ``exercise``'s module here, ``{}`` when it has none (a new exercise: its
+    demo students hand in the reference, ``run.submission_for``)."""
+    name = f"{__name__}.{exercise.name}"
+    try:
+        return import_module(name).STYLES
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise
+        return {}
+
+
 def style(student: str, exercise) -> dict:
     """``{function: cell source}`` that ``student`` writes for ``exercise`` (an
     ``exercises.Exercise``), in the exercise's function order: ``{}`` when they have no style of
-    their own there. A function their planted mistake replaces may be left out.
+    their own there (then they hand in the reference). A function their planted mistake replaces
+    may be left out.
 
     Raises:
         KeyError: the style defines a function the exercise does not have (a misspelt name).
     """
-    code = import_module(f"{__name__}.{exercise.name}").STYLES.get(student)
+    code = styles_of(exercise).get(student)
     if code is None:
         return {}
     found = cells(code)
