@@ -45,12 +45,13 @@ import math
 
 def causal_self_attention(X, W_Q, W_K, W_V):
     X = np.asarray(X, dtype=float)
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    T = len(X)
-    out = np.zeros((T, V.shape[1]))
-    for t in range(T):
-        s = K[:t + 1] @ Q[t] / math.sqrt(Q.shape[1])
-        out[t] = softmax(s) @ V[:t + 1]
+    queries = X @ W_Q
+    keys = X @ W_K
+    values = X @ W_V
+    out = np.zeros((len(X), values.shape[1]))
+    for t in range(len(X)):
+        s = keys[:t + 1] @ queries[t] / math.sqrt(queries.shape[1])
+        out[t] = softmax(s) @ values[:t + 1]
     return out
 
 def kv_cache_size(n_layers, d_model, n_tokens, bytes_per_number=2):
