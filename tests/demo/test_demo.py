@@ -4,6 +4,7 @@ near-copy, with no flag raised by accident?"""
 import csv
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -175,6 +176,11 @@ def _check_class_report(graded):
         row = overview.split(f">{name}</a>", 1)[1].split("</tr>", 1)[0]
         assert not row.rstrip().endswith("<td>0</td>"), name
     assert "<a href='#identical'>Identical submissions</a> (0)" in page
+    # Problems: eve's endless loop and her import of the solutions, nobody else's
+    assert "<a href='#problems'>Problems</a> (2)" in page
+    table = page.split("id='problems'", 1)[1].split("</table>", 1)[0]
+    rows = [re.findall(r"<td>(?:<a [^>]*>)?(.*?)(?:</a>)?</td>", row) for row in table.split("<tr>")[2:]]
+    assert rows == [["eve", "attention", "timeout"], ["eve", "embeddings", "integrity: tried to import solutions (blocked)"]]
     with open(graded / "identical.csv", newline="", encoding="utf-8") as f:
         assert list(csv.DictReader(f)) == []
     found = json.loads((graded / near_copies.NOTE_FILE).read_text(encoding="utf-8"))["assignments"]
