@@ -3,8 +3,9 @@
 1. Builds a throwaway nbgrader course under ``demo-class/`` (git-ignored) from ``source/``
    and releases every assignment to a throwaway exchange (``generate_assignment``,
    ``release_assignment``).
-2. Each student of ``students.STUDENTS`` fetches every assignment, fills it in (reference,
-   stubs or realistic mistakes) and submits it through the exchange.
+2. Each student of ``students.STUDENTS`` fetches every assignment, fills it in (the reference,
+   the stubs, or their own code with planted mistakes, ``styles``) and submits it through the
+   exchange.
 3. The instructor collects, grades ``submitted/`` with the autograder, records the scores in the
    course's SQLite gradebook (``gradebook.db``, with ``autograded/`` copies formgrader shows;
    ``course/nbgrader_config.py`` holds the course's settings, so nbgrader's own commands work
@@ -16,6 +17,8 @@
    is worth 100 in the LMS, so its grades are rescaled) give ``graded/lms/canvas.csv``,
    ``moodle.csv``, moodle.xml, ``brightspace.csv`` and blackboard.xls
    (``autograder.lms``); fay is left out of them (nothing she holds in an LMS is touched).
+5. After the class table, one line says that every planted mistake is named in its student's
+   feedback, or which are not and what masks them (``masked_mistakes``).
 
 Never touches ``source/`` or ``assignments/``. Takes well under two minutes on two cores.
 """
@@ -34,6 +37,7 @@ from autograder.course.build import venv_on_path
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
 from autograder.demo.students import HOSTILE, REFERENCE, STUBS, STUDENTS, role
+from autograder.demo.styles import imports, style
 
 COURSE_ID = "demo"
 ROSTER = Path(__file__).with_name("roster.csv")
@@ -74,20 +78,34 @@ def _exchange_app(kind, config):
 
 
 def submission_for(student, exercise, mistakes_by_id):
-    """The notebook ``student`` hands in for ``exercise`` (see ``students.STUDENTS``)."""
+    """The notebook ``student`` hands in for ``exercise`` (see ``students.STUDENTS``): the
+    reference, the stubs, or their own code (``styles.style``) with their planted mistakes.
+
+    An exercise with no style of theirs (a new one: ``styles/<name>.py`` not written yet) is the
+    reference with their mistakes, as ``run`` says.
+
+    Raises:
+        KeyError: ``students.py`` names an unknown mistake, or a function is in neither the
+            student's style nor their mistakes (it would silently be the reference).
+    """
     plan = STUDENTS[student]
     if plan == STUBS:
         return filled_notebook(exercise, stubs=exercise.functions)
-    replacements = {}
-    if plan != REFERENCE:
-        for mistake_id in plan:
-            if mistake_id not in mistakes_by_id:
-                raise KeyError(f"students.py names an unknown mistake {mistake_id!r}")
-            m = mistakes_by_id[mistake_id]
-            if m.exercise == exercise.name:
-                replacements[m.function] = m.code
-        if student == "eve":
-            replacements.update(HOSTILE.get(exercise.name, {}))
+    if plan == REFERENCE:
+        return filled_notebook(exercise)
+    replacements = style(student, exercise)
+    for mistake_id in plan:
+        if mistake_id not in mistakes_by_id:
+            raise KeyError(f"students.py names an unknown mistake {mistake_id!r}")
+        m = mistakes_by_id[mistake_id]
+        if m.exercise == exercise.name:   # the student's imports above the function stay
+            kept = imports(replacements.get(m.function, ""))
+            replacements[m.function] = (kept + "\n" if kept else "") + m.code.lstrip("\n")
+    if student == "eve":
+        replacements.update(HOSTILE.get(exercise.name, {}))
+    missing = [f for f in exercise.functions if f not in replacements]
+    if missing and style(student, exercise):
+        raise KeyError(f"{student} writes no {', '.join(missing)} of {exercise.name} (styles/{exercise.name}.py)")
     return filled_notebook(exercise, replacements)
 
 
@@ -142,6 +160,11 @@ def run(workdir, jobs=2, quiet=False):
     say(f"{len(STUDENTS)} students fetched and submitted ({time.perf_counter() - t0:.1f} s):")
     for student in STUDENTS:
         say(f"  {student}: {role(student)}")
+    for name, exercise in EXERCISES.items():
+        plain = [s for s, plan in STUDENTS.items() if plan not in (REFERENCE, STUBS) and not style(s, exercise)]
+        if plain:
+            say(f"  note: {', '.join(plain)} have no code of their own for {name} (autograder/demo/styles/"
+                f"{name}.py): they hand in the reference there, so the near-copies list names them")
 
     for name in EXERCISES:
         _check(api.collect(name), f"collect {name}")
@@ -167,12 +190,48 @@ def run(workdir, jobs=2, quiet=False):
     if not quiet:
         print()
         print(class_table(results))
+        print()
+        print(planted_report(results, mistakes_by_id))
         print(f"\nresults.json, feedback.txt and report.html per student in {out}/<assignment>/<student>/; "
               f"class table in {csv_path}")
         print(f"demo finished in {time.perf_counter() - t0:.1f} s")
     if failures:
         raise RuntimeError(f"the grader failed on {failures} notebook(s)")
     return results
+
+
+def masked_mistakes(results, mistakes_by_id):
+    """The planted mistakes no feedback names: ``[(student, mistake id, what masks it)]``.
+
+    A planted mistake is named when a failed check of its student's notebook says its phrase
+    (``Mistake.feedback``); else "what masks it" is the feedback of the first failed check of its
+    function (an endless loop, a crash, another mistake), or "every check of <function> passed"."""
+    by = {(r.student_id, r.assignment_id): r for r in results}
+    masked = []
+    for student, plan in STUDENTS.items():
+        if plan in (REFERENCE, STUBS):
+            continue
+        for mistake_id in plan:
+            m = mistakes_by_id[mistake_id]
+            result = by.get((student, m.exercise))
+            failed = [c for c in (result.checks if result else []) if c.score < c.max_score]
+            if not any(m.feedback in c.output for c in failed):
+                own = [c for c in failed if c.function == m.function]
+                why = own[0].output.splitlines()[0][:160] if own else f"every check of {m.function} passed"
+                masked.append((student, mistake_id, why))
+    return masked
+
+
+def planted_report(results, mistakes_by_id):
+    """One line when every planted mistake is named in its student's feedback; else one line
+    per masked mistake saying by what (``masked_mistakes``)."""
+    planted = sum(len(p) for p in STUDENTS.values() if p not in (REFERENCE, STUBS))
+    masked = masked_mistakes(results, mistakes_by_id)
+    if not masked:
+        return f"planted mistakes: all {planted} named in their students' feedback"
+    lines = [f"planted mistakes: {planted - len(masked)} of {planted} named; masked:"]
+    lines += [f"  {student}'s {mistake_id}, by: {why}" for student, mistake_id, why in masked]
+    return "\n".join(lines)
 
 
 def class_table(results):

@@ -1,11 +1,12 @@
 """The demo class: who hands in what.
 
-``ada`` hands in the reference solutions, ``bo`` the untouched stubs, and the others
-realistic mistakes: each name maps to mistake ids (``<exercise>-<label>``), at most one per
-function; every other function is the reference. Who hands in which mistake is declared by
-each exercise (``DEMO`` in ``exercises/<name>/hand_ins.py``).
-``eve`` also breaks things a grader must survive: an endless loop and an attempt to
-import the grader's reference solutions.
+``ada`` hands in the reference solutions, ``bo`` the untouched stubs, and the others their own
+code (``styles``: each writes every exercise in a style of their own) with realistic mistakes
+planted in it: each name maps to mistake ids (``<exercise>-<label>``), at most one per function,
+a mistake in every exercise. Who hands in which mistake is declared by each exercise (``DEMO`` in
+``exercises/<name>/hand_ins.py``). ``eve`` also breaks things a grader must survive: an endless
+loop and an attempt to import the grader's reference solutions; and she hands in a disguised copy
+of cy's work in one exercise (``COPY``), the one near-copy the class report must show.
 """
 from autograder.core.registry import EXERCISES
 from autograder.demo.mistakes import mistakes_module
@@ -26,10 +27,14 @@ STUDENTS = _students()
 
 # Hostile code handed in by "eve" on top of her mistakes (exercise -> {function: code}).
 HOSTILE = {
-    "attention": {"causal_mask": '''
-def causal_mask(T):
-    while True:          # never returns: the grader must stop it and go on
-        pass
+    # in a function no other function calls, so it costs only its own checks and masks no mistake
+    "attention": {"project_qkv": '''
+def project_qkv(X, W_Q, W_K, W_V):
+    X = np.asarray(X, dtype=float)
+    out, i = [], 0
+    while i < 3:         # i is never increased: never returns, the grader must stop it and go on
+        out.append(X @ np.asarray((W_Q, W_K, W_V)[i], dtype=float))
+    return tuple(out)
 '''},
     "embeddings": {"cosine_similarity": '''
 def cosine_similarity(a, b):
@@ -37,6 +42,11 @@ def cosine_similarity(a, b):
     return theirs(a, b)
 '''},
 }
+
+
+# The planted near-copy: (copier, source, exercise): eve's next_token is cy's code with the names
+# changed, comments added and statements and cells moved (styles/next_token.py).
+COPY = ("eve", "cy", "next_token")
 
 
 def role(student: str) -> str:
@@ -47,8 +57,11 @@ def role(student: str) -> str:
         return "the reference solutions (full marks)"
     if plan == STUBS:
         return "the untouched stubs (0 points)"
-    text = f"{len(plan)} realistic mistake(s): {', '.join(plan)}"
+    text = f"own code with {len(plan)} realistic mistake(s): {', '.join(plan)}"
     if student == "eve":
-        text += ("; also an endless loop (attention's causal_mask) and an import of the grader's solutions "
+        text += ("; also an endless loop (attention's project_qkv) and an import of the grader's solutions "
                  "(embeddings' cosine_similarity), which the grader must survive")
+    copier, source, exercise = COPY
+    if student == copier:
+        text += f"; her {exercise} is {source}'s, disguised (the near-copy the class report shows)"
     return text

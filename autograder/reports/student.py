@@ -190,14 +190,20 @@ def message_once(output, details) -> str:
 
 def fix_first(result) -> list:
     """What to fix first: ``[(mistake, points lost, [check names])]`` of the named mistakes of
-    ``result``'s failed checks, most points lost first (then by name). A check that names two
-    mistakes counts its lost points for each."""
+    ``result``'s failed checks, and of its functions that ran past their time limit (an endless
+    loop costs every check of its function, and the checks of the functions that call it), most
+    points lost first (then by name). A check that names two mistakes counts its lost points for
+    each."""
+    from autograder.core.vocabulary import Problem
     lost: dict = {}
     for c in result.checks:
         details = getattr(c, "details", None) or {}
         if c.score >= c.max_score:
             continue
-        for name in details.get("mistakes") or []:
+        names = list(details.get("mistakes") or [])
+        if not names and (Problem.TIMEOUT in (c.problems or ()) or "did not return within" in (c.output or "")):
+            names = [f"let {c.function} run past its time limit (an endless loop?)"]
+        for name in names:
             points, checks = lost.get(name, (0.0, []))
             lost[name] = (points + c.max_score - c.score, checks + [c.name])
     return sorted(((n, p, cs) for n, (p, cs) in lost.items()), key=lambda x: (-x[1], x[0]))

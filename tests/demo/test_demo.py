@@ -1,14 +1,24 @@
-"""Does the demo class run end to end and grade each simulated student as designed?"""
+"""Does the demo class run end to end and grade each simulated student as designed? Does it show the
+whole course (a named mistake in every exercise, each planted mistake named) and only the one planted
+near-copy, with no flag raised by accident?"""
 import csv
 import importlib.util
+import json
+import re
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from autograder.core.registry import EXERCISES
+from autograder.core.vocabulary import CheckResult, Job, NotebookResult
+from autograder.demo.fill import reference_code
 from autograder.demo.mistakes import all_mistakes
-from autograder.demo.students import REFERENCE, STUBS, STUDENTS
+from autograder.demo.run import masked_mistakes, submission_for
+from autograder.demo.students import COPY, REFERENCE, STUBS, STUDENTS
+from autograder.demo.styles import style
+from autograder.reports import near_copies
 
 SQRT = "forget to divide the scores by sqrt(d_k)"
 
@@ -21,6 +31,77 @@ def test_every_student_plan_names_known_mistakes_one_per_function():
         assert set(plan) <= set(known), student
         functions = [(known[i].exercise, known[i].function) for i in plan]
         assert len(functions) == len(set(functions)), student
+
+
+def test_every_exercise_has_a_planted_mistake_and_every_student_writes_code_of_their_own():
+    known = {m.id: m for m in all_mistakes()}
+    for name, exercise in EXERCISES.items():
+        planted = [i for plan in STUDENTS.values() if plan not in (REFERENCE, STUBS) for i in plan
+                   if known[i].exercise == name]
+        assert planted, name
+        reference = reference_code(exercise)
+        for student, plan in STUDENTS.items():
+            if plan in (REFERENCE, STUBS):
+                continue
+            own = style(student, exercise)
+            replaced = {known[i].function for i in plan if known[i].exercise == name}
+            assert set(own) | replaced == set(exercise.functions), (student, name)
+            assert not [f for f, code in own.items() if code.strip() == reference[f].strip()], (student, name)
+            submission_for(student, exercise, known)   # every function written (else KeyError)
+
+
+def test_an_exercise_without_styles_yet_gets_the_reference_and_the_demo_says_so(monkeypatch):
+    import autograder.demo.styles as styles
+    monkeypatch.setattr(styles, "styles_of", lambda exercise: {})   # as for a new exercise's folder
+    exercise, known = EXERCISES["attention"], {m.id: m for m in all_mistakes()}
+    assert style("cy", exercise) == {}
+    cells = {c.metadata["nbgrader"]["grade_id"]: c.source for c in submission_for("cy", exercise, known).cells
+             if c.metadata.get("nbgrader", {}).get("solution")}
+    planted = {known[i].function: known[i].code.lstrip("\n") for i in STUDENTS["cy"] if known[i].exercise == "attention"}
+    assert cells == {**reference_code(exercise), **planted}
+    run = (Path(__file__).parents[2] / "autograder" / "demo" / "run.py").read_text(encoding="utf-8")
+    assert "have no code of their own for" in run
+
+
+def test_a_masked_planted_mistake_is_said_with_what_masks_it():
+    known = {m.id: m for m in all_mistakes()}
+    mask = known["attention-mask_after_softmax"]
+    hung = CheckResult(mask.function, f"{mask.function}: causal", 0.0, 1.0,
+                       f"{mask.function}: did not return within 2 s of CPU time", frozenset())
+    named = CheckResult(mask.function, f"{mask.function}: causal", 0.0, 1.0, f"... you {mask.feedback} ...", frozenset())
+    for checks, expected in (([hung], [("eve", mask.id, hung.output)]), ([named], []),
+                             ([], [("eve", mask.id, f"every check of {mask.function} passed")])):
+        results = [NotebookResult("eve", "attention", "attention.ipynb", checks)]
+        found = [x for x in masked_mistakes(results, known) if x[:2] == ("eve", mask.id)]
+        assert found == expected
+
+
+def _hand_ins(folder):
+    """The demo students' notebooks, written as they hand them in, as (jobs, stand-in results)."""
+    known = {m.id: m for m in all_mistakes()}
+    jobs, results = [], []
+    for name, exercise in EXERCISES.items():
+        for student in STUDENTS:
+            path = folder / student / name / exercise.notebook
+            path.parent.mkdir(parents=True)
+            nbformat.write(submission_for(student, exercise, known), path)
+            jobs.append(Job(path, student, exercise))
+            results.append(NotebookResult(student, name, exercise.notebook,
+                                          [CheckResult("f", "f: c", 1.0, 1.0, "", frozenset())]))
+    return jobs, results
+
+
+def test_the_hand_ins_hold_one_near_copy_the_planted_one(tmp_path):
+    """copydetect over the class's own code, as a class run compares it: honest styles are not
+    near-copies of one another nor of the reference; the disguised copy is found."""
+    jobs, results = _hand_ins(tmp_path / "submitted")
+    (tmp_path / "graded").mkdir()
+    path = near_copies.find(jobs, results, tmp_path / "graded")
+    found = json.loads(path.read_text(encoding="utf-8"))["assignments"]
+    copier, source, exercise = COPY
+    listed = {(a, tuple(sorted(s for group in item["students"] for s in group))) for a, items in found.items()
+              for item in items}
+    assert listed == {(exercise, tuple(sorted((copier, source))))}
 
 
 @pytest.mark.slow
@@ -43,8 +124,20 @@ def test_demo_class_through_nbgrader(demo_class):
             assert failed == expected, (student, name)
     # eve's endless loop and forbidden import cost her those functions' points, with reasons
     eve = {c.name: c.output for r in results if r.student_id == "eve" for c in r.checks}
-    assert "did not return within" in eve["causal_mask: 3 tokens"]
+    looped = [n for n in eve if n.startswith("project_qkv:")]
+    assert looped and all("did not return within" in eve[n] for n in looped)
     assert any("not available to submissions" in o for n, o in eve.items() if n.startswith("cosine_similarity:"))
+    # ... and the loop is in her "what to fix first", ranked by the points it cost among her mistakes
+    fix = (work / "graded" / "attention" / "eve" / "feedback.txt").read_text(encoding="utf-8").split("\n\n")[0]
+    items = [line.split(": ", 1)[1] for line in fix.splitlines()[1:] if line.lstrip()[:1].isdigit()]
+    lost = [float(item.split(" point")[0]) for item in items]
+    assert lost == sorted(lost, reverse=True) and any("project_qkv" in line for line in fix.splitlines())
+    cost = sum(c.max_score - c.score for r in results if (r.student_id, r.assignment_id) == ("eve", "attention")
+               for c in r.checks if c.name in looped)
+    assert [p for i, p in zip(items, lost, strict=True) if "project_qkv" in i] == [cost]
+    # every planted mistake is named in its student's feedback: none masked by the loop or another mistake
+    assert masked_mistakes(results, known) == []
+    _check_class_report(work / "graded")
     with open(work / "graded" / "grades.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     # fay is on the roster and hands in nothing: a "not submitted" row per assignment, score empty
@@ -68,6 +161,35 @@ def test_demo_class_through_nbgrader(demo_class):
             recorded = {s.student.id: s.score for s in gb.assignment_submissions(name)}
             assert recorded == {s: by[(s, name)].score for s in STUDENTS}, name
     assert (work / "course" / "nbgrader_config.py").is_file()
+
+
+def _check_class_report(graded):
+    """The class report shows a named mistake in each of the seven exercises, the planted near-copy
+    and no other flag: no identical submissions, no other near-copy or shared rare mistakes, and
+    no problem but eve's endless loop and fay's missing work."""
+    with open(graded / "class_mistakes.csv", newline="", encoding="utf-8") as f:
+        named = {r["assignment"] for r in csv.DictReader(f)}
+    assert named == set(EXERCISES)
+    page = (graded / "class.html").read_text(encoding="utf-8")
+    overview = page.split("Assignments", 1)[1].split("</table>", 1)[0]
+    for name in EXERCISES:   # the overview's "named mistakes" column: not 0 for any assignment
+        row = overview.split(f">{name}</a>", 1)[1].split("</tr>", 1)[0]
+        assert not row.rstrip().endswith("<td>0</td>"), name
+    assert "<a href='#identical'>Identical submissions</a> (0)" in page
+    # Problems: eve's endless loop and her import of the solutions, nobody else's
+    assert "<a href='#problems'>Problems</a> (2)" in page
+    table = page.split("id='problems'", 1)[1].split("</table>", 1)[0]
+    rows = [re.findall(r"<td>(?:<a [^>]*>)?(.*?)(?:</a>)?</td>", row) for row in table.split("<tr>")[2:]]
+    assert rows == [["eve", "attention", "timeout"], ["eve", "embeddings", "integrity: tried to import solutions (blocked)"]]
+    with open(graded / "identical.csv", newline="", encoding="utf-8") as f:
+        assert list(csv.DictReader(f)) == []
+    found = json.loads((graded / near_copies.NOTE_FILE).read_text(encoding="utf-8"))["assignments"]
+    copier, source, exercise = COPY
+    assert {a: [sorted(s for group in item["students"] for s in group) for item in items]
+            for a, items in found.items() if items} == {exercise: [sorted((copier, source))]}
+    with open(graded / "grades.csv", newline="", encoding="utf-8") as f:
+        problems = {(r["student_id"], r["assignment_id"], r["problems"]) for r in csv.DictReader(f) if r["problems"]}
+    assert problems == {("eve", "attention", "timeout")} | {("fay", name, "not submitted") for name in EXERCISES}
 
 
 def _importers():

@@ -74,6 +74,18 @@ def test_report_opens_with_what_to_fix_first_by_points_lost():
     assert len(items) == 2  # the check without a named mistake is not in the list
 
 
+def test_an_endless_loop_is_ranked_among_the_mistakes_by_the_points_it_cost():
+    from autograder.core.vocabulary import Problem
+    from autograder.sandbox.limits import StudentCodeError
+    timeout = StudentCodeError("timeout", "causal_mask", "did not return within 2 s")
+    hung = [CheckResult("causal_mask", f"causal_mask: case {i}", 0.0, 1.0, f"causal_mask: {timeout}",
+                        frozenset({Problem.TIMEOUT})) for i in range(4)]
+    result = _result()
+    result = NotebookResult("s1", "attention", "attention.ipynb", result.checks + hung)
+    found = [(name, points) for name, points, _ in fix_first(result)]
+    assert found == [(SQRT, 5.0), ("let causal_mask run past its time limit (an endless loop?)", 4.0), (AXIS, 3.0)]
+
+
 def test_feedback_txt_opens_with_what_to_fix_first(tmp_path):
     from autograder.core.registry import EXERCISES
     from autograder.core.vocabulary import Job
