@@ -218,5 +218,7 @@ def prepare(exercises) -> None:
         import copydetect  # noqa: F401
     except ImportError:
         return
+    from autograder.reports.near_copies import canonical_boilerplate
     for exercise in exercises:
-        boilerplate_hashes(released_code(exercise)[1])
+        released, text = released_code(exercise)
+        boilerplate_hashes(canonical_boilerplate(released, exercise.functions, text))

@@ -36,6 +36,7 @@ from autograder.reports.boilerplate import (
     boilerplate_hashes,
     fingerprint,
 )
+from autograder.reports.normalise import normalise
 
 NOTE_FILE = "near_copies.json"
 SHARE = 0.7                # share of each student's normalised code found in the other's
@@ -101,14 +102,40 @@ def _found(solutions, functions, released=None, course="", boilerplate=None) -> 
     released = released or {}
     if boilerplate is None:
         boilerplate = "\n\n".join([*(released.get(f, "") for f in functions), course])
+    boilerplate = canonical_boilerplate(released, functions, boilerplate)
     given = {_line(x) for x in boilerplate.splitlines()} - {""}
     base = boilerplate_hashes(boilerplate)
-    joined = {s: _without(given, "\n\n".join(solutions[s].get(f, "") for f in functions)) for s in solutions}
-    codes = near_groups.codes_of(joined, lambda text: fingerprint(text, base))
-    del joined
+    canonical: dict = {}  # the regions' texts -> their canonical code, computed once per distinct hand-in
+    joined, handed = {}, {}
+    for s in solutions:
+        texts = handed[s] = tuple(solutions[s].get(f, "") for f in functions)
+        if texts not in canonical:
+            canonical[texts] = _without(given, normalise(dict(zip(functions, texts, strict=True)), functions))
+        joined[s] = canonical[texts]
+    del canonical
+    codes = near_groups.codes_of(joined, lambda text: fingerprint(text, base), handed)
+    del joined, handed
     found, stats = near_groups.compare_codes(codes, _shared, flagged, KEPT)
     stats.students = len(solutions)
     return codes, found, stats
+
+
+_canonical_boilerplate: dict = {}  # (released regions, functions, boilerplate) -> its text, this process
+
+
+def canonical_boilerplate(released: dict, functions, boilerplate: str) -> str:
+    """The course's code as the comparison leaves it out of the students' canonical code: the
+    ``boilerplate`` text as given, then the released regions in canonical form (``normalise``)
+    and the whole printed again (``normalise.formatted``), so that what a student copied from the
+    course is left out in either form. Computed once per process for each boilerplate."""
+    key = (tuple(sorted(released.items())), tuple(functions), boilerplate)
+    found = _canonical_boilerplate.get(key)
+    if found is None:
+        from autograder.reports.normalise import formatted
+        found = "\n\n".join(x for x in (boilerplate, normalise(released, functions), formatted(boilerplate))
+                            if x.strip())
+        _canonical_boilerplate[key] = found
+    return found
 
 
 def _item(solutions, functions, codes, indices, shared, shares) -> dict:

@@ -82,6 +82,7 @@ def test_the_released_scaffold_is_not_evidence():
              "    for ax, title in zip(axes, ['scores', 'weights']):\n        ax.set_title(title)\n"
              "        ax.set_xlabel('token position')\n        ax.grid(True, alpha=0.3)\n"
              "    table = {name: index for index, name in enumerate(sorted(['a', 'b', 'c', 'd']))}\n"
+             "    axes[0].set_xticks(range(len(table)), labels=list(table), rotation=45)\n"
              "    # YOUR CODE HERE\n")
     a = {"softmax": given + "    e = np.exp(z - z.max(axis, keepdims=True))\n    return e / e.sum(axis, keepdims=True)\n"}
     b = {"softmax": given + "    top = np.max(z, axis=axis, keepdims=True)\n    out = []\n    for row in z:\n"
