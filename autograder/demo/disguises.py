@@ -50,10 +50,10 @@ def pad(source: str, rng: random.Random) -> str:
 
 
 def rename(source: str, rng: random.Random) -> str:
-    """Each function's local variables (not its parameters) under other names."""
+    """Each function's local variables (not its parameters nor a lambda's) under other names."""
     tree = ast.parse(source)
     for f in _functions(tree):
-        params = {a.arg for a in ast.walk(f.args) if isinstance(a, ast.arg)}
+        params = {a.arg for a in ast.walk(f) if isinstance(a, ast.arg)}  # a lambda's too
         stored = [n.id for n in ast.walk(f) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
         names = {s: f"{rng.choice(WORDS)}_{s.lower()}{rng.randint(1, 99)}" for s in dict.fromkeys(stored)
                  if s not in params and not s.startswith("__")}

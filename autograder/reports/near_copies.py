@@ -34,6 +34,7 @@ from pathlib import Path
 
 from autograder.reports.boilerplate import (
     boilerplate_hashes,
+    canonical_boilerplate,
     fingerprint,
 )
 from autograder.reports.normalise import normalise
@@ -118,24 +119,6 @@ def _found(solutions, functions, released=None, course="", boilerplate=None) -> 
     found, stats = near_groups.compare_codes(codes, _shared, flagged, KEPT)
     stats.students = len(solutions)
     return codes, found, stats
-
-
-_canonical_boilerplate: dict = {}  # (released regions, functions, boilerplate) -> its text, this process
-
-
-def canonical_boilerplate(released: dict, functions, boilerplate: str) -> str:
-    """The course's code as the comparison leaves it out of the students' canonical code: the
-    ``boilerplate`` text as given, then the released regions in canonical form (``normalise``)
-    and the whole printed again (``normalise.formatted``), so that what a student copied from the
-    course is left out in either form. Computed once per process for each boilerplate."""
-    key = (tuple(sorted(released.items())), tuple(functions), boilerplate)
-    found = _canonical_boilerplate.get(key)
-    if found is None:
-        from autograder.reports.normalise import formatted
-        found = "\n\n".join(x for x in (boilerplate, normalise(released, functions), formatted(boilerplate))
-                            if x.strip())
-        _canonical_boilerplate[key] = found
-    return found
 
 
 def _item(solutions, functions, codes, indices, shared, shares) -> dict:

@@ -35,26 +35,8 @@ import heapq
 import keyword
 import re
 
-PURE_BUILTINS = frozenset({
-    "abs", "all", "any", "ascii", "bin", "bool", "bytes", "callable", "chr", "complex", "dict", "divmod",
-    "enumerate", "filter", "float", "format", "frozenset", "hasattr", "hash", "hex", "id", "int",
-    "isinstance", "issubclass", "iter", "len", "list", "map", "max", "min", "oct", "ord", "pow", "range",
-    "repr", "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip",
-    "getattr", "object", "Exception", "ValueError", "TypeError", "KeyError", "IndexError"})
-PURE_MODULES = frozenset({"np", "numpy", "math", "operator", "itertools", "functools", "string", "re",
-                          "collections", "statistics", "cmath", "fractions", "decimal"})
-# numpy and module functions that write into their arguments or into hidden state
-IMPURE_ATTRS = frozenset({"random", "copyto", "put", "place", "putmask", "fill_diagonal", "seterr", "save",
-                          "savez", "savetxt", "load", "loadtxt", "fromfile", "tofile", "at", "shuffle",
-                          "seed", "setdefault", "update", "purge", "compile"})
-PURE_METHODS = frozenset({
-    "copy", "sum", "mean", "max", "min", "astype", "reshape", "dot", "transpose", "tolist", "item",
-    "argmax", "argmin", "argsort", "cumsum", "cumprod", "prod", "std", "var", "any", "all", "ravel",
-    "flatten", "squeeze", "clip", "round", "conj", "nonzero", "swapaxes", "repeat", "take", "diagonal",
-    "trace", "split", "rsplit", "strip", "lstrip", "rstrip", "lower", "upper", "join", "encode",
-    "decode", "get", "keys", "values", "items", "count", "index", "startswith", "endswith", "replace",
-    "format", "find", "splitlines", "isdigit", "isalpha", "isspace", "most_common", "bit_length"})
-_TERMINAL = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+from autograder.reports import effects
+
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _REORDER_MAX = 200   # longest block put in canonical order (the dependence test is quadratic)
 _ROUNDS = 20         # removal passes at most (each removes something or stops)
@@ -111,13 +93,13 @@ def _parse(source: str):
 
 
 def _canonical(module, graded: set, other_text: str):
-    pure_defs = _pure_defs(module)
+    pure_defs = effects.pure_defs(module)
     for _ in range(_ROUNDS):
         before = ast.dump(module)
         module.body = _prune_module(module.body, graded, other_text, pure_defs)
         for node in ast.walk(module):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                node.body = _clean(node.body, _reads(node), _declared(node), pure_defs) or [ast.Pass()]
+                node.body = _clean(node.body, effects.reads(node), effects.declared(node), pure_defs) or [ast.Pass()]
         if ast.dump(module) == before:
             break
     ast.fix_missing_locations(module)  # (new statements: ``ast.unparse`` reads their line numbers)
@@ -131,165 +113,6 @@ def _canonical(module, graded: set, other_text: str):
     return ast.fix_missing_locations(module)
 
 
-# -- what an expression or statement does -----------------------------------------------------------
-
-def _root(node):
-    """The name an attribute or subscript chain starts from (``np`` of ``np.linalg.norm``), or None."""
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
-def _chain(node) -> list:
-    names = []
-    while isinstance(node, ast.Attribute):
-        names.append(node.attr)
-        node = node.value
-    return names
-
-
-def _pure_call(call, pure_defs) -> bool:
-    func = call.func
-    if isinstance(func, ast.Name):
-        return func.id in PURE_BUILTINS or func.id in pure_defs
-    if isinstance(func, ast.Attribute):
-        if _root(func) in PURE_MODULES and isinstance(func.value, (ast.Name, ast.Attribute)):
-            return not IMPURE_ATTRS.intersection(_chain(func))
-        return func.attr in PURE_METHODS
-    return False
-
-
-def _pure(node, pure_defs) -> bool:
-    """Whether evaluating ``node`` has no effect beyond its value (an exception aside)."""
-    for x in ast.walk(node):
-        if isinstance(x, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr)):
-            return False
-        if isinstance(x, ast.Call) and not _pure_call(x, pure_defs):
-            return False
-    return True
-
-
-def _pure_defs(module) -> set:
-    """Top-level functions of ``module`` whose calls have no effect: no impure call (other such
-    functions assumed pure), no global or nonlocal, no store into or mutation of a parameter."""
-    defs = {n.name: n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    pure = set(defs)
-    changed = True
-    while changed:
-        changed = False
-        for name in sorted(pure):
-            node = defs[name]
-            params = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
-            bad = any(isinstance(x, (ast.Global, ast.Nonlocal)) for x in ast.walk(node)) \
-                or not all(_pure(s, pure) for s in _calls_of(node)) \
-                or params & _mutated(node)
-            if bad:
-                pure.discard(name)
-                changed = True
-    return pure
-
-
-def _calls_of(node) -> list:
-    return [x for x in ast.walk(node) if isinstance(x, (ast.Call, ast.Yield, ast.YieldFrom, ast.Await))]
-
-
-def _mutated(node) -> set:
-    """Names whose object ``node`` changes in place: stored into by subscript or attribute, or given
-    a method call that is not known to leave it as it is."""
-    found = set()
-    for x in ast.walk(node):
-        if isinstance(x, (ast.Subscript, ast.Attribute)) and isinstance(x.ctx, (ast.Store, ast.Del)):
-            found.add(_root(x))
-        elif isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute) \
-                and x.func.attr not in PURE_METHODS and _root(x.func) not in PURE_MODULES:
-            found.add(_root(x.func))
-    return found - {None}
-
-
-def _reads(node) -> set:
-    """Every name loaded anywhere in ``node`` (nested functions included)."""
-    return {x.id for x in ast.walk(node) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load)}
-
-
-def _writes(node) -> set:
-    found = {x.id for x in ast.walk(node) if isinstance(x, ast.Name) and isinstance(x.ctx, (ast.Store, ast.Del))}
-    for x in ast.walk(node):
-        if isinstance(x, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found.add(x.name)
-        elif isinstance(x, (ast.Import, ast.ImportFrom)):
-            found |= {(a.asname or a.name).split(".")[0] for a in x.names}
-    return found | _mutated(node)
-
-
-def _declared(node) -> set:
-    return {n for x in ast.walk(node) if isinstance(x, (ast.Global, ast.Nonlocal)) for n in x.names}
-
-
-def _barrier(stmt, pure_defs) -> bool:
-    """Whether ``stmt`` must keep its place against every other statement."""
-    for x in ast.walk(stmt):
-        if isinstance(x, (*_TERMINAL, ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await,
-                          ast.With, ast.AsyncWith, ast.Try, ast.Assert, ast.NamedExpr)):
-            return True
-        if isinstance(x, ast.Call) and not _pure_call(x, pure_defs) and not (
-                isinstance(x.func, ast.Attribute) and _root(x.func) not in PURE_MODULES
-                and _root(x.func) is not None):
-            return True  # an unknown call; a method call mutates its base (``_mutated``) only
-    return False
-
-
-# -- constants ---------------------------------------------------------------------------------------
-
-_NO = object()
-
-
-def _constant(node):
-    """The value of ``node`` when it is a constant small enough to fold, else ``_NO``."""
-    try:
-        if isinstance(node, ast.Constant):
-            return node.value
-        if isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) < 50:
-            items = [_constant(e) for e in node.elts]
-            return _NO if _NO in items else tuple(items)
-        if isinstance(node, ast.UnaryOp):
-            v = _constant(node.operand)
-            if v is _NO:
-                return _NO
-            return {ast.Not: lambda: not v, ast.USub: lambda: -v, ast.UAdd: lambda: +v}.get(type(node.op), lambda: _NO)()
-        if isinstance(node, ast.BoolOp):
-            values = [_constant(v) for v in node.values]
-            for v in values:
-                if v is _NO:
-                    return _NO
-                if bool(v) == isinstance(node.op, ast.Or):
-                    return v
-            return values[-1]
-        if isinstance(node, ast.Compare) and len(node.ops) == 1:
-            a, b = _constant(node.left), _constant(node.comparators[0])
-            ops = {ast.Eq: lambda: a == b, ast.NotEq: lambda: a != b, ast.Lt: lambda: a < b,
-                   ast.LtE: lambda: a <= b, ast.Gt: lambda: a > b, ast.GtE: lambda: a >= b,
-                   ast.Is: lambda: a is b, ast.IsNot: lambda: a is not b,
-                   ast.In: lambda: a in b, ast.NotIn: lambda: a not in b}
-            return _NO if _NO in (a, b) else ops.get(type(node.ops[0]), lambda: _NO)()
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Mod, ast.FloorDiv)):
-            a, b = _constant(node.left), _constant(node.right)
-            small = all(isinstance(v, (int, float)) and abs(v) < 1e9 or isinstance(v, str) and len(v) < 1000
-                        for v in (a, b))
-            if _NO in (a, b) or not small or isinstance(node.op, ast.Mult) and (isinstance(a, str) or isinstance(b, str)):
-                return _NO
-            return {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
-                    ast.Mod: lambda: a % b, ast.FloorDiv: lambda: a // b}[type(node.op)]()
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords \
-                and node.func.id in ("len", "str", "int", "bool", "abs", "float") and len(node.args) == 1:
-            v = _constant(node.args[0])
-            if v is _NO or isinstance(v, int) and abs(v) > 1e9:
-                return _NO
-            return {"len": len, "str": str, "int": int, "bool": bool, "abs": abs, "float": float}[node.func.id](v)
-    except Exception:  # noqa: BLE001 -- a constant that raises (1 // 0, int("x")) is not folded
-        return _NO
-    return _NO
-
-
 # -- removal -----------------------------------------------------------------------------------------
 
 def _prune_module(body, graded, other_text, pure_defs) -> list:
@@ -301,9 +124,9 @@ def _prune_module(body, graded, other_text, pure_defs) -> list:
         roots |= set(named)  # no graded function defined here: nothing to tell helpers by
     for n in body:
         if not isinstance(n, (*defs, ast.Import, ast.ImportFrom)):
-            roots |= _reads(n)
+            roots |= effects.reads(n)
         elif isinstance(n, defs) and (n.decorator_list or n.name in graded):
-            roots |= _reads(n) | {n.name}
+            roots |= effects.reads(n) | {n.name}
     reached, todo = set(), list(roots)
     while todo:
         name = todo.pop()
@@ -311,7 +134,7 @@ def _prune_module(body, graded, other_text, pure_defs) -> list:
             continue
         reached.add(name)
         if name in named:
-            todo += list(_reads(named[name]))
+            todo += list(effects.reads(named[name]))
     kept = []
     for n in body:
         if isinstance(n, defs) and n.name not in reached:
@@ -329,7 +152,7 @@ def _clean(body, reads, declared, pure_defs, top=False) -> list:
     out = []
     for stmt in body:
         out += _clean_stmt(stmt, reads, declared, pure_defs, top)
-        if out and isinstance(out[-1], _TERMINAL):
+        if out and isinstance(out[-1], effects.TERMINAL):
             break
     return out
 
@@ -345,7 +168,7 @@ def _dead_target(target, reads, declared) -> bool:
 
 
 def _expr(value, pure_defs) -> list:
-    return [] if _pure(value, pure_defs) else [ast.Expr(value)]
+    return [] if effects.pure(value, pure_defs) else [ast.Expr(value)]
 
 
 def _clean_stmt(stmt, reads, declared, pure_defs, top) -> list:
@@ -366,8 +189,8 @@ def _clean_stmt(stmt, reads, declared, pure_defs, top) -> list:
             and not stmt.decorator_list:
         return []  # a nested function never used
     if isinstance(stmt, ast.If):
-        test = _constant(stmt.test)
-        if test is not _NO:
+        test = effects.constant(stmt.test)
+        if test is not effects.NO:
             return sub(stmt.body if test else stmt.orelse)
         body, orelse = sub(stmt.body), sub(stmt.orelse)
         if not body and not orelse:
@@ -376,13 +199,13 @@ def _clean_stmt(stmt, reads, declared, pure_defs, top) -> list:
             return [ast.If(ast.UnaryOp(ast.Not(), stmt.test), orelse, [])]
         return [ast.If(stmt.test, body, orelse)]
     if isinstance(stmt, ast.While):
-        test = _constant(stmt.test)
-        if test is not _NO and not test:
+        test = effects.constant(stmt.test)
+        if test is not effects.NO and not test:
             return sub(stmt.orelse)
         return [ast.While(stmt.test, sub(stmt.body) or [ast.Pass()], sub(stmt.orelse))]
     if isinstance(stmt, (ast.For, ast.AsyncFor)):
         body, orelse = sub(stmt.body), sub(stmt.orelse)
-        if not body and _pure(stmt.iter, pure_defs) and _dead_target(stmt.target, reads, declared):
+        if not body and effects.pure(stmt.iter, pure_defs) and _dead_target(stmt.target, reads, declared):
             return orelse
         stmt.body, stmt.orelse = body or [ast.Pass()], orelse
         return [stmt]
@@ -414,9 +237,9 @@ def _ordered(block, pure_defs) -> list:
     defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     facts = []
     for s in block:
-        reads = _reads(s) if not isinstance(s, defs) else set().union(
-            *(_reads(d) for d in [*s.decorator_list, *getattr(getattr(s, "args", None), "defaults", [])]))
-        facts.append((reads, _writes(s) if not isinstance(s, defs) else {s.name}, _barrier(s, pure_defs)
+        reads = effects.reads(s) if not isinstance(s, defs) else set().union(
+            *(effects.reads(d) for d in [*s.decorator_list, *getattr(getattr(s, "args", None), "defaults", [])]))
+        facts.append((reads, effects.writes(s) if not isinstance(s, defs) else {s.name}, effects.barrier(s, pure_defs)
                       and not isinstance(s, defs)))
     after = [[] for _ in block]
     needs = [0] * len(block)
@@ -495,7 +318,7 @@ def _rename(module, graded: set) -> None:
     functions += [m for c in module.body if isinstance(c, ast.ClassDef) for m in c.body
                   if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for node in functions:
-        bound = [n for n in _in_order(node) if n not in _declared(node)]
+        bound = [n for n in _in_order(node) if n not in effects.declared(node)]
         local = {name: f"v{i}" for i, name in enumerate(bound)}
         own = node.name
         _Renamer({**top, **local}).visit(node)
