@@ -29,13 +29,16 @@ from autograder.reports import near_copies
 from autograder.reports.boilerplate import released_code
 
 
-def _share(a, b, exercise, boilerplate):
-    """The smaller share of two hand-ins, whether flagged or not (``near_copies.compare`` on
-    their canonical code)."""
-    from autograder.reports.normalise import normalise
-    shared, sa, sb = near_copies.compare(normalise(a, exercise.functions), normalise(b, exercise.functions),
-                                         boilerplate)
-    return min(sa, sb)
+def _share(a, b, exercise, released, boilerplate):
+    """The smaller share of two hand-ins as a class run computes it, whether listed or not (the
+    thresholds lifted for the one comparison)."""
+    kept = near_copies.SHARE, near_copies.MIN_TOKENS
+    near_copies.SHARE, near_copies.MIN_TOKENS = 0.0, 0
+    try:
+        found = near_copies.code_pairs({"a": a, "b": b}, exercise.functions, released, boilerplate)
+    finally:
+        near_copies.SHARE, near_copies.MIN_TOKENS = kept
+    return min(found[0]["share"]) if found else 0.0
 
 
 def measure(draws: int) -> dict:
@@ -43,11 +46,10 @@ def measure(draws: int) -> dict:
     out = {"honest": [], "planted": []}
     for name, exercise in EXERCISES.items():
         released, boilerplate = released_code(exercise)
-        boiler = near_copies.canonical_boilerplate(released, exercise.functions, boilerplate)
         by_style = styles(exercise)
         for a, b in combinations(sorted(by_style), 2):
             found = near_copies.code_pairs({a: by_style[a], b: by_style[b]}, exercise.functions, released, boilerplate)
-            out["honest"].append((name, a, b, bool(found), _share(by_style[a], by_style[b], exercise, boiler)))
+            out["honest"].append((name, a, b, bool(found), _share(by_style[a], by_style[b], exercise, released, boilerplate)))
         rng = random.Random(f"near-copies {name}")
         for style, regions in sorted(by_style.items()):
             for kind in KINDS:

@@ -114,31 +114,49 @@ def reads(node) -> set:
     return {x.id for x in ast.walk(node) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load)}
 
 
-def writes(node) -> set:
-    found = {x.id for x in ast.walk(node) if isinstance(x, ast.Name) and isinstance(x.ctx, (ast.Store, ast.Del))}
-    for x in ast.walk(node):
-        if isinstance(x, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found.add(x.name)
+def facts(stmt, pure_defs) -> tuple:
+    """``(reads, writes, barrier)`` of ``stmt``, in one walk: the names it loads; the names it binds
+    (assignments, ``def``/``class``, imports) or whose object it may change in place (subscript and
+    attribute stores, method calls not known to only read); whether it must keep its place against
+    every other statement (a call that may have any other effect, ``return``/``raise``/``break``/
+    ``continue``, ``yield``, ``await``, ``global``, ``with``, ``try``, ``assert``, ``:=``)."""
+    loads, stores, changed, stop = set(), set(), set(), False
+    for x in ast.walk(stmt):
+        if isinstance(x, ast.Name):
+            (loads if isinstance(x.ctx, ast.Load) else stores).add(x.id)
+        elif isinstance(x, (ast.Subscript, ast.Attribute)) and isinstance(x.ctx, (ast.Store, ast.Del)):
+            changed.add(root(x))
+        elif isinstance(x, ast.Call):
+            if isinstance(x.func, ast.Attribute) and x.func.attr not in PURE_METHODS \
+                    and root(x.func) not in PURE_MODULES:
+                changed.add(root(x.func))
+            if not pure_call(x, pure_defs) and not (isinstance(x.func, ast.Attribute) and root(x.func) is not None
+                                                     and root(x.func) not in PURE_MODULES):
+                stop = True
+        elif isinstance(x, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stores.add(x.name)
         elif isinstance(x, (ast.Import, ast.ImportFrom)):
-            found |= {(a.asname or a.name).split(".")[0] for a in x.names}
-    return found | mutated(node)
+            stores |= {(a.asname or a.name).split(".")[0] for a in x.names}
+        elif isinstance(x, (*TERMINAL, ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await,
+                            ast.With, ast.AsyncWith, ast.Try, ast.Assert, ast.NamedExpr)):
+            stop = True
+    return loads, stores | (changed - {None}), stop
+
+
+def reads_and_declared(node) -> tuple:
+    """``(reads(node), declared(node))`` in one walk of ``node``."""
+    loads, names = set(), set()
+    for x in ast.walk(node):
+        if isinstance(x, ast.Name):
+            if isinstance(x.ctx, ast.Load):
+                loads.add(x.id)
+        elif isinstance(x, (ast.Global, ast.Nonlocal)):
+            names.update(x.names)
+    return loads, names
 
 
 def declared(node) -> set:
     return {n for x in ast.walk(node) if isinstance(x, (ast.Global, ast.Nonlocal)) for n in x.names}
-
-
-def barrier(stmt, pure_defs) -> bool:
-    """Whether ``stmt`` must keep its place against every other statement."""
-    for x in ast.walk(stmt):
-        if isinstance(x, (*TERMINAL, ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await,
-                          ast.With, ast.AsyncWith, ast.Try, ast.Assert, ast.NamedExpr)):
-            return True
-        if isinstance(x, ast.Call) and not pure_call(x, pure_defs) and not (
-                isinstance(x.func, ast.Attribute) and root(x.func) not in PURE_MODULES
-                and root(x.func) is not None):
-            return True  # an unknown call; a method call mutates its base (``mutated``) only
-    return False
 
 
 # -- constants ---------------------------------------------------------------------------------------

@@ -45,30 +45,77 @@ _ROUNDS = 20         # removal passes at most (each removes something or stops)
 def normalise(regions: dict, functions) -> str:
     """The canonical form of one student's solution regions of one assignment (see the module).
 
+    Each region (cell) is put in canonical form on its own, knowing of the other cells only what it
+    needs: which of its functions they use (so a helper another cell calls stays) and which of
+    their functions are free of effects. That form is kept per (cell text, what it knows) for this
+    process (``_CACHE`` entries at most), so a cell many students hand in alike is worked out once.
+
     Args:
         regions: ``{function: source}`` (``boilerplate.regions``), any subset of ``functions``.
         functions: the exercise's graded functions and classes, in order: what roots the removal of
             unreached helpers, and the order the regions are joined in.
     Returns:
-        str: the parsed regions' canonical code, then the text of each region that does not parse.
+        str: each region's canonical code in the order of ``functions``; a region that does not
+        parse, or cannot be taken apart, as handed in.
     """
-    trees, kept = [], []
-    for f in functions:
-        source = regions.get(f, "")
-        if not source.strip():
+    graded = frozenset(functions)
+    texts = [regions.get(f, "") for f in functions if regions.get(f, "").strip()]
+    infos = [_info(t) for t in texts]
+    defines_graded = any(graded & i[0] for i in infos if i[0] is not None)
+    parts = []
+    for k, (text, (defined, loads, _)) in enumerate(zip(texts, infos, strict=True)):
+        if defined is None:  # does not parse
+            parts.append(text)
             continue
-        tree = _parse(source)
+        others = [i for j, i in enumerate(infos) if j != k]
+        used = set().union(*(i[1] for i in others)) if others else set()
+        roots = frozenset((graded | used) & defined) if defines_graded else frozenset(defined)
+        outer = frozenset(set().union(*(i[2] for i in others if i[2])) & loads) if others else frozenset()
+        key = (text, roots, outer, graded)
+        found = _done.get(key)
+        if found is None:
+            found = _canonical_text(text, graded, roots, outer | infos[k][2])
+            if len(_done) >= _CACHE:
+                _done.clear()
+            _done[key] = found
+        parts.append(found)
+    return "\n\n".join(x for x in parts if x.strip())
+
+
+_CACHE = 4096  # canonical cells kept per process
+_done: dict = {}   # (cell text, roots, outer pure functions, graded) -> canonical text
+_infos: dict = {}  # cell text -> _info
+
+
+def _info(text: str) -> tuple:
+    """``(defined, loads, pure)`` of a cell: its top-level function and class names, every name it
+    loads, and its functions free of effects on their own (``effects.pure_defs``); ``(None, names,
+    set())`` when it does not parse (its names read from the text)."""
+    found = _infos.get(text)
+    if found is None:
+        tree = _parse(text)
         if tree is None:
-            kept.append(source)
+            found = (None, set(re.findall(r"[A-Za-z_]\w*", text)), set())
         else:
-            trees.append(tree)
-    body = [node for tree in trees for node in tree.body]
+            try:
+                found = (frozenset(n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                                ast.ClassDef))),
+                         effects.reads(tree), frozenset(effects.pure_defs(tree)))
+            except RecursionError:
+                found = (None, set(re.findall(r"[A-Za-z_]\w*", text)), set())
+        if len(_infos) >= _CACHE:
+            _infos.clear()
+        _infos[text] = found
+    return found
+
+
+def _canonical_text(text, graded, roots, outer) -> str:
+    """One cell's canonical code (``text`` itself when it cannot be taken apart)."""
     try:
-        module = _canonical(ast.Module(body=body, type_ignores=[]), set(functions), " ".join(kept))
-        text = ast.unparse(module) if body else ""
+        module = _canonical(_parse(text), graded, roots, outer)
+        return ast.unparse(module)
     except Exception:  # noqa: BLE001 -- code this cannot take apart (nested too deep ...) is compared as handed in
-        return "\n\n".join(regions.get(f, "") for f in functions if regions.get(f, "").strip())
-    return "\n\n".join(x for x in [text, *kept] if x.strip())
+        return text
 
 
 def formatted(source: str) -> str:
@@ -92,16 +139,24 @@ def _parse(source: str):
     return None
 
 
-def _canonical(module, graded: set, other_text: str):
-    pure_defs = effects.pure_defs(module)
+def _size(tree) -> int:
+    return sum(1 for _ in ast.walk(tree))
+
+
+def _canonical(module, graded, roots, outer):
+    """``module`` in canonical form: ``roots`` its functions used from elsewhere (kept), ``outer``
+    the functions known to be free of effects (its own and those of the other cells)."""
+    pure_defs = outer
+    before = _size(module)
     for _ in range(_ROUNDS):
-        before = ast.dump(module)
-        module.body = _prune_module(module.body, graded, other_text, pure_defs)
+        module.body = _prune_module(module.body, graded, roots, pure_defs)
         for node in ast.walk(module):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                node.body = _clean(node.body, effects.reads(node), effects.declared(node), pure_defs) or [ast.Pass()]
-        if ast.dump(module) == before:
+                node.body = _clean(node.body, *effects.reads_and_declared(node), pure_defs) or [ast.Pass()]
+        after = _size(module)
+        if after == before:  # every removal makes the tree smaller, every rewrite larger
             break
+        before = after
     ast.fix_missing_locations(module)  # (new statements: ``ast.unparse`` reads their line numbers)
     for node in ast.walk(module):
         for field in ("body", "orelse", "finalbody"):
@@ -115,13 +170,12 @@ def _canonical(module, graded: set, other_text: str):
 
 # -- removal -----------------------------------------------------------------------------------------
 
-def _prune_module(body, graded, other_text, pure_defs) -> list:
-    """Top-level statements without the unreached helpers, unused imports and dead statements."""
+def _prune_module(body, graded, used, pure_defs) -> list:
+    """Top-level statements without the unreached helpers, unused imports and dead statements
+    (``used``: names used from elsewhere, kept)."""
     defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     named = {n.name: n for n in body if isinstance(n, defs)}
-    roots = set(graded) | set(re.findall(r"[A-Za-z_]\w*", other_text))
-    if not graded & set(named):
-        roots |= set(named)  # no graded function defined here: nothing to tell helpers by
+    roots = set(graded) | set(used)
     for n in body:
         if not isinstance(n, (*defs, ast.Import, ast.ImportFrom)):
             roots |= effects.reads(n)
@@ -237,10 +291,11 @@ def _ordered(block, pure_defs) -> list:
     defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     facts = []
     for s in block:
-        reads = effects.reads(s) if not isinstance(s, defs) else set().union(
-            *(effects.reads(d) for d in [*s.decorator_list, *getattr(getattr(s, "args", None), "defaults", [])]))
-        facts.append((reads, effects.writes(s) if not isinstance(s, defs) else {s.name}, effects.barrier(s, pure_defs)
-                      and not isinstance(s, defs)))
+        if isinstance(s, defs):  # defining reads only its decorators and defaults, writes its name
+            facts.append((set().union(*(effects.reads(d) for d in [
+                *s.decorator_list, *getattr(getattr(s, "args", None), "defaults", [])])), {s.name}, False))
+        else:
+            facts.append(effects.facts(s, pure_defs))
     after = [[] for _ in block]
     needs = [0] * len(block)
     for j, (rj, wj, bj) in enumerate(facts):
@@ -318,7 +373,8 @@ def _rename(module, graded: set) -> None:
     functions += [m for c in module.body if isinstance(c, ast.ClassDef) for m in c.body
                   if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for node in functions:
-        bound = [n for n in _in_order(node) if n not in effects.declared(node)]
+        kept = effects.declared(node)
+        bound = [n for n in _in_order(node) if n not in kept]
         local = {name: f"v{i}" for i, name in enumerate(bound)}
         own = node.name
         _Renamer({**top, **local}).visit(node)
