@@ -17,7 +17,8 @@ import random
 # statements that do nothing, of many shapes ({n}: a number of the copy's own)
 PADDING = ("_z{n} = len(str({n})) and None", "_unused{n} = abs(-{n}) * 2", "None", "'step {n}'", "pass",
            "_tmp{n} = [i * i for i in range({n})]", "_s{n} = sum((1, 2, {n}))", "_flag{n} = max(0, {n}) > 100",
-           "_w{n} = np.zeros({n})", "_k{n} = {{'a': {n}}}.get('a', 0)", "{n}", "_r{n} = round({n} / 7, 3)")
+           "_w{n} = np.zeros({n})", "_k{n} = {{'a': {n}}}.get('a', 0)", "{n}", "_r{n} = round({n} / 7, 3)",
+           "assert {n} > 0", "_d{n} = {n}\ndel _d{n}", "_a{n}, _b{n} = {n}, str({n})")
 WORDS = ("alpha", "beta", "gamma", "delta", "omega", "tmp", "val", "res", "acc", "item", "thing", "stuff")
 PURE_CALLS = {"len", "float", "int", "abs", "range", "list", "tuple", "sum", "max", "min", "zip", "enumerate"}
 PURE_METHODS = {"copy", "sum", "max", "min", "dot", "reshape", "astype", "mean", "transpose"}
@@ -45,7 +46,7 @@ def pad(source: str, rng: random.Random) -> str:
             if isinstance(block[i - 1], (ast.Return, ast.Raise, ast.Continue, ast.Break)):
                 continue
             text = rng.choice(PADDING).format(n=rng.randint(2, 97))
-            block.insert(i, ast.parse(text).body[0])
+            block[i:i] = ast.parse(text).body
     return ast.unparse(ast.fix_missing_locations(tree))
 
 

@@ -21,7 +21,9 @@ canonical order), done here on Python's own syntax tree (``ast``):
    ``yield`` and the like keep their place against every statement. Among the statements free to go
    first, the one whose text with every name blanked is smallest goes first;
 3. each function's local names (parameters included) are renamed ``v0, v1, ...`` in order of first
-   use, helper functions ``h0, h1, ...``; augmented assignments ``x += y`` read as ``x = x + y``;
+   use, helper functions ``h0, h1, ...``; augmented assignments ``x += y`` read as ``x = x + y``,
+   ``a, b = x, y`` (neither value reading ``a`` or ``b``) as two assignments; ``x = x``, ``del`` of
+   names never read and ``assert`` of a true constant are removed with the rest;
 4. the code is printed again by ``ast.unparse`` (one layout, one quoting).
 
 A region that does not parse (even with IPython's ``%``/``!`` lines left out) is kept as its text,
@@ -221,6 +223,19 @@ def _dead_target(target, reads, declared) -> bool:
     return False
 
 
+def _splits(stmt) -> bool:
+    """Whether ``stmt`` assigns a tuple of values to as many names none of the values reads."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], (ast.Tuple, ast.List)) and isinstance(stmt.value, (ast.Tuple, ast.List))):
+        return False
+    targets, values = stmt.targets[0].elts, stmt.value.elts
+    if len(targets) != len(values) or not all(isinstance(t, ast.Name) for t in targets) \
+            or any(isinstance(v, ast.Starred) for v in values):
+        return False
+    names = [t.id for t in targets]
+    return len(set(names)) == len(names) and not set(names) & set().union(*(effects.reads(v) for v in values))
+
+
 def _expr(value, pure_defs) -> list:
     return [] if effects.pure(value, pure_defs) else [ast.Expr(value)]
 
@@ -233,6 +248,15 @@ def _clean_stmt(stmt, reads, declared, pure_defs, top) -> list:
         return _expr(stmt.value, pure_defs)
     if isinstance(stmt, ast.Assign) and all(_dead_target(t, reads, declared) for t in stmt.targets):
         return _expr(stmt.value, pure_defs)
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Name) \
+            and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == stmt.value.id:
+        return []  # x = x
+    if _splits(stmt):  # a, b = x, y (neither reading a or b): a = x; b = y
+        return [ast.Assign([t], v) for t, v in zip(stmt.targets[0].elts, stmt.value.elts, strict=True)]
+    if isinstance(stmt, ast.Delete) and all(_dead_target(t, reads, declared) for t in stmt.targets):
+        return []  # del of names never read
+    if isinstance(stmt, ast.Assert) and effects.constant(stmt.test) not in (effects.NO, False, 0, None, "", ()):
+        return []  # assert of a true constant
     if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)) and _dead_target(stmt.target, reads, declared) \
             and not (top and isinstance(stmt, ast.AnnAssign)):
         return _expr(stmt.value, pure_defs) if stmt.value is not None else []

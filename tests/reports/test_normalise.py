@@ -93,3 +93,13 @@ def test_deep_nesting_falls_back_instead_of_failing():
 def test_a_cell_defining_no_graded_function_keeps_its_functions():
     code = "def other(x):\n    return x * 2\n"
     assert "return v0 * 2" in normalise({"f": code}, F)
+
+
+def test_a_tuple_assignment_reads_as_its_parts_and_self_assignments_go():
+    split = "def f(x, n=2):\n    y, k = x * n, 1\n    z = y + k\n    return z\n"
+    plain = "def f(x, n=2):\n    k = 1\n    y = x * n\n    z = y + k\n    return z\n"
+    assert _same(split, plain)
+    noise = "def f(x, n=2):\n    y = x * n\n    y = y\n    _t = 3\n    del _t\n    assert True\n    z = y + 1\n    return z\n"
+    assert _same(BASE, noise)
+    swap = "def f(x, n=2):\n    x, n = n, x\n    return x - n\n"   # reads what it assigns: not split
+    assert not _same(swap, "def f(x, n=2):\n    x = n\n    n = x\n    return x - n\n")
