@@ -22,7 +22,7 @@ import random
 import sys
 from itertools import combinations
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from autograder.demo.disguises import KINDS, disguised
 from autograder.demo.independent import styles
 from autograder.reports import near_copies

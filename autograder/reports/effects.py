@@ -159,6 +159,19 @@ def declared(node) -> set:
     return {n for x in ast.walk(node) if isinstance(x, (ast.Global, ast.Nonlocal)) for n in x.names}
 
 
+def splits(stmt) -> bool:
+    """Whether ``stmt`` assigns a tuple of values to as many names none of the values reads."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], (ast.Tuple, ast.List)) and isinstance(stmt.value, (ast.Tuple, ast.List))):
+        return False
+    targets, values = stmt.targets[0].elts, stmt.value.elts
+    if len(targets) != len(values) or not all(isinstance(t, ast.Name) for t in targets) \
+            or any(isinstance(v, ast.Starred) for v in values):
+        return False
+    names = [t.id for t in targets]
+    return len(set(names)) == len(names) and not set(names) & set().union(*(reads(v) for v in values))
+
+
 # -- constants ---------------------------------------------------------------------------------------
 
 NO = object()

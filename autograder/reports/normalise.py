@@ -39,7 +39,6 @@ import re
 
 from autograder.reports import effects
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _REORDER_MAX = 200   # longest block put in canonical order (the dependence test is quadratic)
 _ROUNDS = 20         # removal passes at most (each removes something or stops)
 
@@ -223,19 +222,6 @@ def _dead_target(target, reads, declared) -> bool:
     return False
 
 
-def _splits(stmt) -> bool:
-    """Whether ``stmt`` assigns a tuple of values to as many names none of the values reads."""
-    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], (ast.Tuple, ast.List)) and isinstance(stmt.value, (ast.Tuple, ast.List))):
-        return False
-    targets, values = stmt.targets[0].elts, stmt.value.elts
-    if len(targets) != len(values) or not all(isinstance(t, ast.Name) for t in targets) \
-            or any(isinstance(v, ast.Starred) for v in values):
-        return False
-    names = [t.id for t in targets]
-    return len(set(names)) == len(names) and not set(names) & set().union(*(effects.reads(v) for v in values))
-
-
 def _expr(value, pure_defs) -> list:
     return [] if effects.pure(value, pure_defs) else [ast.Expr(value)]
 
@@ -251,7 +237,7 @@ def _clean_stmt(stmt, reads, declared, pure_defs, top) -> list:
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Name) \
             and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == stmt.value.id:
         return []  # x = x
-    if _splits(stmt):  # a, b = x, y (neither reading a or b): a = x; b = y
+    if effects.splits(stmt):  # a, b = x, y (neither reading a or b): a = x; b = y
         return [ast.Assign([t], v) for t, v in zip(stmt.targets[0].elts, stmt.value.elts, strict=True)]
     if isinstance(stmt, ast.Delete) and all(_dead_target(t, reads, declared) for t in stmt.targets):
         return []  # del of names never read

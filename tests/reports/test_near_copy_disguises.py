@@ -15,14 +15,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.checks.plugin import CheckResult
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
+from autograder.core.vocabulary import CheckResult, Job, NotebookResult
 from autograder.demo.disguises import KINDS, disguised
 from autograder.demo.fill import filled_notebook
 from autograder.demo.independent import styles
-from autograder.grading.discover import Job
 from autograder.grading.outputs import write_class_outputs
-from autograder.grading.result import NotebookResult
 from autograder.reports import near_copies
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
