@@ -2,8 +2,11 @@
 does, and two students who share a rare combination of named mistakes. Never graded down.
 
 Code: each function's solution region (the notebook's solution cell of that function, nbgrader's
-``grade_id``, else the function's ``def`` found with ``ast``) is fingerprinted by ``copydetect``
-(winnowing over normalised tokens: names, comments and blank lines do not count) with the released
+``grade_id``, else the function's ``def`` found with ``ast``) is put in canonical form
+(``normalise``: what does nothing removed, independent statements in one order, names and layout
+made uniform, so padding, dead code, renaming and reordering do not hide a copy; the report still
+shows the students' own code), then fingerprinted by ``copydetect`` (winnowing over normalised
+tokens: names, comments and blank lines do not count) with the released
 notebook's code of that cell as boilerplate, so the scaffold every student starts from is not
 evidence; the course's worked examples are boilerplate too (``course_code``: the notebook's own
 demonstration cells, the code its text shows, and the exercise's ``worked.py``), so two students
