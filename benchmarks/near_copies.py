@@ -1,209 +1,105 @@
-"""How often does the near-copy list flag honest work, and does it find planted copies?
+"""How often does the near-copy list flag honest work, and does it find disguised copies?
 
-A corpus of independently written, correct attention notebooks in different styles (numpy one-liners,
-explicit loops, einsum, helper variables, math instead of numpy ...) is compared pair by pair the way a
-class run does (``reports/near_copies.code_pairs``, the released notebook's code as boilerplate). Then
-each style is planted as a near-copy: variables renamed, comments changed and added, blank lines moved,
-the functions' cells reordered. Prints the false-flag rate over the honest pairs and the detection rate
-over the planted pairs.
+Both directions, for every exercise, compared the way a class run compares (``reports/near_copies``:
+the released notebook's code and the course's worked examples as boilerplate):
 
-    .venv/bin/python benchmarks/near_copies.py
+* honest: the independently written, correct styles of ``autograder.demo.independent`` (the
+  reference and two or more styles per exercise, five for attention), every pair of them. Prints
+  the pairs flagged (the false-flag rate) and the most alike honest pair's share.
+* planted: each style copied and disguised each way of ``autograder.demo.disguises`` (padded with
+  statements that do nothing, locals renamed, independent statements swapped, dead code added,
+  all combined), several draws each; the original and its copy compared. Prints how many are found.
+
+With ``--before`` it also prints what the comparison gave without the canonical form (the copies
+compared as handed in, copydetect's own normalisation only), for comparison.
+
+    .venv/bin/python benchmarks/near_copies.py [--draws 3] [--before]
 """
 from __future__ import annotations
 
+import argparse
 import random
-import re
+import sys
 from itertools import combinations
 
-import nbformat
-
 from autograder.core.registry import EXERCISES
-from autograder.reports.boilerplate import regions
-from autograder.reports.near_copies import code_pairs
-
-# Bodies of the five attention functions, one dict per honest style (each written on its own).
-STYLES = {
-    "numpy": {
-        "softmax": """z = np.asarray(z, dtype=float)
-shifted = z - np.max(z, axis=axis, keepdims=True)
-exps = np.exp(shifted)
-return exps / np.sum(exps, axis=axis, keepdims=True)""",
-        "project_qkv": """X = np.asarray(X, dtype=float)
-return X @ np.asarray(W_Q, dtype=float), X @ np.asarray(W_K, dtype=float), X @ np.asarray(W_V, dtype=float)""",
-        "attention_row": """q, K, V = (np.asarray(a, dtype=float) for a in (q, K, V))
-scores = K @ q
-weights = softmax(scores / np.sqrt(q.shape[-1]))
-return scores, weights, weights @ V""",
-        "causal_mask": "return np.tril(np.ones((T, T), dtype=bool))",
-        "attention_matrix": """Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))
-scores = Q @ K.T
-scaled = scores / np.sqrt(Q.shape[-1])
-if causal:
-    scaled = np.where(causal_mask(len(Q)), scaled, -np.inf)
-weights = softmax(scaled, axis=-1)
-return scores, weights, weights @ V""",
-    },
-    "loops": {
-        "softmax": """arr = np.array(z, dtype=np.float64)
-moved = np.moveaxis(arr, axis, -1)
-out = np.empty_like(moved)
-for idx in np.ndindex(moved.shape[:-1]):
-    row = moved[idx]
-    top = row.max()
-    ex = [math.exp(v - top) for v in row]
-    total = sum(ex)
-    out[idx] = [v / total for v in ex]
-return np.moveaxis(out, -1, axis)""",
-        "project_qkv": """rows = np.array(X, dtype=np.float64)
-outputs = []
-for W in (W_Q, W_K, W_V):
-    outputs.append(np.dot(rows, np.array(W, dtype=np.float64)))
-return tuple(outputs)""",
-        "attention_row": """query = np.array(q, dtype=np.float64)
-keys = np.array(K, dtype=np.float64)
-vals = np.array(V, dtype=np.float64)
-raw = np.array([float(np.dot(k, query)) for k in keys])
-w = softmax(raw / math.sqrt(len(query)))
-ctx = np.zeros(vals.shape[1])
-for t in range(len(w)):
-    ctx += w[t] * vals[t]
-return raw, w, ctx""",
-        "causal_mask": """mask = np.zeros((T, T), dtype=bool)
-for i in range(T):
-    for j in range(i + 1):
-        mask[i, j] = True
-return mask""",
-        "attention_matrix": """n = len(Q)
-raw = np.zeros((n, n))
-for i in range(n):
-    for j in range(n):
-        raw[i, j] = np.dot(Q[i], K[j])
-w = np.zeros((n, n))
-allowed = causal_mask(n)
-for i in range(n):
-    cols = [j for j in range(n) if allowed[i, j] or not causal]
-    w[i, cols] = softmax(raw[i, cols] / math.sqrt(np.shape(Q)[1]))
-return raw, w, w @ np.asarray(V, dtype=float)""",
-    },
-    "einsum": {
-        "softmax": """x = np.asarray(z, float)
-e = np.exp(x - x.max(axis=axis, keepdims=True))
-return e / e.sum(axis=axis, keepdims=True)""",
-        "project_qkv": """X = np.asarray(X, float)
-return tuple(np.einsum("td,dk->tk", X, np.asarray(W, float)) for W in (W_Q, W_K, W_V))""",
-        "attention_row": """s = np.einsum("tk,k->t", np.asarray(K, float), np.asarray(q, float))
-a = softmax(s / len(q) ** 0.5)
-return s, a, np.einsum("t,tv->v", a, np.asarray(V, float))""",
-        "causal_mask": """idx = np.arange(T)
-return idx[:, None] >= idx[None, :]""",
-        "attention_matrix": """S = np.einsum("ik,jk->ij", np.asarray(Q, float), np.asarray(K, float))
-Z = S / np.sqrt(np.shape(Q)[-1])
-if causal:
-    Z = Z.copy()
-    Z[~causal_mask(len(S))] = -np.inf
-A = softmax(Z)
-return S, A, np.einsum("ij,jv->iv", A, np.asarray(V, float))""",
-    },
-    "helpers": {
-        "softmax": """values = np.asarray(z, dtype=float)
-largest = values.max(axis=axis, keepdims=True)
-numerators = np.exp(values - largest)
-denominator = numerators.sum(axis=axis, keepdims=True)
-probabilities = numerators / denominator
-return probabilities""",
-        "project_qkv": """tokens = np.asarray(X, dtype=float)
-queries = tokens.dot(np.asarray(W_Q, dtype=float))
-keys = tokens.dot(np.asarray(W_K, dtype=float))
-values = tokens.dot(np.asarray(W_V, dtype=float))
-return queries, keys, values""",
-        "attention_row": """query = np.asarray(q, dtype=float)
-key_rows = np.asarray(K, dtype=float)
-value_rows = np.asarray(V, dtype=float)
-dot_products = key_rows.dot(query)
-scale = 1.0 / np.sqrt(query.size)
-attention = softmax(dot_products * scale)
-context = attention.dot(value_rows)
-return dot_products, attention, context""",
-        "causal_mask": """upper = np.triu(np.ones((T, T)), k=1)
-return upper == 0""",
-        "attention_matrix": """queries = np.asarray(Q, dtype=float)
-keys = np.asarray(K, dtype=float)
-values = np.asarray(V, dtype=float)
-raw_scores = queries.dot(keys.T)
-scale = 1.0 / np.sqrt(queries.shape[1])
-scaled_scores = raw_scores * scale
-if causal:
-    blocked = np.logical_not(causal_mask(queries.shape[0]))
-    scaled_scores = np.where(blocked, -np.inf, scaled_scores)
-attention = softmax(scaled_scores, axis=1)
-return raw_scores, attention, attention.dot(values)""",
-    },
-    "compact": {
-        "softmax": """z = np.array(z, dtype=float); z -= z.max(axis, keepdims=True); np.exp(z, out=z)
-return z / z.sum(axis, keepdims=True)""",
-        "project_qkv": "return tuple(np.asarray(X, float) @ np.asarray(w, float) for w in (W_Q, W_K, W_V))",
-        "attention_row": """sc = np.asarray(K, float) @ np.asarray(q, float); wt = softmax(sc / np.sqrt(np.size(q)))
-return sc, wt, wt @ np.asarray(V, float)""",
-        "causal_mask": "return np.tri(T, dtype=bool)",
-        "attention_matrix": """sc = np.asarray(Q, float) @ np.asarray(K, float).T
-wt = softmax(np.where(causal_mask(len(sc)) | (not causal), sc / np.sqrt(np.shape(Q)[1]), -np.inf))
-return sc, wt, wt @ np.asarray(V, float)""",
-    },
-}
-
-STUB = "    # YOUR CODE HERE\n    raise NotImplementedError()"
+from autograder.demo.disguises import KINDS, disguised
+from autograder.demo.independent import styles
+from autograder.reports import near_copies
+from autograder.reports.boilerplate import released_code
 
 
-def released_regions(exercise) -> dict:
-    """``{function: released cell source}`` of the exercise's student release."""
-    return regions(nbformat.read(exercise.release_notebook, as_version=4), exercise.functions)
+def _share(a, b, exercise, released, boilerplate):
+    """The smaller share of two hand-ins as a class run computes it, whether listed or not (the
+    thresholds lifted for the one comparison)."""
+    kept = near_copies.SHARE, near_copies.MIN_TOKENS
+    near_copies.SHARE, near_copies.MIN_TOKENS = 0.0, 0
+    try:
+        found = near_copies.code_pairs({"a": a, "b": b}, exercise.functions, released, boilerplate)
+    finally:
+        near_copies.SHARE, near_copies.MIN_TOKENS = kept
+    return min(found[0]["share"]) if found else 0.0
 
 
-def solution(released: dict, bodies: dict) -> dict:
-    """``{function: cell source}``: each released stub with its body written in."""
-    return {f: released[f].replace(STUB, "\n".join("    " + line for line in bodies[f].splitlines()))
-            for f in bodies}
+def measure(draws: int) -> dict:
+    """``{"honest": [(exercise, a, b, flagged, share)], "planted": [(exercise, style, kind, flagged)]}``."""
+    out = {"honest": [], "planted": []}
+    for name, exercise in EXERCISES.items():
+        released, boilerplate = released_code(exercise)
+        by_style = styles(exercise)
+        for a, b in combinations(sorted(by_style), 2):
+            found = near_copies.code_pairs({a: by_style[a], b: by_style[b]}, exercise.functions, released, boilerplate)
+            out["honest"].append((name, a, b, bool(found), _share(by_style[a], by_style[b], exercise, released, boilerplate)))
+        rng = random.Random(f"near-copies {name}")
+        for style, regions in sorted(by_style.items()):
+            for kind in KINDS:
+                for _ in range(draws):
+                    copy = disguised(regions, kind, rng)
+                    found = near_copies.code_pairs({"original": regions, "copy": copy}, exercise.functions,
+                                                   released, boilerplate)
+                    out["planted"].append((name, style, kind, bool(found)))
+    return out
 
 
-def plant(regions_: dict, rng: random.Random) -> dict:
-    """A near-copy of ``regions_``: local names renamed, comments added and blank lines moved, the
-    cells in another order (the order does not change the joined comparison, as in a notebook)."""
-    out = {}
-    names = sorted({n for src in regions_.values() for n in re.findall(r"^\s+([a-z_][a-z_0-9]*) =", src, re.M)})
-    renamed = {n: f"my_{n}_{rng.randint(1, 9)}" for n in names}
-    for f, src in regions_.items():
-        lines = []
-        for line in src.splitlines():
-            body = re.sub(r"\b(" + "|".join(map(re.escape, renamed)) + r")\b", lambda m: renamed[m.group(1)], line) \
-                if renamed and not line.lstrip().startswith(("def ", '"""')) else line
-            lines.append(body)
-            if body.strip() and rng.random() < 0.3:
-                lines.append(" " * (len(body) - len(body.lstrip())) + "# " + rng.choice(["step", "see lecture", "ok"]))
-            if rng.random() < 0.2:
-                lines.append("")
-        out[f] = "\n".join(lines)
-    keys = list(out)
-    rng.shuffle(keys)
-    return {k: out[k] for k in keys}
+def report(figures: dict, label: str) -> None:
+    honest, planted = figures["honest"], figures["planted"]
+    flagged = [h for h in honest if h[3]]
+    print(f"{label}\n  honest independent styles: {len(flagged)} of {len(honest)} pairs flagged "
+          f"(false-flag rate {len(flagged) / len(honest):.1%}); the most alike honest pair's smaller share "
+          f"{max(h[4] for h in honest):.2f}")
+    for h in flagged:
+        print(f"    flagged: {h[0]} {h[1]} / {h[2]} (share {h[4]:.2f})")
+    for name in EXERCISES:
+        rows = [h for h in honest if h[0] == name]
+        print(f"    {name}: {sum(h[3] for h in rows)} of {len(rows)} honest pairs flagged, "
+              f"most alike {max(h[4] for h in rows):.2f}")
+    for kind in KINDS:
+        rows = [p for p in planted if p[2] == kind]
+        print(f"  planted {kind}: {sum(p[3] for p in rows)} of {len(rows)} found")
+    missed = [p for p in planted if not p[3]]
+    print(f"  planted, all kinds: {len(planted) - len(missed)} of {len(planted)} found "
+          f"(detection rate {1 - len(missed) / len(planted):.1%})"
+          + "".join(f"\n    missed: {p[0]} {p[1]} {p[2]}" for p in missed[:20]))
 
 
-def main() -> None:
-    exercise = EXERCISES["attention"]
-    released = released_regions(exercise)
-    honest = {style: solution(released, bodies) for style, bodies in STYLES.items()}
-    flagged_honest = code_pairs(honest, exercise.functions, released)
-    honest_pairs = len(list(combinations(honest, 2)))
-    rng = random.Random(34)
-    found = 0
-    for style, regions_ in honest.items():
-        pair = {style: regions_, f"{style}-copy": plant(regions_, rng)}
-        found += bool(code_pairs(pair, exercise.functions, released))
-    print(f"honest independent styles: {len(flagged_honest)} of {honest_pairs} pairs flagged "
-          f"(false-flag rate {len(flagged_honest) / honest_pairs:.0%})"
-          + "".join(f"\n  flagged: {p['students']} share {p['share']}" for p in flagged_honest))
-    print(f"planted near-copies (renamed, recommented, blank lines, reordered): {found} of {len(honest)} found "
-          f"(detection rate {found / len(honest):.0%})")
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--draws", type=int, default=3, help="disguised copies per style and kind")
+    parser.add_argument("--before", action="store_true", help="also without the canonical form")
+    args = parser.parse_args()
+    print(f"thresholds: share >= {near_copies.SHARE} of each code, >= {near_copies.MIN_TOKENS} characters "
+          f"of normalised code shared")
+    report(measure(args.draws), "with the canonical form (as a class run compares):")
+    if args.before:
+        joined = lambda regions, functions: "\n\n".join(regions.get(f, "") for f in functions)  # noqa: E731
+        near_copies.normalise = joined
+        import autograder.reports.boilerplate as boilerplate_module
+        boilerplate_module._canonical_boilerplate.clear()
+        import autograder.reports.normalise as normalise_module
+        normalise_module.normalise = joined
+        report(measure(args.draws), "without it (the copies compared as handed in):")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

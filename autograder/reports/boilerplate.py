@@ -179,6 +179,24 @@ def _boilerplate(functions, released, course) -> str:
     return "\n\n".join([*(released.get(f, "") for f in functions), course])
 
 
+_canonical_boilerplate: dict = {}  # (released regions, functions, boilerplate) -> its text, this process
+
+
+def canonical_boilerplate(released: dict, functions, boilerplate: str) -> str:
+    """The course's code as the comparison leaves it out of the students' canonical code: the
+    ``boilerplate`` text as given, then the released regions in canonical form (``normalise``)
+    and the whole printed again (``normalise.formatted``), so that what a student copied from the
+    course is left out in either form. Computed once per process for each boilerplate."""
+    key = (tuple(sorted(released.items())), tuple(functions), boilerplate)
+    found = _canonical_boilerplate.get(key)
+    if found is None:
+        from autograder.reports.normalise import formatted, normalise
+        found = "\n\n".join(x for x in (boilerplate, normalise(released, functions), formatted(boilerplate))
+                            if x.strip())
+        _canonical_boilerplate[key] = found
+    return found
+
+
 _read_ahead: dict = {}  # (notebook path, its stamp, functions) -> regions or None, until taken
 
 
@@ -219,4 +237,5 @@ def prepare(exercises) -> None:
     except ImportError:
         return
     for exercise in exercises:
-        boilerplate_hashes(released_code(exercise)[1])
+        released, text = released_code(exercise)
+        boilerplate_hashes(canonical_boilerplate(released, exercise.functions, text))

@@ -260,7 +260,7 @@ def _near_row(assignment, item):
     heads = [escape_html(shown_name(n[0])) if n else "?" for n, _, _ in codes]
     if len(codes) == 1:
         names, count, texts = codes[0]
-        who = (f"{count} students, the same code{'' if texts < 2 else ' once names and comments are left out'}: "
+        who = (f"{count} students, the same code{'' if texts < 2 else ' once what does nothing, names, order and layout are left out'}: "
                + _near_names(names, count))
         alike = "the same code"
     else:
@@ -283,7 +283,9 @@ def near_copies_html(near, entries, base):
     out = ["<h2 id='near-copies'>Near-copies (for staff; never graded down)</h2>",
            "<p class='small'>Students who hand in the same code (listed once, as a group), codes that share "
            "most of their code once the released notebook's code is left out (copydetect's winnowing over "
-           "normalised code: renamed variables, comments and blank lines do not hide it), and pairs who made "
+           "each code's canonical form: statements that do nothing, dead code, renamed variables, swapped "
+           "independent statements, comments and layout do not hide it; the code shown is the students' own), "
+           "and pairs who made "
            "the same rare named mistakes. A reason to look at notebooks side by side, not a finding: short "
            "functions and the course's own examples make honest twins.</p>"]
     rows, cut, left = [], 0, 0

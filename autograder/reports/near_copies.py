@@ -2,8 +2,11 @@
 does, and two students who share a rare combination of named mistakes. Never graded down.
 
 Code: each function's solution region (the notebook's solution cell of that function, nbgrader's
-``grade_id``, else the function's ``def`` found with ``ast``) is fingerprinted by ``copydetect``
-(winnowing over normalised tokens: names, comments and blank lines do not count) with the released
+``grade_id``, else the function's ``def`` found with ``ast``) is put in canonical form
+(``normalise``: what does nothing removed, independent statements in one order, names and layout
+made uniform, so padding, dead code, renaming and reordering do not hide a copy; the report still
+shows the students' own code), then fingerprinted by ``copydetect`` (winnowing over normalised
+tokens: names, comments and blank lines do not count) with the released
 notebook's code of that cell as boilerplate, so the scaffold every student starts from is not
 evidence; the course's worked examples are boilerplate too (``course_code``: the notebook's own
 demonstration cells, the code its text shows, and the exercise's ``worked.py``), so two students
@@ -34,8 +37,10 @@ from pathlib import Path
 
 from autograder.reports.boilerplate import (
     boilerplate_hashes,
+    canonical_boilerplate,
     fingerprint,
 )
+from autograder.reports.normalise import normalise
 
 NOTE_FILE = "near_copies.json"
 SHARE = 0.7                # share of each student's normalised code found in the other's
@@ -101,11 +106,19 @@ def _found(solutions, functions, released=None, course="", boilerplate=None) -> 
     released = released or {}
     if boilerplate is None:
         boilerplate = "\n\n".join([*(released.get(f, "") for f in functions), course])
+    boilerplate = canonical_boilerplate(released, functions, boilerplate)
     given = {_line(x) for x in boilerplate.splitlines()} - {""}
     base = boilerplate_hashes(boilerplate)
-    joined = {s: _without(given, "\n\n".join(solutions[s].get(f, "") for f in functions)) for s in solutions}
-    codes = near_groups.codes_of(joined, lambda text: fingerprint(text, base))
-    del joined
+    canonical: dict = {}  # the regions' texts -> their canonical code, computed once per distinct hand-in
+    joined, handed = {}, {}
+    for s in solutions:
+        texts = handed[s] = tuple(solutions[s].get(f, "") for f in functions)
+        if texts not in canonical:
+            canonical[texts] = _without(given, normalise(dict(zip(functions, texts, strict=True)), functions))
+        joined[s] = canonical[texts]
+    del canonical
+    codes = near_groups.codes_of(joined, lambda text: fingerprint(text, base), handed)
+    del joined, handed
     found, stats = near_groups.compare_codes(codes, _shared, flagged, KEPT)
     stats.students = len(solutions)
     return codes, found, stats

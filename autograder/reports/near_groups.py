@@ -53,12 +53,14 @@ class Stats:
                 "candidates": self.candidates, "not compared": self.left}
 
 
-def codes_of(joined: dict, fingerprint) -> list:
+def codes_of(joined: dict, fingerprint, originals: dict | None = None) -> list:
     """The distinct normalised codes of an assignment.
 
     Args:
         joined: ``{student: code text}`` (a student's regions joined, the course's lines out).
         fingerprint: ``text -> CodeFingerprint`` (the boilerplate already bound).
+        originals: ``{student: what they handed in}`` (any hashable) when ``joined`` is a form of
+            it in which different hand-ins may meet (``normalise``): ``texts`` counts these.
     Returns:
         list of ``Code``, in the order of their first student (sorted names); codes without any
         fingerprint hash (nothing beyond the course's code) are left out: they share nothing.
@@ -78,6 +80,8 @@ def codes_of(joined: dict, fingerprint) -> list:
     codes = list(by_norm.values())
     for c in codes:
         c.students.sort()
+        if originals is not None:
+            c.texts = len({originals[s] for s in c.students})
         c.print.raw_code = None  # not read by compare_files; the students' own text is kept elsewhere
     return sorted(codes, key=lambda c: c.students[0])
 

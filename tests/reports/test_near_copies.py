@@ -69,7 +69,7 @@ def test_planted_copy_found_honest_styles_not_and_nothing_graded_down(tmp_path):
     assert "shifted" in found[0]["evidence"]["softmax"][0]   # the code as its first student handed it in
     page = (out / class_report.CLASS_HTML).read_text(encoding="utf-8")
     section = page.split("<h2 id='near-copies'>", 1)[1]
-    assert "<td>2 students, the same code once names and comments are left out: ann, cat</td><td>attention</td>" \
+    assert "<td>2 students, the same code once what does nothing, names, order and layout are left out: ann, cat</td><td>attention</td>" \
         in section and "bob" not in section.split("near-mistakes")[0]
     assert "<td><pre>def softmax(z, axis=-1):" in section  # the group's code
     with open(out / "grades.csv", newline="", encoding="utf-8") as f:
@@ -82,6 +82,7 @@ def test_the_released_scaffold_is_not_evidence():
              "    for ax, title in zip(axes, ['scores', 'weights']):\n        ax.set_title(title)\n"
              "        ax.set_xlabel('token position')\n        ax.grid(True, alpha=0.3)\n"
              "    table = {name: index for index, name in enumerate(sorted(['a', 'b', 'c', 'd']))}\n"
+             "    axes[0].set_xticks(range(len(table)), labels=list(table), rotation=45)\n"
              "    # YOUR CODE HERE\n")
     a = {"softmax": given + "    e = np.exp(z - z.max(axis, keepdims=True))\n    return e / e.sum(axis, keepdims=True)\n"}
     b = {"softmax": given + "    top = np.max(z, axis=axis, keepdims=True)\n    out = []\n    for row in z:\n"

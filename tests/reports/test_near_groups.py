@@ -16,6 +16,7 @@ from autograder.core.registry import EXERCISES
 from autograder.core.vocabulary import Job, NotebookResult
 from autograder.demo.fill import filled_notebook
 from autograder.reports import boilerplate, class_sections, near_copies, near_groups
+from autograder.reports.normalise import normalise
 
 EX = EXERCISES["attention"]
 SOFTMAX = ("def softmax(z, axis=-1):\n    z = np.asarray(z, dtype=float)\n"
@@ -23,7 +24,8 @@ SOFTMAX = ("def softmax(z, axis=-1):\n    z = np.asarray(z, dtype=float)\n"
            "    return exps / np.sum(exps, axis=axis, keepdims=True)\n")
 ROW = ("def attention_row(q, K, V):\n    q, K, V = (np.asarray(a, dtype=float) for a in (q, K, V))\n"
        "    scores = K @ q / np.sqrt(len(q))\n    weights = softmax(scores)\n    return scores, weights, weights @ V\n")
-NEAR_1 = SOFTMAX.replace("return exps /", "total = np.sum(exps, axis=axis, keepdims=True)\n    return exps /")
+NEAR_1 = SOFTMAX.replace("return exps / np.sum(exps, axis=axis, keepdims=True)",  # the sum named first
+                         "total = np.sum(exps, axis=axis, keepdims=True)\n    return exps / total")
 NEAR_2 = ROW.replace("weights @ V", "np.dot(weights, V)")
 OWN = ("def softmax(z, axis=-1):\n    out = []\n    for row in np.atleast_2d(z):\n        m = max(row)\n"
        "        e = [math.exp(v - m) for v in row]\n        out.append([v / sum(e) for v in e])\n    return np.array(out)\n")
@@ -79,9 +81,9 @@ def test_five_students_handing_in_the_same_code_are_listed_once_with_the_near_co
 
 def _all_pairs(hand_ins, functions):
     """The near-copies of every pair of students, with copydetect directly: ``{(a, b): (shared,
-    share a, share b)}`` of the pairs that pass the thresholds (no boilerplate)."""
-    prints = {s: copydetect.CodeFingerprint("s.py", 25, 6, fp=io.StringIO("\n\n".join(code.get(f, "")
-                                                                                        for f in functions)))
+    share a, share b)}`` of the pairs that pass the thresholds (no boilerplate), each student's code in
+    its canonical form (``normalise``) as the comparison reads it."""
+    prints = {s: copydetect.CodeFingerprint("s.py", 25, 6, fp=io.StringIO(normalise(code, functions)))
               for s, code in hand_ins.items()}
     found = {}
     for a, b in combinations(sorted(hand_ins), 2):
