@@ -120,7 +120,9 @@ def facts(stmt, pure_defs) -> tuple:
     attribute stores, method calls not known to only read); whether it must keep its place against
     every other statement (a call that may have any other effect, ``return``/``raise``/``break``/
     ``continue``, ``yield``, ``await``, ``global``, ``with``, ``try``, ``assert``, ``:=``)."""
-    loads, stores, changed, stop = set(), set(), set(), False
+    loads: set[str] = set()
+    stores: set[str] = set()
+    changed, stop = set(), False
     for x in ast.walk(stmt):
         if isinstance(x, ast.Name):
             (loads if isinstance(x.ctx, ast.Load) else stores).add(x.id)
@@ -168,7 +170,7 @@ def splits(stmt) -> bool:
     if len(targets) != len(values) or not all(isinstance(t, ast.Name) for t in targets) \
             or any(isinstance(v, ast.Starred) for v in values):
         return False
-    names = [t.id for t in targets]
+    names = [t.id for t in targets if isinstance(t, ast.Name)]
     return len(set(names)) == len(names) and not set(names) & set().union(*(reads(v) for v in values))
 
 

@@ -306,7 +306,7 @@ def _ordered(block, pure_defs) -> list:
                 *s.decorator_list, *getattr(getattr(s, "args", None), "defaults", [])])), {s.name}, False))
         else:
             facts.append(effects.facts(s, pure_defs))
-    after = [[] for _ in block]
+    after: list[list[int]] = [[] for _ in block]
     needs = [0] * len(block)
     for j, (rj, wj, bj) in enumerate(facts):
         for i in range(j):

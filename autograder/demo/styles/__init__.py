@@ -24,7 +24,7 @@ def cells(code: str) -> dict:
     out, start = {}, 0
     for node in ast.parse(code).body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            end = node.end_lineno
+            end = node.end_lineno or start
             out[node.name] = "\n".join(lines[start:end]).strip("\n") + "\n"
             start = end
     return out
