@@ -66,7 +66,7 @@ def close_fds(*fds: int | None) -> None:
 def child_pids() -> set[int]:
     """Pids of this process's direct children (from /proc; empty where /proc is missing)."""
     me = str(os.getpid())
-    found = set()
+    found: set[int] = set()
     try:
         entries = os.listdir("/proc")
     except OSError:
