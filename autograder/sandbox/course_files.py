@@ -20,8 +20,8 @@ def restrict_tree(top, readable: tuple = (), listable: tuple = ()):
         the number of paths whose mode changed (``int``).
     """
     top = os.path.realpath(top)
-    readable = [os.path.realpath(p) for p in readable]
-    listable = [os.path.realpath(p) for p in listable]
+    readable = tuple(os.path.realpath(p) for p in readable)
+    listable = tuple(os.path.realpath(p) for p in listable)
 
     def under(path, folders):
         return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)

@@ -80,7 +80,7 @@ def _reachable(path):
 def writable_places() -> tuple[str, ...]:
     """Every folder a child of another uid may write to (see module docstring), sorted
     (``tuple`` of ``str``); found once per process."""
-    found = set()
+    found: set[str] = set()
     _walk_writable("/", found)
     for path in USUAL:
         if os.path.isdir(path) and not os.path.islink(path):

@@ -58,7 +58,7 @@ def choose(forced: str | None = None, extra: tuple = ()):
         NoLevel: none of the levels tried starts.
     """
     order = LEVELS if forced in (None, "auto") else (forced,)
-    problems = {}
+    problems: dict[str, str] = {}  # level -> why it does not start
     for level in order:
         problem = check_level(level, extra)
         if problem is None:

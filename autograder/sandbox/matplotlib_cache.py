@@ -67,9 +67,10 @@ def ensure(directory=None) -> list:
     try:
         import importlib.util
         spec = importlib.util.find_spec("matplotlib")  # found, not imported
-        source = Path(spec.origin).parent / "font_manager.py"
-        if built and min(p.stat().st_mtime for p in built) >= source.stat().st_mtime:
-            return built
+        if spec is not None and spec.origin is not None:
+            source = Path(spec.origin).parent / "font_manager.py"
+            if built and min(p.stat().st_mtime for p in built) >= source.stat().st_mtime:
+                return built
     except (AttributeError, TypeError, OSError, ImportError, ValueError):
         pass
     try:

@@ -27,7 +27,7 @@ WITHOUT_TMPFS = "AUTOGRADER_TEST_WITHOUT_TMPFS"
 # The submission being graded in this process (one at a time; a process-wide value, not a
 # context variable: the checks' pytest session runs in a thread of its own and starts
 # children for the same submission there).
-_current = [None]
+_current: list[str | None] = [None]
 
 
 class ContainerTaken(RuntimeError):

@@ -66,7 +66,7 @@ def close_fds(*fds: int | None) -> None:
 def child_pids() -> set[int]:
     """Pids of this process's direct children (from /proc; empty where /proc is missing)."""
     me = str(os.getpid())
-    found = set()
+    found: set[int] = set()
     try:
         entries = os.listdir("/proc")
     except OSError:
@@ -87,7 +87,7 @@ def interpreter() -> str:
     """This interpreter's path for a sandbox to start (``str``), with no symbolic link in its folders.
 
     A sandbox shows each folder at its real path (``policy.visible_paths``) and nothing of the way
-    there, so a path that reaches the interpreter through a link (``scripts/../.venv``, a ``.venv``
+    there, so a path that reaches the interpreter through a link (a path through ``..``, a ``.venv``
     that is a link to another venv, ``~/bin/python`` linking to an installation) cannot be started
     inside it. The folders are therefore resolved. In a virtual environment the file name is kept
     (its ``bin/python`` must stay the link that finds ``pyvenv.cfg`` beside it, and with it the

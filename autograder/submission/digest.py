@@ -96,7 +96,8 @@ def digests_for_notebook(notebook, exercise, exact: bool = True):
     ``exact``: as for ``digest``.
     """
     course = course_cell_texts(exercise)
-    found, texts = {}, []
+    found: dict[str, str] = {}  # function -> digest
+    texts: list[str] = []
     for cell in notebook.cells:
         if cell.checkpoint:
             name = cell.checkpoint[len("test_"):] if cell.checkpoint.startswith("test_") else cell.checkpoint

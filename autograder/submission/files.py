@@ -48,7 +48,8 @@ def read_submission(path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
         if st.st_size > max_bytes:
             raise UnreadableSubmission(f"{name} is {st.st_size / 1024 ** 2:.0f} MB, more than the "
                                        f"{max_bytes / 1024 ** 2:.0f} MB the grader reads")
-        chunks, total = [], 0
+        chunks: list[bytes] = []
+        total = 0
         while True:
             chunk = os.read(fd, 1 << 20)
             if not chunk:

@@ -74,8 +74,8 @@ class Cell:
     """
     position: int
     source: str
-    grade_id: str = None
-    checkpoint: str = None
+    grade_id: str | None = None
+    checkpoint: str | None = None
     demo: bool = False
     raw: str = ""
     visible_check: bool = False

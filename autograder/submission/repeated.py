@@ -52,7 +52,8 @@ def as_accept(accept) -> Accept | None:
 
 def accepted(value, accept) -> bool:
     """Whether the repetition goes on after ``value``; ``accept`` ``None`` accepts everything."""
-    return accept is None or as_accept(accept)(value)
+    rule = as_accept(accept)
+    return rule is None or rule(value)
 
 
 def check_times(times) -> int:
@@ -110,7 +111,8 @@ class Repetitions:
 
     def __init__(self, times: int, accept, value_of):
         self.times, self.accept, self.value_of = times, accept, value_of
-        self.results, self.finished = [], False
+        self.results: list = []  # the answers so far
+        self.finished = False
 
     def __call__(self, answer: dict) -> str:
         """``"skip"`` (not the line expected next: a repetition number out of turn), ``"next"``
