@@ -56,7 +56,7 @@ def styles_of(exercise) -> dict:
 
 def style(student: str, exercise) -> dict:
     """``{function: cell source}`` that ``student`` writes for ``exercise`` (an
-    ``exercises.Exercise``), in the exercise's function order: ``{}`` when they have no style of
+    ``core.registry.Exercise``), in the exercise's function order: ``{}`` when they have no style of
     their own there (then they hand in the reference). A function their planted mistake replaces
     may be left out.
 
