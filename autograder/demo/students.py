@@ -31,9 +31,9 @@ HOSTILE = {
     "attention": {"project_qkv": '''
 def project_qkv(X, W_Q, W_K, W_V):
     X = np.asarray(X, dtype=float)
-    out, i = [], 0
+    out, i = [None, None, None], 0
     while i < 3:         # i is never increased: never returns, the grader must stop it and go on
-        out.append(X @ np.asarray((W_Q, W_K, W_V)[i], dtype=float))
+        out[i] = X @ np.asarray((W_Q, W_K, W_V)[i], dtype=float)
     return tuple(out)
 '''},
     "embeddings": {"cosine_similarity": '''

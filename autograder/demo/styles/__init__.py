@@ -1,13 +1,15 @@
 """The demo students' own code: each writes every exercise in a style of their own.
 
-``exercises`` modules here (one per exercise, named after it) hold ``STYLES``: student -> the code
-they hand in, a whole notebook's solution code written as one text, top-level ``def``s and
-``class``es in any order (the imports and constants above a definition go into its cell). The
+A module here per exercise, named after it, holds ``STYLES``: student -> the code they hand in,
+a whole notebook's solution code written as one text, top-level ``def``s and ``class``es in any
+order (the imports above a definition go into its cell: the notebook runs its cells in its own
+order, so an import sits above the first function, in the notebook's order, that uses it). The
 styles are honest and independent: loops or comprehensions, numpy or the standard library,
 helper variables or one-liners, so no two students' notebooks share more code than independent
 work does; the near-copy check of the class report (``reports/near_copies``) must find only the
 one copy planted on purpose (``students.COPY``). A student's planted mistake (``students.STUDENTS``)
-replaces their own cell of that function.
+replaces their own cell of that function, keeping the imports above it. An exercise with no
+module here yet (a new one) is handed in as the reference with the students' mistakes.
 """
 import ast
 from importlib import import_module
@@ -54,7 +56,7 @@ def styles_of(exercise) -> dict:
 
 def style(student: str, exercise) -> dict:
     """``{function: cell source}`` that ``student`` writes for ``exercise`` (an
-    ``registry.Exercise``), in the exercise's function order: ``{}`` when they have no style of
+    ``core.registry.Exercise``), in the exercise's function order: ``{}`` when they have no style of
     their own there (then they hand in the reference). A function their planted mistake replaces
     may be left out.
 
