@@ -1,9 +1,7 @@
-"""A student's solution code put in a canonical form before the near-copy comparison fingerprints it
-(``near_copies._found``), so that code padded, renamed or reordered to read differently while doing
-the same compares as what it does.
-
-The idea is JPlag's token-sequence normalisation (dead code out, independent statements in a
-canonical order), done here on Python's own syntax tree (``ast``):
+"""A student's solution code in a canonical form, what the near-copy comparison fingerprints: code
+padded, renamed or reordered to read differently while doing the same compares as what it does.
+JPlag's token-sequence normalisation (dead code out, independent statements in one order), done on
+Python's own syntax tree (``ast``):
 
 1. statements with no effect are removed, again and again until nothing changes: assignments to
    names never read (the value kept as a statement when it may have an effect), bare expressions
@@ -23,12 +21,12 @@ canonical order), done here on Python's own syntax tree (``ast``):
 3. each function's local names (parameters included) are renamed ``v0, v1, ...`` in order of first
    use, helper functions ``h0, h1, ...``; augmented assignments ``x += y`` read as ``x = x + y``,
    ``a, b = x, y`` (neither value reading ``a`` or ``b``) as two assignments; ``x = x``, ``del`` of
-   names never read and ``assert`` of a true constant are removed with the rest;
+   names never read and ``assert`` of a true constant are removed with the rest; an ``else`` after
+   a branch that ends in ``return`` (``raise`` ...) follows the ``if``; annotations are dropped;
 4. the code is printed again by ``ast.unparse`` (one layout, one quoting).
 
-A region that does not parse (even with IPython's ``%``/``!`` lines left out) is kept as its text,
-as the comparison read it before. The class report keeps showing the students' own code: this form
-is only what is fingerprinted.
+A region that does not parse (even with IPython's ``%``/``!`` lines left out) is kept as its text.
+The class report keeps showing the students' own code: this form is only what is fingerprinted.
 """
 from __future__ import annotations
 
@@ -165,6 +163,13 @@ def _canonical(module, graded, roots, outer):
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt) \
                     and not isinstance(node, ast.ClassDef):
                 setattr(node, field, _ordered(block, pure_defs))
+    for node in ast.walk(module):  # annotations do nothing when the code runs
+        if isinstance(node, ast.arg):
+            node.annotation = None
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = None
+            node.body = [ast.Assign([x.target], x.value) if isinstance(x, ast.AnnAssign) and x.value is not None
+                         and x.simple else x for x in node.body]
     _rename(module, graded)
     return ast.fix_missing_locations(module)
 
@@ -261,6 +266,8 @@ def _clean_stmt(stmt, reads, declared, pure_defs, top) -> list:
             return _expr(stmt.test, pure_defs)
         if not body:
             return [ast.If(ast.UnaryOp(ast.Not(), stmt.test), orelse, [])]
+        if orelse and isinstance(body[-1], effects.TERMINAL):  # else after return: the same as after the if
+            return [ast.If(stmt.test, body, []), *orelse]
         return [ast.If(stmt.test, body, orelse)]
     if isinstance(stmt, ast.While):
         test = effects.constant(stmt.test)

@@ -103,3 +103,11 @@ def test_a_tuple_assignment_reads_as_its_parts_and_self_assignments_go():
     assert _same(BASE, noise)
     swap = "def f(x, n=2):\n    x, n = n, x\n    return x - n\n"   # reads what it assigns: not split
     assert not _same(swap, "def f(x, n=2):\n    x = n\n    n = x\n    return x - n\n")
+
+
+def test_annotations_and_else_after_return_do_not_count():
+    typed = "def f(x: float, n: int = 2) -> float:\n    y: float = x * n\n    z = y + 1\n    return z\n"
+    assert _same(BASE, typed)
+    a = "def f(x):\n    if x > 0:\n        return x\n    else:\n        y = -x\n        return y\n"
+    b = "def f(x):\n    if x > 0:\n        return x\n    y = -x\n    return y\n"
+    assert _same(a, b)
