@@ -15,6 +15,8 @@ import re
 import unicodedata
 from pathlib import Path
 
+from autograder.reports.kgrams import use_stable_hashes
+
 K, WINDOW = 25, 6          # copydetect's defaults: noise threshold 25, guarantee threshold 30
 
 
@@ -58,6 +60,7 @@ def fingerprint(code: str, boilerplate=()):
     (The lexer is named: the one pygments picks for "solution.py", without its search of every
     lexer and plugin on each call.)"""
     from copydetect import CodeFingerprint
+    use_stable_hashes()
     return CodeFingerprint("solution.py", K, WINDOW, boilerplate=list(boilerplate), fp=io.StringIO(code),
                            language="python")
 
@@ -91,13 +94,15 @@ _boilerplate_hashes: dict = {}  # boilerplate text -> its fingerprint's hashes, 
 
 def boilerplate_hashes(boilerplate: str):
     """The hashes of ``fingerprint(boilerplate)`` (``[]`` for blank text), computed once per text in
-    this process: ``prepare`` may compute them while the class is being graded. (They are Python
-    ``hash`` values, salted per process: never kept on disk; the normalised text is, ``_filtered``.)"""
+    this process: ``prepare`` may compute them while the class is being graded. (The hashes are
+    ``kgrams.stable_kgrams``'s, the same in every process; the normalised text is kept on disk,
+    ``_filtered``.)"""
     if not boilerplate.strip():
         return []
     found = _boilerplate_hashes.get(boilerplate)
     if found is None:
         from copydetect import CodeFingerprint
+        use_stable_hashes()
         filtered = _filtered(boilerplate)  # the lexer's output, the same as ``fingerprint``'s
         found = CodeFingerprint("solution.py", K, WINDOW, filter=False, fp=io.StringIO(filtered)).hashes
         _boilerplate_hashes[boilerplate] = found
