@@ -146,18 +146,18 @@ def expect_close(got, expected, *, what, mistakes=None, atol=WORKED_ATOL, rtol=0
     Raises:
         Mismatch: with expected value, returned value, and the named mistake if any.
     """
-    expected = np.asarray(expected, dtype=float)
+    given, expected = expected, np.asarray(expected, dtype=float)
     arr = as_array(got, what)
     if _close(arr, expected, atol, rtol):
         return
+    shown = expected_got(given, got)  # as the student wrote it: a tuple stays a tuple, an int an int
     matched = [name for name, wrong in (mistakes or {}).items()
                if wrong is not None and _close(arr, np.asarray(wrong, dtype=float), atol, rtol)]
-    values = {"what": what, "expected": expected, "got": arr, "mistakes": matched}
+    values = {"what": what, "expected": given, "got": got, "mistakes": matched}
     if matched:
         named = (f"That is the value you get when you {' (or when you '.join(matched)}"
                  f"{')' * (len(matched) - 1)}.")
-        raise Mismatch(f"{what}: {expected_got(expected, arr)}. {named}",
-                       without_expected=f"{what}: {returned(arr)}. {named}", **values)
+        raise Mismatch(f"{what}: {shown}. {named}", without_expected=f"{what}: {returned(got)}. {named}", **values)
     hint = ""
     if arr.shape != expected.shape:
         if arr.shape == expected.T.shape and expected.ndim == 2 and \
@@ -167,8 +167,7 @@ def expect_close(got, expected, *, what, mistakes=None, atol=WORKED_ATOL, rtol=0
             hint = f" Expected shape {expected.shape}, got shape {arr.shape}."
     elif not np.all(np.isfinite(arr)):
         hint = " It contains nan or inf (an overflow, or a division by zero?)."
-    raise Mismatch(f"{what}: {expected_got(expected, arr)}.{hint}",
-                   without_expected=f"{what}: {returned(arr)}.{hint}", **values)
+    raise Mismatch(f"{what}: {shown}.{hint}", without_expected=f"{what}: {returned(got)}.{hint}", **values)
 
 
 def expect_equal(got, expected, *, what, mistakes=None, normalize=None) -> None:

@@ -3,11 +3,14 @@
 
 * ``show(value)``: plain text, never a repr of a numpy type (``0.417768``, not
   ``array(0.417768)``); every float to 6 significant digits in ``%g`` style, so a tiny value
-  stays visible (``1.2e-08``, not ``0.``); lists, tuples and dicts of numbers alike.
+  stays visible (``1.2e-08``, not ``0.``), and a whole number as an integer, never in
+  e-notation (``1843200000``, not ``1.8432e+09``); lists, tuples and dicts of numbers alike.
 * ``show_pair(expected, got)``: both at the same precision. When they would print alike
   at 6 digits, more digits are used (up to 17, enough to tell any two float64 apart), and a
   note gives the difference itself: ``differs by 1.6e-07`` (for arrays, the largest
-  difference and where it is).
+  difference and where it is). The expected value is shown in the student's container (a
+  tuple beside a tuple, a list beside a list) when the two hold the same numbers of items,
+  since the checks accept either: the text must not suggest one is required.
 
 Self-contained (only numpy): the course build pastes this text into every notebook's
 checker cell, where the student's kernel has no grader package.
@@ -16,6 +19,7 @@ import numpy as np
 
 SIGNIFICANT = 6     # digits a value is shown with
 MOST_DIGITS = 17    # enough to tell any two float64 values apart (IEEE 754: 17 significant digits)
+WHOLE_LIMIT = 2.0 ** 53  # below it every whole float64 is an exact integer: shown with all its digits
 SHOWN_LIMIT = 300   # characters of one value's text; a longer text keeps its start and its end
 
 
@@ -35,6 +39,8 @@ def _number(x, digits):
         return str(int(x))
     if isinstance(x, complex):
         return repr(x)
+    if float(x).is_integer() and abs(float(x)) < WHOLE_LIMIT and abs(float(x)) >= 10 ** SIGNIFICANT:
+        return str(int(x))  # a count or a size (1843200000), never 1.8432e+09
     if digits > SIGNIFICANT:  # more digits than usual: keep trailing zeros, so both texts line up
         return f"{float(x):#.{digits}g}"
     return f"{float(x):.{digits}g}"
@@ -122,6 +128,19 @@ def _difference(expected, got):
     return f"differs {'at most ' if a.size > 1 else ''}{amount} (at index [{index}])"
 
 
+def shaped_like(expected, got):
+    """``expected`` in the container of ``got``: a tuple where the student returned a tuple, a
+    list where they returned a list (items paired one to one, nested alike), when both hold as
+    many items; else ``expected`` itself. Arrays and numbers are left as they are."""
+    if isinstance(expected, np.ndarray) and expected.ndim >= 1 and isinstance(got, (list, tuple)):
+        expected = list(expected)
+    if not isinstance(expected, (list, tuple)) or not isinstance(got, (list, tuple)) \
+            or len(expected) != len(got):
+        return expected
+    items = [shaped_like(e, g) for e, g in zip(expected, got, strict=True)]
+    return tuple(items) if isinstance(got, tuple) else items
+
+
 def show_pair(expected, got, limit=SHOWN_LIMIT):
     """Texts for an expected and a returned value, at the same precision, that tell them apart.
 
@@ -134,6 +153,7 @@ def show_pair(expected, got, limit=SHOWN_LIMIT):
         differ, else the difference itself (``"differs by 1.6e-07"``), or "" when the two
         values are not numbers of one shape.
     """
+    expected = shaped_like(expected, got)
     shown = show(expected, SIGNIFICANT, limit), show(got, SIGNIFICANT, limit)
     if shown[0] != shown[1]:
         return shown[0], shown[1], ""

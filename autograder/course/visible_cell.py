@@ -124,7 +124,7 @@ def _outcome(function, case):
     if same_as_expected(got, want, compare, atol):
         return True, [], []
     # both at one precision that tells them apart (and the difference when they print alike)
-    shown_want, shown_got, note = show_pair(_numbers(want) if compare == "close" else want, got)
+    shown_want, shown_got, note = show_pair(want, got)  # in the student's container (tuple, list)
     lines = [f"expected {shown_want}", f"got      {shown_got}" + (f"  ({note})" if note else "")]
     named = [name for name, wrong in case.get("mistakes", {}).items() if same_as_expected(got, wrong, compare, atol)]
     if named:

@@ -80,6 +80,32 @@ def test_visible_checks_print_numbers_the_same_way():
     assert lines[:2] == ["expected 0.417768", "got      0.5"]
 
 
+# kv_cache_size(12, 768, 1) of the course text: 2 * 12 * 768 = 18,432 numbers, 2 bytes each
+PER_TOKEN = (2 * 12 * 768, 2 * 2 * 12 * 768)
+LONG_CONTEXT = (2 * 12 * 768 * 100_000, 2 * 2 * 12 * 768 * 100_000)   # 1,843,200,000 and 3,686,400,000
+
+
+def test_values_are_shown_as_the_student_wrote_them():
+    """A tuple beside a tuple, whole numbers as integers: never a list that suggests one is
+    required, never e-notation for a count."""
+    half = tuple(n // 2 for n in PER_TOKEN)
+    message = str(_message(expect_close, half, list(PER_TOKEN), what="(numbers, bytes)", atol=0.5))
+    assert message == "(numbers, bytes): expected (18432, 36864), got (9216, 18432)."
+    message = str(_message(expect_close, [float(n) / 2 for n in LONG_CONTEXT], np.array(LONG_CONTEXT, dtype=float),
+                           what="(numbers, bytes)", atol=0.5))
+    assert message == "(numbers, bytes): expected [1843200000, 3686400000], got [921600000, 1843200000]."
+    assert "e+" not in show(np.float64(LONG_CONTEXT[0])) and show(np.float64(LONG_CONTEXT[0])) == "1843200000"
+    assert show(1234567.5) == "1.23457e+06"            # not whole: 6 significant digits, as before
+    exc = _message(expect_equal, (1, 2), [1, 3], what="pair")
+    assert str(exc) == "pair: expected (1, 3), got (1, 2)"
+    # the notebook's visible checks print the same
+    passed, lines = visible_helper._run_case("kv_cache_size", {
+        "label": "size", "run": lambda: half, "expected": list(PER_TOKEN), "atol": 0.5})
+    assert lines[:2] == ["expected (18432, 36864)", "got      (9216, 18432)"]
+    page = render_html(_result_with(_message(expect_close, half, list(PER_TOKEN), what="sizes", atol=0.5)))
+    assert "<td>(18432, 36864)</td>" in page and "<td>(9216, 18432)</td>" in page
+
+
 def test_the_notebooks_checker_cell_carries_the_same_formatting_code():
     source = helper_cell()
     assert "autograder" not in source     # the notebook has no grader package to import
