@@ -12,6 +12,16 @@
   tuple beside a tuple, a list beside a list) when the two hold the same numbers of items,
   since the checks accept either: the text must not suggest one is required.
 
+And one way to tell that a value is a known mistake's, whatever the student spelled it with:
+
+* ``like_mistake(got, wrong)``: ``got`` shows what a mistake does when it equals ``wrong``, the
+  value a wrong implementation of the mistake gives, on every entry the mistake decides. An
+  entry that is -inf in ``wrong`` (a masked score) takes any fill at or below ``MASK_FILL``
+  (-1e9, ``np.finfo(float).min``, -inf alike); an entry masked in ``wrong`` (a ``numpy.ma``
+  masked array) is one the mistake leaves undefined (the first row of a mask that also hides
+  the diagonal has nothing left to read: nan with -inf, a uniform row with -1e9, zeros with a
+  multiplied mask), so any value matches there.
+
 Self-contained (only numpy): the course build pastes this text into every notebook's
 checker cell, where the student's kernel has no grader package.
 """
@@ -19,6 +29,9 @@ import numpy as np
 
 SIGNIFICANT = 6     # digits a value is shown with
 MOST_DIGITS = 17    # enough to tell any two float64 values apart (IEEE 754: 17 significant digits)
+# A masked score at or below this gets softmax weight exactly 0 in float64 beside any real score
+# (exp underflows to 0 below about -745), whichever constant the student filled it with.
+MASK_FILL = -1e4
 WHOLE_LIMIT = 2.0 ** 53  # below it every whole float64 is an exact integer: shown with all its digits
 SHOWN_LIMIT = 300   # characters of one value's text; a longer text keeps its start and its end
 
@@ -163,3 +176,33 @@ def show_pair(expected, got, limit=SHOWN_LIMIT):
             shown = more
             break
     return shown[0], shown[1], _difference(expected, got)
+
+
+def like_mistake(got, wrong, atol=1e-4, rtol=0.0):
+    """Does ``got`` show what a known mistake does (see the module docstring)?
+
+    Args:
+        got: the student's value (numbers of any container or dtype).
+        wrong: the value a wrong implementation of the mistake gives: numbers, or a
+            ``numpy.ma`` masked array whose masked entries the mistake leaves undefined.
+        atol, rtol: tolerances, as for the right value.
+    Returns:
+        bool: same shape, and every entry the mistake decides equal within ``atol + rtol *
+        |wrong|`` (nan matches nan; -inf in ``wrong`` matches any value <= ``MASK_FILL``); False
+        when the mistake decides no entry at all.
+    """
+    try:
+        a = np.asarray(got, dtype=float)
+        w = np.asarray(np.ma.getdata(wrong), dtype=float)
+    except (TypeError, ValueError):
+        return False
+    if a.shape != w.shape:
+        return False
+    free = np.broadcast_to(np.ma.getmaskarray(wrong), w.shape) if isinstance(wrong, np.ma.MaskedArray) \
+        else np.zeros(w.shape, bool)
+    if w.size and free.all():
+        return False
+    with np.errstate(invalid="ignore"):
+        filled = np.isneginf(w) & (a <= MASK_FILL)
+        same = np.isclose(a, w, atol=atol, rtol=rtol, equal_nan=True)
+    return bool(np.all(free | filled | same))

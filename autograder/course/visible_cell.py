@@ -3,7 +3,7 @@
 # give, are written out at its end (the visible cases). Run this cell first; nothing here is
 # graded. (The course build writes this text into every notebook.)
 import numpy as np
-from autograder.checks.values import show, show_pair  # PASTE show_values.py (the build puts its text here)
+from autograder.checks.values import like_mistake, show, show_pair  # PASTE show_values.py (the build puts its text here)
 
 _visible_results = {}  # "function: label" -> True (passed) or False (failed), latest run
 _visible_named = {}    # "function: label" -> the mistakes its latest wrong value matched
@@ -126,7 +126,9 @@ def _outcome(function, case):
     # both at one precision that tells them apart (and the difference when they print alike)
     shown_want, shown_got, note = show_pair(want, got)  # in the student's container (tuple, list)
     lines = [f"expected {shown_want}", f"got      {shown_got}" + (f"  ({note})" if note else "")]
-    named = [name for name, wrong in case.get("mistakes", {}).items() if same_as_expected(got, wrong, compare, atol)]
+    # a mistake is recognised by what it does, whatever constant or container (values.py)
+    named = [name for name, wrong in case.get("mistakes", {}).items()
+             if (like_mistake(got, wrong, atol) if compare == "close" else same_as_expected(got, wrong, compare, atol))]
     if named:
         lines.append("That is the value you get when you " + " (or when you ".join(named)
                      + ")" * (len(named) - 1) + ".")

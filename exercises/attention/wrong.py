@@ -58,6 +58,10 @@ def _grid_weights(Q, K, scale, axis=-1, causal=False, mask_after=False, strict=F
         weights = ref.softmax(scores, axis=axis)
     if causal and mask_after:
         weights = np.where(allowed, weights, 0.0)
+    if causal and strict:  # the first row has nothing left to read: its values depend on the
+        undefined = np.zeros(weights.shape, bool)  # mask's spelling (nan, uniform, zeros): left out
+        undefined[0] = True
+        return np.ma.masked_array(weights, mask=undefined)
     return weights
 
 

@@ -53,11 +53,17 @@ def _no_mask(X, Ws):
 
 
 def _strict_mask(X, Ws):
+    """Contexts with the diagonal masked too. The first token then has nothing left to read:
+    its row depends on how the mask was written (nan with -inf, the mean of every value row with
+    -1e9 or np.finfo(float).min, zeros with a multiplied mask), so it is left out (masked)."""
     Q, K, V = (X @ W for W in Ws)
     T = len(X)
     with np.errstate(all="ignore"):
         scores = np.where(np.tril(np.ones((T, T), bool), k=-1), Q @ K.T / np.sqrt(Q.shape[1]), -np.inf)
-        return ref.softmax(scores) @ V
+        contexts = ref.softmax(scores) @ V
+    undefined = np.zeros(contexts.shape, bool)
+    undefined[0] = True
+    return np.ma.masked_array(contexts, mask=undefined)
 
 
 def _unscaled(X, Ws):

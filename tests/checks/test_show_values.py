@@ -146,3 +146,34 @@ def test_the_console_table_wraps_test_names_instead_of_cutting_them():
     assert all(line.startswith("     ") for line in rows[1:])     # continuation: indented
     name = " ".join(line[:3 + 48].strip() for line in rows)
     assert name == _result_with(exc).checks[0].name
+
+
+def test_a_mistake_is_recognised_whatever_constant_fills_the_mask():
+    from autograder.checks.values import like_mistake
+    # the diagonal masked too, 2 tokens: row 0 has nothing to read (left undefined), row 1 reads token 0
+    wrong = np.ma.masked_array([[np.nan, np.nan], [1.0, 0.0]], mask=[[True, True], [False, False]])
+    for row0 in ([np.nan, np.nan], [0.5, 0.5], [0.0, 0.0]):      # -inf, -1e9 (uniform), a multiplied mask
+        assert like_mistake([row0, [1.0, 0.0]], wrong)
+    assert not like_mistake([[0.5, 0.5], [0.5, 0.5]], wrong)
+    assert not like_mistake([[1.0, 0.0]], wrong)                  # another shape
+    assert not like_mistake([[1.0, 0.0], [1.0, 0.0]], np.ma.masked_all((2, 2)))  # decides nothing
+    masked_scores = [[2.0, -np.inf], [1.0, 3.0]]
+    for fill in (-np.inf, -1e9, np.finfo(float).min, -1e9 / np.sqrt(2)):
+        assert like_mistake([[2.0, fill], [1.0, 3.0]], masked_scores)
+    assert not like_mistake([[2.0, 0.0], [1.0, 3.0]], masked_scores)
+    assert like_mistake((1, 2), [1.0, 2.0]) and like_mistake(np.array([[np.nan]]), [[np.nan]])
+    # the notebook's checker cell names it the same way
+    namespace = {}
+    exec(compile(helper_cell(), "checker", "exec"), namespace)
+    _, lines, named = namespace["_outcome"]("f", {"label": "x", "run": lambda: np.array([[0.5, 0.5], [1.0, 0.0]]),
+                                                  "expected": [[1.0, 0.0], [0.5, 0.5]],
+                                                  "mistakes": {"mask the diagonal too": wrong}})
+    assert named == ["mask the diagonal too"]
+
+
+def test_expect_equal_names_a_mistake_whatever_the_container():
+    exc = _message(expect_equal, (3, 1), [1, 3], what="ids", mistakes={"sort them backwards": [3, 1]})
+    assert exc.mistakes == ["sort them backwards"]
+    exc = _message(expect_equal, np.array([3, 1]), [1, 3], what="ids", mistakes={"sort them backwards": (3, 1)},
+                   normalize=list)
+    assert exc.mistakes == ["sort them backwards"]
