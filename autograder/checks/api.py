@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from autograder.checks.values import like_mistake, show, show_pair
+from autograder.checks.values import like_mistake, plain, show, show_pair
 from autograder.child import wire
 
 WORKED_ATOL = 1e-4  # worked numbers are checked to 1e-4 absolute
@@ -205,7 +205,7 @@ def expect_equal(got, expected, *, what, mistakes=None, normalize=None) -> None:
 def _same_data(a, b) -> bool:
     """Equal as data, whatever the containers: a tuple, a list and an array of the same items
     alike, numpy scalars as Python numbers (a mistake is recognised by what it returns)."""
-    from autograder.checks.cases import plain
+
     try:
         return bool(plain(a) == plain(b))
     except (TypeError, ValueError):

@@ -206,3 +206,17 @@ def like_mistake(got, wrong, atol=1e-4, rtol=0.0):
         filled = np.isneginf(w) & (a <= MASK_FILL)
         same = np.isclose(a, w, atol=atol, rtol=rtol, equal_nan=True)
     return bool(np.all(free | filled | same))
+
+
+def plain(value):
+    """Lists for tuples and arrays, Python numbers for numpy scalars, recursively: how the
+    notebook's "equal" compares (``course/visible_cell.py``), so ``(1, 2)`` equals ``[1, 2]``."""
+    if isinstance(value, np.ndarray):
+        return plain(value.tolist())
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        return value.item()
+    return value

@@ -4,7 +4,7 @@ multiplication) is handed in through the real grader, right (full marks) and wit
 masked too (every lost point names the mistake)."""
 import pytest
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 from exercises.attention.wrong import DIAGONAL_MASKED as GRID_DIAGONAL
 from exercises.attention.wrong import MASKED_SCORES
 from exercises.kv_cache.wrong import DIAGONAL_MASKED
