@@ -27,7 +27,7 @@ def _kv_attention(spelling, k):
     return f'''
 def causal_self_attention(X, W_Q, W_K, W_V):
     X = np.asarray(X, dtype=float)
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    Q, K, V = (X @ W for W in (W_Q, W_K, W_V))
     scaled = Q @ K.T / np.sqrt(Q.shape[1])
     allowed = np.tril(np.ones((len(X), len(X)), dtype=bool), {k})
     {SPELLINGS[spelling]}
