@@ -196,6 +196,18 @@ def failure_message(failing, points, width=FAILURE_WIDTH):
     return "\n".join(out)
 
 
+def visible_checks_gate(function):
+    """Raise ``VisibleCheckFailed`` when a visible check of ``function`` does not pass. Its
+    hidden-test cell calls this only under ``nbgrader validate`` run without the course's
+    settings, which then checks nbgrader's grade cells alone and would say "Success!" over
+    failing visible checks (docs/students.md)."""
+    names = [f"{function}: {c['label']}" for c in _visible_cases.get(function, [])]
+    failing = [(n, _visible_named.get(n, [])) for n in names if _visible_results.get(n) is not True]
+    if failing:
+        raise VisibleCheckFailed(failure_message(failing, {}) + "\n(nbgrader validate runs without the "
+                                 "course's settings,\nstudent/nbgrader_config.py: see docs/students.md)")
+
+
 def visible_checks_summary(hidden_checks, points, names=None):
     """List which visible checks passed, and say what the hidden grading adds.
 
