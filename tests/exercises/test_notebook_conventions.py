@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from autograder.course.registry import EXERCISES, PROJECT_ROOT
+from autograder.core.registry import EXERCISES, PROJECT_ROOT
 
 
 def _release_text(name):
