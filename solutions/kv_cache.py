@@ -84,9 +84,8 @@ def decode_step(x_new, cache, W_Q, W_K, W_V):
         x_new: the new token's vector, shape (d_model,), float.
         cache: a ``KVCache`` holding the keys and values of the earlier tokens; the new
             token's key and value are appended to it.
-        W_Q, W_K: query and key weights, shape (d_model, d_k): arrays, or matrix objects
-            that support ``@`` (see "How the grader counts" above).
-        W_V: value weights, shape (d_model, d_v), likewise.
+        W_Q, W_K: query and key weights, ndarrays of shape (d_model, d_k).
+        W_V: value weights, ndarray of shape (d_model, d_v).
     Returns:
         ndarray of shape (d_v,), float64: the context vector of the new token, attending
         over every cached token, itself included. Only ``x_new`` is projected.

@@ -16,3 +16,7 @@ c.Exchange.root = os.environ.get("NBGRADER_EXCHANGE", "/srv/nbgrader/exchange")
 # cells are empty in the release, so without this the untouched release "passes". With it,
 # a self-check that fails (or a stub that raises NotImplementedError) fails validation.
 c.Validator.validate_all = True
+# Said to the notebooks nbgrader runs (their kernels inherit it): with validate_all on, the summary
+# cell reports failing visible checks; without these settings each hidden-test cell does
+# (autograder/course/build.py, COURSE_SETTINGS_LOADED).
+os.environ["LMRT_COURSE_SETTINGS"] = "1"

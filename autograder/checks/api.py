@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from autograder.checks.values import show, show_pair
+from autograder.checks.values import like_mistake, plain, show, show_pair
 from autograder.child import wire
 
 WORKED_ATOL = 1e-4  # worked numbers are checked to 1e-4 absolute
@@ -141,23 +141,24 @@ def expect_close(got, expected, *, what, mistakes=None, atol=WORKED_ATOL, rtol=0
         expected: the right value (number or array-like).
         what: a short label for feedback, e.g. 'weights for "the cat"'.
         mistakes: optional ``{name of the misconception: the value it produces}``; when
-            ``got`` matches one, the feedback names it.
+            ``got`` matches one (``values.like_mistake``: whatever masking constant, container
+            or dtype; a ``numpy.ma`` value leaves its masked entries free), the feedback names it.
         atol, rtol: tolerances (absolute, relative).
     Raises:
         Mismatch: with expected value, returned value, and the named mistake if any.
     """
-    expected = np.asarray(expected, dtype=float)
+    given, expected = expected, np.asarray(expected, dtype=float)
     arr = as_array(got, what)
     if _close(arr, expected, atol, rtol):
         return
+    shown = expected_got(given, got)  # as the student wrote it: a tuple stays a tuple, an int an int
     matched = [name for name, wrong in (mistakes or {}).items()
-               if wrong is not None and _close(arr, np.asarray(wrong, dtype=float), atol, rtol)]
-    values = {"what": what, "expected": expected, "got": arr, "mistakes": matched}
+               if wrong is not None and like_mistake(arr, wrong, atol, rtol)]  # by behaviour (values.py)
+    values = {"what": what, "expected": given, "got": got, "mistakes": matched}
     if matched:
         named = (f"That is the value you get when you {' (or when you '.join(matched)}"
                  f"{')' * (len(matched) - 1)}.")
-        raise Mismatch(f"{what}: {expected_got(expected, arr)}. {named}",
-                       without_expected=f"{what}: {returned(arr)}. {named}", **values)
+        raise Mismatch(f"{what}: {shown}. {named}", without_expected=f"{what}: {returned(got)}. {named}", **values)
     hint = ""
     if arr.shape != expected.shape:
         if arr.shape == expected.T.shape and expected.ndim == 2 and \
@@ -167,8 +168,7 @@ def expect_close(got, expected, *, what, mistakes=None, atol=WORKED_ATOL, rtol=0
             hint = f" Expected shape {expected.shape}, got shape {arr.shape}."
     elif not np.all(np.isfinite(arr)):
         hint = " It contains nan or inf (an overflow, or a division by zero?)."
-    raise Mismatch(f"{what}: {expected_got(expected, arr)}.{hint}",
-                   without_expected=f"{what}: {returned(arr)}.{hint}", **values)
+    raise Mismatch(f"{what}: {shown}.{hint}", without_expected=f"{what}: {returned(got)}.{hint}", **values)
 
 
 def expect_equal(got, expected, *, what, mistakes=None, normalize=None) -> None:
@@ -191,7 +191,7 @@ def expect_equal(got, expected, *, what, mistakes=None, normalize=None) -> None:
                        without_expected=f"{what}: {returned(got)}") from None
     if value == expected:
         return
-    matched = [name for name, wrong in (mistakes or {}).items() if wrong is not None and value == norm(wrong)]
+    matched = [name for name, wrong in (mistakes or {}).items() if wrong is not None and _same_data(value, norm(wrong))]
     values = {"what": what, "expected": expected, "got": value, "mistakes": matched}
     if matched:
         named = (f"That is what you get when you {' (or when you '.join(matched)}"
@@ -200,6 +200,16 @@ def expect_equal(got, expected, *, what, mistakes=None, normalize=None) -> None:
                        without_expected=f"{what}: {returned(got)}. {named}", **values)
     raise Mismatch(f"{what}: {expected_got(expected, got)}", without_expected=f"{what}: {returned(got)}",
                    **values)
+
+
+def _same_data(a, b) -> bool:
+    """Equal as data, whatever the containers: a tuple, a list and an array of the same items
+    alike, numpy scalars as Python numbers (a mistake is recognised by what it returns)."""
+
+    try:
+        return bool(plain(a) == plain(b))
+    except (TypeError, ValueError):
+        return False
 
 
 def fail(message: str, *, without_expected: str | None = None, expected=None, what: str | None = None,

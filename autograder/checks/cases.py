@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from autograder.checks.api import check, expect_close, expect_equal, fail, fmt
+from autograder.checks.values import plain  # the "equal" comparison (values.py), also the notebook's
 from autograder.sandbox.limits import StudentCodeError
 
 COMPARES = ("close", "equal", "keys", "raises")
@@ -249,20 +250,6 @@ def run_case(case, declared, students) -> None:
     else:
         norm = case.normalize or plain
         expect_equal(got, norm(case.expected), what=what, normalize=norm, mistakes=case.mistakes)
-
-
-def plain(value):
-    """Lists for tuples and arrays, Python numbers for numpy scalars, recursively: how the
-    notebook's "equal" compares (``course/visible_cell.py``), so ``(1, 2)`` equals ``[1, 2]``."""
-    if isinstance(value, np.ndarray):
-        return plain(value.tolist())
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 def _key_order(value):

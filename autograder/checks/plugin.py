@@ -14,12 +14,8 @@ Two things make the grade match ``nbgrader autograde`` and charge each bug once:
   submission is run on to its hidden-test cell ``test_<function>``
   (``ChildSubmission.advance_to``), and the checks are ordered by where those cells sit
   in the notebook. A later cell that redefines the function does not change its grade.
-  Why pause the child there rather than snapshot its namespace at each test cell and
-  rebind the functions' globals to the snapshot: pausing is exactly what nbgrader does (its
-  hidden test cell runs in the kernel at that point), so everything a snapshot would miss
-  comes out the same: objects mutated later, closures, classes and their methods, module
-  state, and what the checks' own calls change for later cells. It costs nothing extra:
-  every cell still runs once, and the checks of one function all run at one stop. A child
+  Pausing (not a snapshot of the namespace) is what nbgrader does, so objects mutated later,
+  closures, classes and module state come out the same; every cell still runs once. A child
   restarted after a crash runs again up to the current stop.
 * **One bug, charged once.** ``Exercise.helpers`` lists functions whose reference calls
   other student functions (``learn_bpe`` calls ``merge_pair``). When a check of such a
@@ -31,7 +27,8 @@ Two things make the grade match ``nbgrader autograde`` and charge each bug once:
   The excuse also needs the helper's answers to hold in a fresh run of the notebook and the
   student's function, given right answers from its helpers, to return the right value
   (``helpers.judge_excuse``, ``answered.py``): a stub beside a helper that answers on cue
-  excuses nothing.
+  excuses nothing. Within one function, a failure that a mistake named in another of its
+  checks explains (the same crash, the same values) is charged to that mistake (``charged.py``).
 """
 from __future__ import annotations
 
@@ -45,6 +42,7 @@ import pytest
 from autograder.checks import conftest as name_fixtures
 from autograder.checks import declared
 from autograder.checks.api import Mismatch
+from autograder.checks.charged import charge_named
 from autograder.checks.helpers import (
     FreshRuns,
     RecordingSubmission,
@@ -294,6 +292,8 @@ def run_checks(exercise, submission, student_id: str, secret: bytes, select=None
             raise GraderError(f"pytest exited with {code!r}: {' '.join(plugin.errors)[:2000]}")
     if plugin.suspects and only is None:
         _blame(exercise, plugin, student_id, secret, code_digests)
+    if only is None:  # a failure a named mistake explains is charged to it (checks/charged.py)
+        charge_named(exercise, plugin.results, run_checks, student_id, secret, code_digests)
     order = {nodeid: i for i, nodeid in enumerate(getattr(plugin, "order", []))}
     return [r for _, r in sorted(plugin.results.items(), key=lambda kv: order.get(kv[0], len(order)))]
 

@@ -55,9 +55,17 @@ from autograder.core.registry import EXERCISES, PROJECT_ROOT, find
 from autograder.course import numerics, visible
 
 SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$")
+# Set (to "1") by student/nbgrader_config.py when nbgrader loads it: the kernels it starts inherit it.
+COURSE_SETTINGS_LOADED = "LMRT_COURSE_SETTINGS"
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 # Forget any grader module the notebook imported (and may have patched) before checking.
+# Its first lines stop `nbgrader validate` from saying "Success!" over failing visible checks when
+# it runs without the course's settings (student/nbgrader_config.py: validate_all), which would
+# check these cells alone; with the settings, the summary cell reports (visible_cell.py).
 TEST_CELL = """# The hidden checks of {function} run here when your notebook is graded.
+import os as _os
+if _os.environ.get("NBGRADER_VALIDATING") == "1" and _os.environ.get("{settings}") != "1":
+    visible_checks_gate("{function}")   # nbgrader validate without the course's settings
 ### BEGIN HIDDEN TESTS
 import sys as _sys
 for _name in [_m for _m in list(_sys.modules) if _m.split(".")[0] in ("autograder", "solutions", "exercises")]:
@@ -124,7 +132,8 @@ def source_notebook(exercise):
             if name not in points:
                 raise ValueError(f"{exercise.text_form.name}: tests cell for {name!r}, which has no checks")
             seen_tests.add(name)
-            new = nbformat.v4.new_code_cell(TEST_CELL.format(function=name, exercise=exercise.name))
+            new = nbformat.v4.new_code_cell(TEST_CELL.format(function=name, exercise=exercise.name,
+                                                              settings=COURSE_SETTINGS_LOADED))
             new.metadata["nbgrader"] = _nbgrader(f"test_{name}", grade=True, locked=True,
                                                  points=points[name])
         elif meta.get("demo"):

@@ -94,6 +94,9 @@ def to_source(value, digits=None) -> str:
     Raises:
         TypeError: for anything else (a visible case must be plain data).
     """
+    if isinstance(value, np.ma.MaskedArray):  # a mistake's value with entries it leaves undefined
+        return (f"np.ma.masked_array({to_source(np.ma.getdata(value), digits)}, "
+                f"mask={to_source(np.ma.getmaskarray(value))})")
     if isinstance(value, np.ndarray):
         dtype = {"b": ", dtype=bool", "i": ", dtype=int", "u": ", dtype=int"}.get(value.dtype.kind, "")
         return f"np.array({to_source(value.tolist(), digits)}{dtype})"
@@ -114,6 +117,8 @@ def to_source(value, digits=None) -> str:
 
 
 def _lists(value):
+    if isinstance(value, np.ma.MaskedArray):
+        return value  # to_source writes its mask too
     if isinstance(value, np.ndarray):
         return value.tolist()
     if isinstance(value, tuple):

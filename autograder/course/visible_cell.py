@@ -3,7 +3,7 @@
 # give, are written out at its end (the visible cases). Run this cell first; nothing here is
 # graded. (The course build writes this text into every notebook.)
 import numpy as np
-from autograder.checks.values import show, show_pair  # PASTE show_values.py (the build puts its text here)
+from autograder.checks.values import like_mistake, show, show_pair  # PASTE show_values.py (the build puts its text here)
 
 _visible_results = {}  # "function: label" -> True (passed) or False (failed), latest run
 _visible_named = {}    # "function: label" -> the mistakes its latest wrong value matched
@@ -124,9 +124,11 @@ def _outcome(function, case):
     if same_as_expected(got, want, compare, atol):
         return True, [], []
     # both at one precision that tells them apart (and the difference when they print alike)
-    shown_want, shown_got, note = show_pair(_numbers(want) if compare == "close" else want, got)
+    shown_want, shown_got, note = show_pair(want, got)  # in the student's container (tuple, list)
     lines = [f"expected {shown_want}", f"got      {shown_got}" + (f"  ({note})" if note else "")]
-    named = [name for name, wrong in case.get("mistakes", {}).items() if same_as_expected(got, wrong, compare, atol)]
+    # a mistake is recognised by what it does, whatever constant or container (values.py)
+    named = [name for name, wrong in case.get("mistakes", {}).items()
+             if (like_mistake(got, wrong, atol) if compare == "close" else same_as_expected(got, wrong, compare, atol))]
     if named:
         lines.append("That is the value you get when you " + " (or when you ".join(named)
                      + ")" * (len(named) - 1) + ".")
@@ -192,6 +194,18 @@ def failure_message(failing, points, width=FAILURE_WIDTH):
         out += textwrap.wrap(("Also failing: " if named else "Failing: ") + listed, width, subsequent_indent="  ")
     out.append("Each FAIL above, under its function's check cell, shows expected and got.")
     return "\n".join(out)
+
+
+def visible_checks_gate(function):
+    """Raise ``VisibleCheckFailed`` when a visible check of ``function`` does not pass. Its
+    hidden-test cell calls this only under ``nbgrader validate`` run without the course's
+    settings, which then checks nbgrader's grade cells alone and would say "Success!" over
+    failing visible checks (docs/students.md)."""
+    names = [f"{function}: {c['label']}" for c in _visible_cases.get(function, [])]
+    failing = [(n, _visible_named.get(n, [])) for n in names if _visible_results.get(n) is not True]
+    if failing:
+        raise VisibleCheckFailed(failure_message(failing, {}) + "\n(nbgrader validate runs without the "
+                                 "course's settings,\nstudent/nbgrader_config.py: see docs/students.md)")
 
 
 def visible_checks_summary(hidden_checks, points, names=None):

@@ -179,7 +179,7 @@ def run(workdir, jobs=2, quiet=False):
     # The one entry of every class run: the preflight first (tiktoken's file, the sandbox), then the reports.
     from autograder.nbgrader_glue import gradebook
     # ... and the scores go into the course's SQLite gradebook, as `python -m autograder grade submitted/` does
-    run = grade_class(jobs_list, secret, Limits(), jobs, out, resume=False, feedback_txt=True, say=say,
+    run = grade_class(jobs_list, secret, Limits(), jobs, out, resume=False, say=say,
                       roster=roster, gradebook=lambda results, totals: gradebook.record_for_cli(
                           "auto", submitted, jobs_list, results, totals))
     results, failures, csv_path = run.results, run.failures, run.csv_path

@@ -348,7 +348,7 @@ class ClassRun:
 
 
 def grade_class(jobs: list, secret: bytes, limits, workers: int, out, *, level: str | None = "auto",
-                progress=None, resume: bool = True, gradebook=None, feedback_txt: bool = False,
+                progress=None, resume: bool = True, gradebook=None,
                 show=None, say=None, outputs: bool = True, roster=None, late_found=None) -> ClassRun:
     """Grade a class and write its reports: the one way into a class run.
 
@@ -356,7 +356,7 @@ def grade_class(jobs: list, secret: bytes, limits, workers: int, out, *, level: 
     it, the sandbox when ``limits.confine``; it picks the confinement level every worker then uses),
     the grading (``grade_all``), the gradebook (``gradebook(results, totals)`` when given: nbgrader's
     late penalties and manual overrides go into the reports), each notebook's ``results.json`` and
-    ``report.html`` (and ``feedback.txt`` with ``feedback_txt``), the identical-notebook flag, the class
+    ``report.html`` and ``feedback.txt``, the identical-notebook flag, the class
     table ``grades.csv``, and the staff's class report (``class.html`` and its CSVs).
 
     Args:
@@ -392,6 +392,6 @@ def grade_class(jobs: list, secret: bytes, limits, workers: int, out, *, level: 
         return ClassRun(results, failures, True, None, [], None, limits.level)
     warm.join()
     recorded, csv_path, flagged, note_path = write_class_outputs(
-        jobs, results, out, gradebook=gradebook, feedback_txt=feedback_txt, show=show, say=say, roster=roster,
+        jobs, results, out, gradebook=gradebook, show=show, say=say, roster=roster,
         late_found=late_found)
     return ClassRun(results, failures, recorded, csv_path, flagged, note_path, limits.level)

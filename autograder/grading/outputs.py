@@ -83,7 +83,7 @@ def student_paths(out) -> dict:
 
 
 def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable | None = None,
-                        feedback_txt: bool = False, show: Callable | None = None,
+                        show: Callable | None = None,
                         say: Callable | None = None, roster=None, late_found: dict | None = None) -> tuple:
     """Write everything a class run writes once its notebooks are graded.
 
@@ -92,7 +92,8 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
 
     In order: the gradebook (``gradebook(results, totals)`` when given: nbgrader's late penalties
     and manual overrides go into the reports), each notebook's ``results.json`` and
-    ``report.html`` (and ``feedback.txt`` with ``feedback_txt``), the identical-notebook flag, the near-copies
+    ``report.html`` and ``feedback.txt`` (the same three files for a lone notebook as for a class), the
+    identical-notebook flag, the near-copies
     for staff (``near_copies.json``),
     the class table ``grades.csv``, and the staff's class report (``class.html`` and its CSVs).
 
@@ -108,7 +109,6 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
             or a ``NotebookResult`` list (changed in place: identical flags, gradebook notes).
         out: the output folder (``str``/``Path``).
         gradebook: ``gradebook(results, totals) -> bool`` recording the grades (fills ``totals``), or ``None``.
-        feedback_txt: also write each notebook's console table as ``feedback.txt`` (Gradescope-style runs).
         show: called with each notebook's console table (``None``: not shown). say: progress lines.
         roster: the course roster (``lms.roster.Roster``) or ``None``: its students with no notebook
             for an assignment of the run get a "not submitted" row in grades.csv (docs/lms.md).
@@ -145,11 +145,10 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
     for r in _each(results):
         student.write_html(r, out, paths.get(shown_name(r.student_id)),
                            totals.get((r.student_id, r.assignment_id)))  # headline: the grade of record
-        if feedback_txt:
-            feedback = out / r.assignment_id / r.student_id / "feedback.txt"
-            first = student.fix_first_text(r)  # the named mistakes by points lost, then every check
-            feedback.write_text((first + "\n\n" if first else "") + console.table(r) + "\n",
-                                encoding="utf-8")  # wrapped, never cut
+        feedback = out / r.assignment_id / r.student_id / "feedback.txt"
+        first = student.fix_first_text(r)  # the named mistakes by points lost, then every check
+        feedback.write_text((first + "\n\n" if first else "") + console.table(r) + "\n",
+                            encoding="utf-8")  # wrapped, never cut
         if show is not None:
             show(console.table(r))
     del paths

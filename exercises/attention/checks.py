@@ -20,6 +20,7 @@ from .wrong import (
     BY_D_V,
     GLOBAL_MAX,
     GLOBAL_MAX_GRID,
+    MASKED_SCORES,
     OVERFLOW,
     SCALED_ROW_SCORES,
     UNSCALED,
@@ -129,11 +130,13 @@ def check_grid_random(attention_matrix, rng):
         scores, weights, output = _grid(attention_matrix, Q, K, V, causal=causal)
         want = ref.attention_matrix(Q, K, V, causal=causal)
         shape = f"Q {Q.shape}, K {K.shape}, V {V.shape}, causal={causal}"
-        expect_close(scores, want[0], atol=1e-8, rtol=1e-8, what=f"raw scores ({shape})")
+        causal_mask = np.tril(np.ones(want[0].shape, bool))
+        expect_close(scores, want[0], atol=1e-8, rtol=1e-8, what=f"raw scores ({shape})",
+                     mistakes={MASKED_SCORES: np.where(causal_mask, want[0], -np.inf) if causal else None})
         mistakes = _weight_mistakes(Q, K, causal=causal, d_v=V.shape[1])
         scaled = want[0] / np.sqrt(Q.shape[1])
         if causal:
-            scaled = np.where(np.tril(np.ones(scaled.shape, bool)), scaled, -np.inf)
+            scaled = np.where(causal_mask, scaled, -np.inf)
         mistakes[OVERFLOW] = _naive_softmax(scaled)
         mistakes[GLOBAL_MAX_GRID] = _global_max_softmax(scaled)
         expect_close(weights, want[1], atol=1e-8, rtol=1e-6, what=f"weights ({shape})", mistakes=mistakes)

@@ -58,6 +58,10 @@ def _grid_weights(Q, K, scale, axis=-1, causal=False, mask_after=False, strict=F
         weights = ref.softmax(scores, axis=axis)
     if causal and mask_after:
         weights = np.where(allowed, weights, 0.0)
+    if causal and strict:  # the first row has nothing left to read: its values depend on the
+        undefined = np.zeros(weights.shape, bool)  # mask's spelling (nan, uniform, zeros): left out
+        undefined[0] = True
+        return np.ma.masked_array(weights, mask=undefined)
     return weights
 
 
@@ -89,3 +93,15 @@ def _random_qkv(rng, large=False):
     if large:  # row i's own score is 1000 (i + 1): far apart, so each row needs its own shift
         Q = 1000.0 * np.sqrt(d_k) * np.arange(1, T + 1)[:, None] * K / np.sum(K * K, axis=1, keepdims=True)
     return Q, K, V
+
+
+# -- known mistakes as whole functions: the grader runs a check on one to tell whether a failure
+#    that names nothing (a crash on other shapes) comes from a mistake named in another check of
+#    the same function (autograder/checks/charged.py) --
+def _project_columns(X, W_Q, W_K, W_V):
+    """project_qkv with the column convention: X @ W.T (square weights hide it; others raise)."""
+    X = np.asarray(X, dtype=float)
+    return tuple(X @ np.asarray(W, dtype=float).T for W in (W_Q, W_K, W_V))
+
+
+WRONG_FUNCTIONS = {COLUMNS: {"project_qkv": _project_columns}}

@@ -145,6 +145,10 @@ compare_prefixes()
 #   of one new token;
 # * `cache.keys` is the array of all key rows, shape `(t, d_k)`, and `cache.values` the
 #   value rows, shape `(t, d_v)`, where `t = len(cache)` tokens have been appended.
+# * A new cache is empty: `len(KVCache())` is 0. Its widths `d_k` and `d_v` are not known
+#   until the first `append`, so what `keys` and `values` hold before then is up to you (an
+#   empty array such as `np.zeros((0, 0))` is natural): nothing reads them, neither
+#   `decode_step` (it appends first) nor the grader.
 #
 # **Store copies.** A caller may reuse one buffer for every token, writing each new key into
 # the same array before calling `append` again. If the cache kept a reference to that array
@@ -224,12 +228,11 @@ print(len(demo), demo.keys.tolist(), demo.values.tolist())
 # No mask is needed here: the cache holds only the past and the present, never the future.
 # Step 2's order matters: on an empty cache, attending first would leave nothing to attend to.
 #
-# **How the grader counts.** To see that each step projects only the new token, the grader
-# may hand `decode_step` weight matrices that it keeps to itself: objects with a `shape` that
-# support matrix products (`x @ W_Q`, `np.dot(x, W_Q)`, `np.matmul`, `np.einsum`, `W_Q.T @ x`,
-# `np.concatenate([W_Q, W_K, W_V], axis=1)`) and count the token rows multiplied through them.
-# Multiply the weights; do not convert them (`np.asarray(W_Q)` or `W_Q[i]` copies the whole
-# matrix, which counts as projecting every one of its rows).
+# **How the grader checks it.** It hands `decode_step` real numpy arrays as weights and
+# counts the token rows your step multiplies through them: one row per matrix and step. Reading or copying the weights
+# (`np.asarray(W_Q)`) costs nothing. Between steps it also appends rows of its own to the
+# cache, so a step that recomputes the earlier keys and values from the tokens it was given,
+# instead of reading them from the cache, returns a wrong context, however it multiplies.
 
 # %% solution="decode_step"
 def decode_step(x_new, cache, W_Q, W_K, W_V):
@@ -239,9 +242,8 @@ def decode_step(x_new, cache, W_Q, W_K, W_V):
         x_new: the new token's vector, shape (d_model,), float.
         cache: a ``KVCache`` holding the keys and values of the earlier tokens; the new
             token's key and value are appended to it.
-        W_Q, W_K: query and key weights, shape (d_model, d_k): arrays, or matrix objects
-            that support ``@`` (see "How the grader counts" above).
-        W_V: value weights, shape (d_model, d_v), likewise.
+        W_Q, W_K: query and key weights, ndarrays of shape (d_model, d_k).
+        W_V: value weights, ndarray of shape (d_model, d_v).
     Returns:
         ndarray of shape (d_v,), float64: the context vector of the new token, attending
         over every cached token, itself included. Only ``x_new`` is projected.

@@ -93,3 +93,15 @@ def _pair(result, what):
     if not isinstance(result, (tuple, list)) or len(result) != 2:
         fail(f"{what} should return a tuple (h, logits); got {type(result).__name__}")
     return result
+
+
+# -- known mistakes as whole functions: the grader runs a check on one to tell whether a failure
+#    that names nothing (a crash on other shapes) comes from a mistake named in another check of
+#    the same function (autograder/checks/charged.py) --
+def _forward_columns(context, W1, b1, W_U):
+    """forward with the column convention: W1 @ context (square weights hide it; others raise)."""
+    h = np.maximum(np.asarray(W1, dtype=float) @ np.asarray(context, dtype=float) + b1, 0.0)
+    return h, np.asarray(W_U, dtype=float) @ h
+
+
+WRONG_FUNCTIONS = {COLUMNS: {"forward": _forward_columns}}

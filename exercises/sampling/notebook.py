@@ -289,6 +289,12 @@ print("same seed, same draws:",
 # * the result has the same length and order as `probs` (shares, not a list of ids);
 # * when words tie in share, the one with the lower id comes first in the sorted order
 #   (`np.argsort(-probs, kind="stable")` does this; reversing an ascending sort does not);
+# * the running total is compared with `p` exactly as floating point computes it, with no
+#   allowance for rounding: shares 0.4, 0.3, 0.2, 0.1 with `p = 0.9` add up to
+#   0.8999999999999999 after three words, which falls short of 0.9, so all four are kept
+#   (`np.cumsum(...) < p` counts the words that fall short). The graded cases keep `p` well
+#   away from every running total (other than `p = 1`), so a comparison that allows for
+#   rounding passes them too;
 # * `p = 1` keeps every word, even if rounding makes the shares add up to a hair under 1;
 # * `p` must satisfy $0 < p \le 1$; anything else raises `ValueError`.
 

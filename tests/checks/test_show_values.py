@@ -80,6 +80,32 @@ def test_visible_checks_print_numbers_the_same_way():
     assert lines[:2] == ["expected 0.417768", "got      0.5"]
 
 
+# kv_cache_size(12, 768, 1) of the course text: 2 * 12 * 768 = 18,432 numbers, 2 bytes each
+PER_TOKEN = (2 * 12 * 768, 2 * 2 * 12 * 768)
+LONG_CONTEXT = (2 * 12 * 768 * 100_000, 2 * 2 * 12 * 768 * 100_000)   # 1,843,200,000 and 3,686,400,000
+
+
+def test_values_are_shown_as_the_student_wrote_them():
+    """A tuple beside a tuple, whole numbers as integers: never a list that suggests one is
+    required, never e-notation for a count."""
+    half = tuple(n // 2 for n in PER_TOKEN)
+    message = str(_message(expect_close, half, list(PER_TOKEN), what="(numbers, bytes)", atol=0.5))
+    assert message == "(numbers, bytes): expected (18432, 36864), got (9216, 18432)."
+    message = str(_message(expect_close, [float(n) / 2 for n in LONG_CONTEXT], np.array(LONG_CONTEXT, dtype=float),
+                           what="(numbers, bytes)", atol=0.5))
+    assert message == "(numbers, bytes): expected [1843200000, 3686400000], got [921600000, 1843200000]."
+    assert "e+" not in show(np.float64(LONG_CONTEXT[0])) and show(np.float64(LONG_CONTEXT[0])) == "1843200000"
+    assert show(1234567.5) == "1.23457e+06"            # not whole: 6 significant digits, as before
+    exc = _message(expect_equal, (1, 2), [1, 3], what="pair")
+    assert str(exc) == "pair: expected (1, 3), got (1, 2)"
+    # the notebook's visible checks print the same
+    passed, lines = visible_helper._run_case("kv_cache_size", {
+        "label": "size", "run": lambda: half, "expected": list(PER_TOKEN), "atol": 0.5})
+    assert lines[:2] == ["expected (18432, 36864)", "got      (9216, 18432)"]
+    page = render_html(_result_with(_message(expect_close, half, list(PER_TOKEN), what="sizes", atol=0.5)))
+    assert "<td>(18432, 36864)</td>" in page and "<td>(9216, 18432)</td>" in page
+
+
 def test_the_notebooks_checker_cell_carries_the_same_formatting_code():
     source = helper_cell()
     assert "autograder" not in source     # the notebook has no grader package to import
@@ -120,3 +146,34 @@ def test_the_console_table_wraps_test_names_instead_of_cutting_them():
     assert all(line.startswith("     ") for line in rows[1:])     # continuation: indented
     name = " ".join(line[:3 + 48].strip() for line in rows)
     assert name == _result_with(exc).checks[0].name
+
+
+def test_a_mistake_is_recognised_whatever_constant_fills_the_mask():
+    from autograder.checks.values import like_mistake
+    # the diagonal masked too, 2 tokens: row 0 has nothing to read (left undefined), row 1 reads token 0
+    wrong = np.ma.masked_array([[np.nan, np.nan], [1.0, 0.0]], mask=[[True, True], [False, False]])
+    for row0 in ([np.nan, np.nan], [0.5, 0.5], [0.0, 0.0]):      # -inf, -1e9 (uniform), a multiplied mask
+        assert like_mistake([row0, [1.0, 0.0]], wrong)
+    assert not like_mistake([[0.5, 0.5], [0.5, 0.5]], wrong)
+    assert not like_mistake([[1.0, 0.0]], wrong)                  # another shape
+    assert not like_mistake([[1.0, 0.0], [1.0, 0.0]], np.ma.masked_all((2, 2)))  # decides nothing
+    masked_scores = [[2.0, -np.inf], [1.0, 3.0]]
+    for fill in (-np.inf, -1e9, np.finfo(float).min, -1e9 / np.sqrt(2)):
+        assert like_mistake([[2.0, fill], [1.0, 3.0]], masked_scores)
+    assert not like_mistake([[2.0, 0.0], [1.0, 3.0]], masked_scores)
+    assert like_mistake((1, 2), [1.0, 2.0]) and like_mistake(np.array([[np.nan]]), [[np.nan]])
+    # the notebook's checker cell names it the same way
+    namespace = {}
+    exec(compile(helper_cell(), "checker", "exec"), namespace)
+    _, lines, named = namespace["_outcome"]("f", {"label": "x", "run": lambda: np.array([[0.5, 0.5], [1.0, 0.0]]),
+                                                  "expected": [[1.0, 0.0], [0.5, 0.5]],
+                                                  "mistakes": {"mask the diagonal too": wrong}})
+    assert named == ["mask the diagonal too"]
+
+
+def test_expect_equal_names_a_mistake_whatever_the_container():
+    exc = _message(expect_equal, (3, 1), [1, 3], what="ids", mistakes={"sort them backwards": [3, 1]})
+    assert exc.mistakes == ["sort them backwards"]
+    exc = _message(expect_equal, np.array([3, 1]), [1, 3], what="ids", mistakes={"sort them backwards": (3, 1)},
+                   normalize=list)
+    assert exc.mistakes == ["sort them backwards"]

@@ -53,3 +53,31 @@ def test_validate_of_a_learned_attention_backward_mistake(tmp_path):
     block = " ".join(line.strip() for line in error.splitlines())
     assert "Fix first" in block and "attention_backward" in block
     assert "drop the 1/sqrt(d_k) scaling in the backward pass" in block, block
+
+
+def _validate_without_settings(exercise, replacements, tmp_path, monkeypatch):
+    """nbgrader validate as a student runs it before copying student/nbgrader_config.py: nbgrader's
+    defaults (validate_all off: grade cells only), and no course settings in the environment."""
+    from nbgrader.validator import Validator
+    monkeypatch.delenv("LMRT_COURSE_SETTINGS", raising=False)
+    tmp_path.mkdir()
+    path = tmp_path / exercise.notebook
+    nbformat.write(filled_notebook(exercise, replacements), path)
+    validator = Validator()
+    assert validator.validate_all is False
+    validator.stream = io.StringIO()
+    validator.validate_and_print(str(path))
+    return validator.stream.getvalue()
+
+
+@pytest.mark.slow
+def test_validate_without_the_course_settings_never_says_success_over_failing_checks(tmp_path, monkeypatch):
+    kv = EXERCISES["kv_cache"]
+    mistake = next(m for m in all_mistakes() if m.id == "kv_cache-attends_before_appending")
+    out = _validate_without_settings(kv, {mistake.function: mistake.code}, tmp_path / "wrong", monkeypatch)
+    assert "Success!" not in out and "VALIDATION FAILED" in out, out
+    assert "VisibleCheckFailed" in out and "without the" in out and "student/nbgrader_config.py" in out
+    assert "attend before appending" in out
+    # and the reference still passes
+    out = _validate_without_settings(kv, {}, tmp_path / "right", monkeypatch)
+    assert "Success! Your notebook passes all the tests." in out, out

@@ -177,3 +177,61 @@ def test_a_step_that_recomputes_in_caches_it_filled_loses_the_efficiency_points(
         failed = {r.name: r.output for r in results if r.score < r.max_score}
         assert list(failed) == [COUNT_CHECK], failed
         assert "1 + 2 + ... + 6 = 21" in failed[COUNT_CHECK]
+
+
+# -- one mistake, charged as one (autograder/checks/charged.py) ----------------------------------
+def test_attending_before_appending_is_charged_on_every_lost_point(hand_in):
+    """Attending before appending gives a wrong context when the cache holds rows (named) and
+    crashes on an empty cache: every one of decode_step's 7 points names the mistake, and "what to
+    fix first" charges all 7 to it, once."""
+    from autograder.reports.student import fix_first
+    from exercises.kv_cache.hand_ins import MISTAKES
+    from exercises.kv_cache.wrong import ATTEND_FIRST
+    attend_first = next(m for m in MISTAKES if m.label == "attends_before_appending")
+    result = hand_in(KV_CACHE, {"decode_step": attend_first.code})
+    lost = [c for c in result.checks if c.score < c.max_score]
+    assert {c.function for c in lost} == {"decode_step"} and sum(c.max_score for c in lost) == 7
+    for c in lost:
+        assert ATTEND_FIRST in c.output, c.output
+        assert (c.details or {}).get("mistakes") == [ATTEND_FIRST]
+    crashed = [c for c in lost if "raised ValueError" in c.output]
+    assert crashed and all(c.output.startswith('This too comes from the mistake named in "decode_step: ')
+                           for c in crashed)
+    assert fix_first(result) == [(ATTEND_FIRST, 7.0, [c.name for c in lost])]
+
+
+ATTENDS_FIRST_BUT_SAFE_WHEN_EMPTY = '''
+def decode_step(x_new, cache, W_Q, W_K, W_V):
+    x = np.asarray(x_new, dtype=float)
+    q = x @ W_Q
+    if len(cache) == 0:
+        context = np.zeros(W_V.shape[1])      # nothing to attend over yet
+    else:
+        context = softmax(cache.keys @ q / np.sqrt(len(q))) @ cache.values
+    cache.append(x @ W_K, x @ W_V)
+    return context
+'''
+
+
+def test_a_failure_the_mistake_does_not_explain_keeps_its_own_feedback(hand_in):
+    """The named mistake alone would crash on the empty cache; this code returns zeros there
+    instead: that check's feedback shows its own values, not the mistake's name."""
+    from exercises.kv_cache.wrong import ATTEND_FIRST
+    result = hand_in(KV_CACHE, {"decode_step": ATTENDS_FIRST_BUT_SAFE_WHEN_EMPTY})
+    lost = {c.name: c for c in result.checks if c.score < c.max_score}
+    first = lost['decode_step: "the" on an empty cache']
+    assert ATTEND_FIRST not in first.output and "returned [0, 0]" in first.output, first.output
+    assert ATTEND_FIRST in lost['decode_step: "cat" with "the" already in the cache'].output
+
+
+@pytest.mark.parametrize("exercise, function, label", [("attention", "project_qkv", "column_convention"),
+                                                       ("next_token", "forward", "column_convention")])
+def test_a_named_mistake_that_crashes_other_shapes_is_charged_there_too(exercise, function, label, hand_in):
+    """The column convention gives a named value on square weights and raises on the others:
+    the crash is charged to the mistake, in every lost point."""
+    from autograder.demo.mistakes import all_mistakes
+    mistake = next(m for m in all_mistakes() if (m.exercise, m.label) == (exercise, label))
+    result = hand_in(EXERCISES[exercise], {function: mistake.code})
+    lost = [c for c in result.checks if c.score < c.max_score]
+    assert lost and all("use the column convention" in c.output for c in lost), [c.output for c in lost]
+    assert any("raised ValueError" in c.output for c in lost)

@@ -63,8 +63,9 @@ def test_whole_tree_is_graded_and_every_student_gets_results(graded_tree):
     assert rows["ann"]["attention.ipynb"] == rows["ann"]["max_score"] == f"{ATTENTION_POINTS:g}"
     assert rows["cat"]["problems"] == "invalid notebook"
     assert 'attention_row: weights for "the cat"' in proc.stdout  # the printed table
-    # an HTML report beside every results.json, the broken notebook's included
-    assert all((out / "attention" / s / "report.html").is_file() for s in ("ann", "ben", "cat"))
+    # an HTML report and the plain feedback beside every results.json, the broken notebook's included
+    assert all((out / "attention" / s / name).is_file() for s in ("ann", "ben", "cat")
+               for name in ("report.html", "feedback.txt"))
     assert "not a valid notebook" in (out / "attention" / "cat" / "report.html").read_text()
     # and the class report for staff: ann passes every check, cat (broken) none; ben handed in the
     # untouched stubs: not attempted, so in no pass rate (docs/class-report.md)
@@ -96,9 +97,14 @@ def test_lone_notebook_takes_student_from_flag_or_file_name(submitted, tmp_path)
     assert jobs[0].student_id == "homework" and jobs[0].exercise is ATTENTION  # told by cell ids
     assert discover(lone, student="zoe")[0].student_id == "zoe"
     out = tmp_path / "graded"
-    proc = _grade([lone, "--student", "zoe", "--out", out])
-    assert proc.returncode == 0
+    proc = _grade([lone, "--student", "zoe", "--out", out, "--gradebook", "none"])
+    assert proc.returncode == 0, proc.stderr
     assert json.loads((out / "attention" / "zoe" / "results.json").read_text())["score"] == ATTENTION_POINTS
+    # the same feedback files as a class run writes for each notebook
+    assert sorted(p.name for p in (out / "attention" / "zoe").iterdir()) == ["feedback.txt", "report.html",
+                                                                           "results.json"]
+    feedback = (out / "attention" / "zoe" / "feedback.txt").read_text(encoding="utf-8")
+    assert 'attention_row: weights for "the cat"' in feedback
 
 
 @pytest.mark.slow

@@ -332,7 +332,7 @@ def test_an_edited_test_cell_is_still_reported_and_restored(term, tmp_path, capl
     changed = [r.getMessage() for r in caplog.records if "has changed" in r.getMessage()]
     assert len(changed) == 1 and "test_softmax" in changed[0]
     shown = next(c for c in out.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_softmax")
-    assert re.fullmatch(r"# The hidden checks of softmax run here.*", shown.source)
+    assert re.fullmatch(r"# The hidden checks of softmax run here.*", shown.source, flags=re.S)
 
 
 @pytest.mark.slow

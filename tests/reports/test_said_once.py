@@ -92,7 +92,7 @@ def test_feedback_txt_opens_with_what_to_fix_first(tmp_path):
     from autograder.grading.outputs import write_class_outputs
     result = _result()
     job = Job(tmp_path / "s1" / "attention" / "attention.ipynb", "s1", EXERCISES["attention"])
-    write_class_outputs([job], [result], tmp_path / "out", feedback_txt=True, say=lambda *a: None)
+    write_class_outputs([job], [result], tmp_path / "out", say=lambda *a: None)
     lines = (tmp_path / "out" / "attention" / "s1" / "feedback.txt").read_text(encoding="utf-8").splitlines()
     assert lines[:3] == ["What to fix first:",
                          f"  1. You {SQRT}: 5 points lost (attention: scores)",
