@@ -3,7 +3,7 @@
     python benchmarks/class_report.py [--students 300] [--repeat 3]
 
 Writes a synthetic graded folder into a temporary directory: for every student and every
-exercise of the course, a results.json (``console.write_results``, as a class run writes
+exercise of the course, a results.json (``outputs.write_results``, as a class run writes
 it) and a one-line report.html, with the course's real check names and points
 (``declared.check_metas``). Each student fails each check with probability 0.2; a failure of a
 function that the demo's mistakes catalogue covers names one of its mistakes (the
@@ -21,7 +21,7 @@ from autograder.checks.declared import check_metas
 from autograder.core.registry import EXERCISES
 from autograder.core.vocabulary import CheckResult, NotebookResult
 from autograder.demo.mistakes import all_mistakes
-from autograder.reports import console as report
+from autograder.grading.outputs import write_results
 from autograder.reports.class_report import write_all
 
 
@@ -47,7 +47,7 @@ def synthetic_class(out, students, seed=0, fail_rate=0.2):
                 checks.append(CheckResult(meta.function, meta.name, 0.0, meta.points, "wrong",
                                           details={"what": "value", "expected": 1, "got": 2, "mistakes": mistakes}))
             result = NotebookResult(student, exercise.assignment, exercise.notebook, checks, seconds=1.0)
-            path = report.write_results(result, out)
+            path = write_results(result, out)
             path.with_name("report.html").write_text("<!DOCTYPE html><p>report</p>\n", encoding="utf-8")
             written += 1
     return written

@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load_class import build  # noqa: E402
 
-from autograder.grading.class_run import grade_job  # noqa: E402
 from autograder.grading.discover import discover  # noqa: E402
+from autograder.grading.workers import grade_job  # noqa: E402
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.matplotlib_cache import prefill  # noqa: E402
 from autograder.sandbox.warm import StudentSandbox  # noqa: E402

@@ -18,7 +18,7 @@ import nbformat
 from autograder.core.registry import EXERCISES
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
-from autograder.grading.class_run import grade_class
+from autograder.grading.class_run import ClassRun, RunOptions, grade_class
 from autograder.grading.discover import discover
 from autograder.sandbox.limits import Limits
 
@@ -48,7 +48,8 @@ def main():
         build_class(tmp, args.students)
         jobs = discover(tmp)
         t0 = time.perf_counter()
-        run = grade_class(jobs, b"benchmark", Limits(), args.jobs, Path(tmp) / "graded", resume=False)
+        options = RunOptions(out=Path(tmp) / "graded", workers=args.jobs, resume=False)
+        run = grade_class(ClassRun(options, Limits(), secret=b"benchmark", jobs=jobs))
         results, failures = run.results, run.failures  # the timing includes the preflight and the reports
         wall = time.perf_counter() - t0
     n = len(results)

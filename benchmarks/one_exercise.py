@@ -29,8 +29,8 @@ import nbformat
 
 from autograder.core.registry import EXERCISES
 from autograder.demo.fill import filled_notebook
-from autograder.grading.class_run import grade_job
 from autograder.grading.discover import discover
+from autograder.grading.workers import grade_job
 from autograder.sandbox.limits import Limits
 from autograder.submission.exchange import Exchange
 

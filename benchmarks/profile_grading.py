@@ -4,7 +4,7 @@
 
 1. ``python -X importtime`` of the child (``child.main`` with numpy), the floor every cold
    notebook pays: the imports that take longest, self and cumulative microseconds.
-2. cProfile of ``class_run.grade_job`` in this process over one reference student's notebooks
+2. cProfile of ``workers.grade_job`` in this process over one reference student's notebooks
    (one per exercise, ``--rounds`` times): the functions with the most cumulative time.
    The child's own work shows up as time waiting in ``select``.
 3. ``perf stat`` (when ``perf`` is installed and allowed) of one child start: task-clock,
@@ -32,8 +32,8 @@ import nbformat
 
 from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
-from autograder.grading.class_run import grade_job
 from autograder.grading.discover import discover
+from autograder.grading.workers import grade_job
 from autograder.sandbox.limits import Limits
 
 SECRET = b"benchmark-secret"
@@ -121,7 +121,7 @@ def warm_seconds(jobs, rounds):
     """Mean wall seconds a notebook through a warm sandbox: ``(with the sandbox's start,
     steady state)``. The first counts each round's fork server start (its imports) in the
     round, as one student graded alone would pay; the second is what a class run pays per
-    notebook once the spare sandbox is started ahead (``class_run.host_for``): each round's
+    notebook once the spare sandbox is started ahead (``spare.WorkerSandboxes.for_student``): each round's
     sandbox is started and given a few seconds to import before the round is timed. An
     untimed round first pays the grader's own first-use costs (imports, reference set-up,
     collecting the checks: one kept pytest session per exercise, as in a grading worker)."""

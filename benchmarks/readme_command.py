@@ -143,12 +143,12 @@ def main():
         else:
             nbgrader = args.nbgrader_seconds
         floor = floor_seconds()
-        from autograder.grading.class_run import grade_class
+        from autograder.grading.class_run import ClassRun, RunOptions, grade_class
         from autograder.grading.discover import discover
         from autograder.sandbox.limits import Limits
         t0 = time.perf_counter()
-        grade_class(discover(clone / "submitted"), SECRET, Limits(), args.jobs, Path(tmp) / "in-process",
-                    resume=False)
+        options = RunOptions(out=Path(tmp) / "in-process", workers=args.jobs, resume=False)
+        grade_class(ClassRun(options, Limits(), secret=SECRET, jobs=discover(clone / "submitted")))
         in_process = time.perf_counter() - t0
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; {args.label}; "
           f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after"

@@ -24,7 +24,7 @@ from grade_class import build_class  # noqa: E402
 
 from autograder.core.registry import EXERCISES  # noqa: E402
 from autograder.course.build import venv_on_path  # noqa: E402
-from autograder.grading.class_run import grade_class  # noqa: E402
+from autograder.grading.class_run import ClassRun, RunOptions, grade_class  # noqa: E402
 from autograder.grading.discover import discover  # noqa: E402
 from autograder.nbgrader_glue import gradebook  # noqa: E402
 from autograder.sandbox.limits import Limits
@@ -67,7 +67,8 @@ def main():
                                       [CheckResult(m.function, m.name, m.points, m.points, "")
                                        for m in check_metas(j.exercise)]) for j in jobs]
         else:
-            results = grade_class(jobs, b"benchmark", Limits(), args.jobs, root / "graded", resume=False).results
+            options = RunOptions(out=root / "graded", workers=args.jobs, resume=False)
+            results = grade_class(ClassRun(options, Limits(), secret=b"benchmark", jobs=jobs)).results
         grading = time.perf_counter() - t0
         t0 = time.perf_counter()
         recorded, problems = gradebook.record(course, zip(jobs, results, strict=False))

@@ -49,7 +49,7 @@ from grade_class import build_class  # noqa: E402
 
 from autograder.core.registry import EXERCISES  # noqa: E402
 from autograder.demo.corpus import corpus, nbgrader_autograde, write_submissions  # noqa: E402
-from autograder.grading.class_run import grade_class  # noqa: E402
+from autograder.grading.class_run import ClassRun, RunOptions, grade_class  # noqa: E402
 from autograder.grading.discover import discover  # noqa: E402
 from autograder.sandbox.limits import Limits
 
@@ -148,11 +148,10 @@ def grade_one_class(tmp, args, hostile):
     print(f"nbgrader autograde, serial: {nbgrader_seconds:.1f} s ({nbgrader_seconds / n:.2f} s a notebook), "
           f"{nbgrader_cpu:.1f} CPU s")
     for jobs in args.jobs:
-        marks = []  # when each notebook's result came back: the grading ends at the last one
         load_before = os.getloadavg()[0]
         t0, c0 = time.perf_counter(), cpu_seconds()
-        run = grade_class(discover(tmp / "submitted"), SECRET, Limits(), jobs, tmp / f"graded-{jobs}", resume=False,
-                          progress=lambda *_, marks=marks: marks.append(time.perf_counter()))
+        options = RunOptions(out=tmp / f"graded-{jobs}", workers=jobs, resume=False)
+        run = grade_class(ClassRun(options, Limits(), secret=SECRET, jobs=discover(tmp / "submitted")))
         results, failures = run.results, run.failures
         ours_seconds, ours_cpu = time.perf_counter() - t0, cpu_seconds() - c0
         differ = [f"{r.student_id}/{r.assignment_id} (ours {_by_function(r)}, nbgrader "
@@ -164,11 +163,7 @@ def grade_one_class(tmp, args, hostile):
               f"{nbgrader_seconds / ours_seconds:.1f}x; {ours_cpu:.1f} CPU s "
               f"({nbgrader_cpu / ours_cpu:.1f}x less); same points per function on "
               f"{len(results) - len(differ)} of {len(results)} notebooks; grader failures: {failures}")
-        if marks:
-            # a worker hands back a student's results together, when it has graded them all
-            print(f"  until the first student's results came back (preflight, workers' start, that student's "
-                  f"notebooks): {marks[0] - t0:.1f} s; the other students: {marks[-1] - marks[0]:.1f} s more; "
-                  f"after the last results (gradebook, reports, class report): {t0 + ours_seconds - marks[-1]:.1f} s")
+        print("  by stage of the class run: " + ", ".join(f"{name} {s:.1f} s" for name, s in run.seconds.items()))
         for line in differ:
             print(f"  differs: {line}")
         honest = [r.seconds for r in results if r.student_id not in HOSTILE]

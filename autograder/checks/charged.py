@@ -78,7 +78,7 @@ def charge_named(exercise, results: dict, run_checks, student_id, secret, code_d
         mine = {nodeid: r for nodeid, r in results.items() if r.function == function}
         unexplained = {nodeid: r for nodeid, r in mine.items() if r.score < r.max_score and not _named(r)
                        and Problem.GRADER_ERROR not in r.problems}
-        named = {}  # mistake -> the first check naming it
+        named: dict[str, str] = {}  # mistake -> the first check naming it
         for r in mine.values():
             for mistake in _named(r):
                 named.setdefault(mistake, r.name)

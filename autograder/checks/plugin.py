@@ -356,7 +356,7 @@ class CheckSession:
 
         Raises:
             GraderError: the session could not collect the checks or has ended.
-            MemoryError: the grader ran out of memory running them (``class_run.grade_job`` says so).
+            MemoryError: the grader ran out of memory running them (``workers.grade_job`` says so).
         """
         import queue
         requests = self.plugin.requests

@@ -32,7 +32,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.cluster import shards as sh
+from autograder.grading import shards as sh
 
 NOT_WHOLE = 4
 
@@ -197,16 +197,14 @@ def write(checked: Checked, out, gradebook_option: str = "auto", quiet: bool = T
     Returns:
         ``(recorded, csv_path)``: whether nbgrader's gradebook took every grade, and grades.csv's ``Path``.
     """
-    from autograder.grading.outputs import write_class_outputs
+    from autograder.grading.outputs import record, write_class_outputs
     from autograder.lms.command import roster_for_run
-    from autograder.nbgrader_glue import gradebook
     roster = roster_for_run(None, checked.submitted)  # the course's roster.csv, as a single run finds it
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    recorded, csv_path, flagged, note_path = write_class_outputs(
-        checked.jobs, checked.results, out, show=None if quiet else print, roster=roster,
-        gradebook=lambda results, totals: gradebook.record_for_cli(gradebook_option, checked.submitted,
-                                                                    checked.jobs, results, totals))
+    recorded, totals = record(checked.jobs, checked.results, gradebook=gradebook_option, path=checked.submitted)
+    csv_path, flagged, note_path = write_class_outputs(checked.jobs, checked.results, out, totals=totals,
+                                                       show=None if quiet else print, roster=roster)
     if flagged:
         print(f"{len(flagged)} notebook(s) identical to another student's or hard-linked: listed in {note_path} "
               "(flagged only; their points are unchanged)")

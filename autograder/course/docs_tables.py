@@ -71,7 +71,7 @@ def limits_table() -> str:
 FIXED_LIMITS = (
     ("submission.files", "MAX_FILE_BYTES", "largest submitted file read at all (a larger one is refused unread)"),
     ("submission.files", "MAX_CODE_BYTES", "code of one notebook, all code cells together (saved outputs not counted)"),
-    ("grading.class_run", "MAX_NOTEBOOKS_PER_EXERCISE", "notebooks of one exercise graded for one student (copies beyond are named, not graded)"),
+    ("grading.workers", "MAX_NOTEBOOKS_PER_EXERCISE", "notebooks of one exercise graded for one student (copies beyond are named, not graded)"),
     ("checks.api", "WORKED_ATOL", "absolute tolerance on the course's worked values"),
     ("core.safetext", "MESSAGE_CHARS", "characters of one message or value from a submission shown in feedback"),
     ("child.wire", "MAX_DEPTH", "nesting depth of an answer from the child"),

@@ -114,7 +114,7 @@ def run(workdir, jobs=2, quiet=False):
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
-    from autograder.grading.class_run import grade_class
+    from autograder.grading.class_run import ClassRun, RunOptions, grade_class
     from autograder.grading.discover import discover
     from autograder.lms import command as lms_command
     from autograder.sandbox.limits import Limits
@@ -175,13 +175,11 @@ def run(workdir, jobs=2, quiet=False):
     jobs_list = discover(submitted)
     out = workdir / "graded"
     shutil.copy(ROSTER, course / "roster.csv")  # where `python -m autograder grade submitted/` finds it
-    roster = lms_command.roster_for_run(course / "roster.csv", submitted)
-    # The one entry of every class run: the preflight first (tiktoken's file, the sandbox), then the reports.
-    from autograder.nbgrader_glue import gradebook
-    # ... and the scores go into the course's SQLite gradebook, as `python -m autograder grade submitted/` does
-    run = grade_class(jobs_list, secret, Limits(), jobs, out, resume=False, say=say,
-                      roster=roster, gradebook=lambda results, totals: gradebook.record_for_cli(
-                          "auto", submitted, jobs_list, results, totals))
+    # The one entry of every class run (its stages: the preflight first, then grading, the course's
+    # SQLite gradebook and the reports), as `python -m autograder grade submitted/` runs it.
+    options = RunOptions(out=out, workers=jobs, resume=False, path=submitted, gradebook="auto",
+                         roster=str(course / "roster.csv"), say=say)
+    run = grade_class(ClassRun(options, Limits(), secret=secret, jobs=jobs_list))
     results, failures, csv_path = run.results, run.failures, run.csv_path
     for kind in lms_command.LMS:  # the LMS import files (docs/lms.md)
         paths, table = lms_command.write_lms_file(kind, out, course / "roster.csv", items_path=LMS_ITEMS,

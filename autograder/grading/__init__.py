@@ -1,3 +1,5 @@
 """Grading: one notebook (``notebook``, its stages named in ``notebook.STAGES``), then a class
-(``class_run``: the one entry every class run goes through, with the preflight and the reports), the
-worker pool, discovery of hand-ins, the preflight, resume, identical hand-ins and problem notes."""
+(``class_run``, its stages named in ``class_run.STAGES``: the one entry every class run goes through),
+the workers that grade a class's notebooks (``workers``, on the ``pool``, started early: ``early``),
+discovery of hand-ins, the preflight, resume, one shard of a class (``shards``), identical hand-ins,
+late resubmissions, and what a run writes (``outputs``)."""

@@ -11,7 +11,7 @@ Accepted layouts (``python -m autograder grade PATH``):
 
 In a folder, each notebook is the exercise its name or cell ids say, else the folder's
 assignment. Several notebooks of one student for one exercise (``tokens.ipynb`` beside
-``tokens (1).ipynb``) make one ``Job``; ``class_run.grade_best`` grades them and keeps the best.
+``tokens (1).ipynb``) make one ``Job``; ``workers.grade_best`` grades them and keeps the best.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Grading workers started before the preflight (``class_run.grade_class``): while the command
+"""Grading workers started before the preflight (``class_run.preflight``): while the command
 checks what grading needs (``preflight.run``: a test sandbox that imports numpy, tiktoken and
 matplotlib, about half a second), the workers start, import the grading engine and start a spare
 sandbox each for their first student, so the first notebook is forked as soon as the preflight
@@ -7,7 +7,7 @@ has passed. Nothing is graded before it passes; when it fails, the workers are s
 
 The spare sandboxes are started with the limits the preflight is expected to choose (the
 bubblewrap level unless another level is forced); a worker uses its spare only when the chosen
-limits are those (``class_run.host_for``), else closes it and starts another.
+limits are those (``sandbox/spare.py``), else closes it and starts another.
 """
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ import os
 from pathlib import Path
 
 from autograder.grading.pool import WorkerPool
+from autograder.sandbox.spare import close_worker, start_spare
 
 
-def early_pool(jobs: list, limits, level, workers: int, out, resume: bool, at_exit,
-               start_spare) -> WorkerPool | None:
+def early_pool(jobs: list, limits, level, workers: int, out, resume: bool) -> WorkerPool | None:
     """A ``WorkerPool`` started now for ``jobs``, or ``None`` when the run may have nothing to
     grade (``resume`` with records in ``out/.resume``: a run over graded notebooks then starts no
     worker) or has no job.
@@ -30,9 +30,8 @@ def early_pool(jobs: list, limits, level, workers: int, out, resume: bool, at_ex
         level: ``--confinement`` ("auto", "bubblewrap", "setuid" or ``None``).
         workers: the pool's size at most (``int``); one per student at most.
         out, resume: the output folder and whether its resume records are used.
-        at_exit: the workers' exit function (``class_run.close_sandboxes``).
-        start_spare: what a worker runs as it starts, called with the expected limits, to start
-            its spare sandbox (``class_run._start_spare``); then it imports the engine.
+    Each worker starts its spare sandbox with the expected limits (``spare.start_spare``), then imports
+    the engine; it closes its sandboxes as it exits (``spare.close_worker``).
     Returns:
         the started ``WorkerPool`` (its ``size`` workers), or ``None``.
     """
@@ -46,10 +45,10 @@ def early_pool(jobs: list, limits, level, workers: int, out, resume: bool, at_ex
         if expected.level == "bubblewrap":  # (the setuid level holds no warm sandbox)
             steps.insert(0, (start_spare, (expected,)))
     size = max(1, min(workers, len({j.student_id for j in jobs})))
-    return WorkerPool(size, limits.grader_memory_bytes, at_exit=at_exit, at_start=steps).start()
+    return WorkerPool(size, limits.grader_memory_bytes, at_exit=close_worker, at_start=steps).start()
 
 
-def preflight_with_workers(jobs: list, limits, level, workers: int, out, resume: bool, at_exit, start_spare):
+def preflight_with_workers(jobs: list, limits, level, workers: int, out, resume: bool):
     """``preflight.run(jobs, limits.confine, level=level)`` while ``early_pool``'s workers start (in
     a thread of its own, which waits on the test sandbox while this one imports what comes next).
 
@@ -62,7 +61,7 @@ def preflight_with_workers(jobs: list, limits, level, workers: int, out, resume:
         from autograder.sandbox import bubblewrap, levels  # noqa: F401
     except ImportError:
         pass
-    started = early_pool(jobs, limits, level, workers, out, resume, at_exit, start_spare)
+    started = early_pool(jobs, limits, level, workers, out, resume)
     try:
         with cf.ThreadPoolExecutor(1, thread_name_prefix="preflight") as thread:
             checked = thread.submit(preflight.run, jobs, confined=limits.confine, level=level)

@@ -1,8 +1,12 @@
-"""What a class run writes once its notebooks are graded, in one function: called by the one
-entry into a class run (``class_run.grade_class``) and by the merge of a class graded in
-shards (``cluster/merge.py``), so both write the same files the same way."""
+"""What a class run does once its notebooks are graded: ``record`` the grades in nbgrader's gradebook,
+then ``write_class_outputs`` (each notebook's results.json, ``write_results``, and report.html, the
+identical flags, the near-copies, grades.csv and the class report). The class run's stages
+(``class_run.STAGES``) and the merge of a class graded in shards (``cluster/merge.py``) both call them,
+so both write the same files the same way.
+"""
 from __future__ import annotations
 
+import json
 import queue
 import threading
 from pathlib import Path
@@ -19,30 +23,28 @@ class WarmUp:
     on its text, within one process; a notebook changed on disk since is read again). A failure here
     is ignored: the pass after grading meets it again and handles it as it always did.
 
-    A class run (``class_run.grade_class``) passes it to ``grade_all`` as the ``progress`` callback:
-    it starts the thread at the first result (the workers have started by then, and the results'
-    own classes have been imported, by the thread that reads them), then calls ``progress``.
+    A class run's grading stage (``class_run.grade``) hands it to ``grade_all``, which gives it each
+    notebook graded (``take``); it starts the thread at the first (the workers have started by then,
+    and the results' own classes have been imported, by the thread that reads them).
 
-    Args: jobs: the ``vocabulary.Job`` list of the run. progress: the caller's progress callback, or ``None``.
+    Args: jobs: the ``vocabulary.Job`` list of the run.
     """
 
     WAIT = 300.0  # seconds ``join`` waits at most: then the pass after grading goes on by itself
     READ_AHEAD = 2000  # notebooks read ahead at most (what is read is held until used: bounded memory)
 
-    def __init__(self, jobs: list, progress: Callable | None = None):
+    def __init__(self, jobs: list):
         self.exercises = list({id(j.exercise): j.exercise for j in jobs if j.exercise is not None}.values())
-        self.progress = progress
-        self.jobs, self.queue, self.thread, self.ahead = jobs, queue.SimpleQueue(), None, 0
+        self.queue, self.thread, self.ahead = queue.SimpleQueue(), None, 0
 
-    def __call__(self, i, result, reused):
-        if self.thread is None and not reused:  # (a run that grades nothing gains nothing by it)
+    def take(self, job, result) -> None:
+        """Read ``job``'s graded notebook ahead (``result``: its grade), in the thread."""
+        if self.thread is None:  # (a run that grades nothing gains nothing by it)
             self.thread = threading.Thread(target=self._work, name="after-grading-warm-up", daemon=True)
             self.thread.start()
-        if not reused and result is not None and self.ahead < self.READ_AHEAD:
+        if result is not None and self.ahead < self.READ_AHEAD:
             self.ahead += 1
-            self.queue.put((self.jobs[i], result))
-        if self.progress is not None:
-            self.progress(i, result, reused)
+            self.queue.put((job, result))
 
     def _work(self):
         try:
@@ -82,20 +84,63 @@ def student_paths(out) -> dict:
     return families.student_paths(entries, families.course_order())
 
 
-def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable | None = None,
-                        show: Callable | None = None,
-                        say: Callable | None = None, roster=None, late_found: dict | None = None) -> tuple:
-    """Write everything a class run writes once its notebooks are graded.
+def write_results(result, out) -> Path:
+    """Write ``OUT/<assignment_id>/<student_id>/results.json`` (UTF-8; its content is
+    ``console.results_json``); returns its ``Path``."""
+    from autograder.reports.console import fs_name, results_json
+    path = Path(out) / fs_name(result.assignment_id) / fs_name(result.student_id) / "results.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results_json(result), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def record(jobs: list, results, *, gradebook: str = "none", path=None, late_found: dict | None = None,
+           say: Callable | None = None) -> tuple:
+    """Record ``results`` in nbgrader's gradebook and put what it made of them into them: its late
+    penalties and manual overrides as notes (the reports show the grade of record), and the late
+    resubmissions that replaced an on-time one (``late_found``), each said.
+
+    Args:
+        jobs: the ``vocabulary.Job`` list; results: their results, same order: a ``stream.Results``
+            (edited: every later read has the notes), or a ``NotebookResult`` list (changed in place).
+        gradebook: ``--gradebook``: "auto", "none" or a database URL (``gradebook.record_for_cli``);
+            path: what was graded, where the course is found.
+        late_found: ``late.for_cli``'s finds (index in ``results`` -> ``late.Late``), or ``None``.
+        say: prints the late lines (``None``: ``print``).
+    Returns:
+        ``(recorded, totals)``: whether the gradebook took every grade (``True`` when none was asked),
+        and its totals (``{(student_id, assignment_id): totals.Totals}``, for grades.csv).
+    """
+    from autograder.grading import late
+    from autograder.grading.stream import Results
+    from autograder.nbgrader_glue.gradebook import record_for_cli
+    say = say or print
+    totals: dict = {}
+    results = Results.of(results)  # each result read back when its turn comes (grading/stream.py)
+    for i, found in (late_found or {}).items():
+        results.edit(i, lambda r, found=found: late.mark([r], {0: found}))
+    recorded = record_for_cli(gradebook, path, jobs, results, totals) if gradebook != "none" else True
+    rows = results.rows()
+    for i, row in enumerate(rows):  # what the gradebook made of it, in the reports (as gradebook.record does)
+        counted = totals.get((row.student_id, row.assignment_id)) if row is not None else None
+        if counted is not None:
+            results.edit(i, _add_notes(tuple(counted.notes())))
+    for i, found in sorted((late_found or {}).items()):
+        say(found.line(totals.get((rows[i].student_id, rows[i].assignment_id))))
+    return recorded, totals
+
+
+def write_class_outputs(jobs: list, results, out, *, totals: dict | None = None,
+                        show: Callable | None = None, say: Callable | None = None, roster=None) -> tuple:
+    """Write everything a class run writes once its notebooks are graded and recorded (``record``).
 
     Rows of grades.csv for notebooks this run did not grade are kept from the previous table
     (``regrade.py``: regrading one student keeps the class), and what changed is said.
 
-    In order: the gradebook (``gradebook(results, totals)`` when given: nbgrader's late penalties
-    and manual overrides go into the reports), each notebook's ``results.json`` and
-    ``report.html`` and ``feedback.txt`` (the same three files for a lone notebook as for a class), the
-    identical-notebook flag, the near-copies
-    for staff (``near_copies.json``),
-    the class table ``grades.csv``, and the staff's class report (``class.html`` and its CSVs).
+    In order: each notebook's ``results.json`` (``write_results``) and ``report.html`` and
+    ``feedback.txt`` (the same three files for a lone notebook as for a class), the identical-notebook flag, the near-copies for staff
+    (``near_copies.json``), the class table ``grades.csv``, and the staff's class report (``class.html``
+    and its CSVs).
 
     One pass, a result at a time: ``results`` is read back one notebook at a time (a
     ``stream.Results``, which a class run gives: each result read from its resume record), and
@@ -106,20 +151,17 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
 
     Args:
         jobs: the ``vocabulary.Job`` list; results: their results, same order: a ``stream.Results``,
-            or a ``NotebookResult`` list (changed in place: identical flags, gradebook notes).
+            or a ``NotebookResult`` list (changed in place: identical flags).
         out: the output folder (``str``/``Path``).
-        gradebook: ``gradebook(results, totals) -> bool`` recording the grades (fills ``totals``), or ``None``.
+        totals: the gradebook's totals (``record``), the grade of record in the reports; ``None``: none.
         show: called with each notebook's console table (``None``: not shown). say: progress lines.
         roster: the course roster (``lms.roster.Roster``) or ``None``: its students with no notebook
             for an assignment of the run get a "not submitted" row in grades.csv (docs/lms.md).
-        late_found: ``late.for_cli``'s finds (index in ``results`` -> ``late.Late``): late
-            resubmissions that replaced an on-time one, marked on their results and said.
     Returns:
-        ``(recorded, csv_path, flagged, note_path)``: whether the gradebook took every grade
-        (``True`` when no gradebook was asked), grades.csv's ``Path``, and the identical or
-        hard-linked notebooks with the ``Path`` of the file listing them (``identical.flag``).
+        ``(csv_path, flagged, note_path)``: grades.csv's ``Path``, and the identical or hard-linked
+        notebooks with the ``Path`` of the file listing them (``identical.flag``).
     """
-    from autograder.grading import identical, late, regrade
+    from autograder.grading import identical, regrade
     from autograder.grading.stream import Results
     from autograder.lms.command import absent_for_run
     from autograder.reports import class_report, console, near_copies, student
@@ -127,20 +169,11 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
 
     out = Path(out)
     say_ = say or print
-    totals: dict = {}
-    results = Results.of(results)  # each result read back when its turn comes (grading/stream.py)
-    for i, found in (late_found or {}).items():
-        results.edit(i, lambda r, found=found: late.mark([r], {0: found}))
-    recorded = gradebook(results, totals) if gradebook is not None else True
+    totals = totals or {}
+    results = Results.of(results)
     rows = results.rows()
-    for i, row in enumerate(rows):  # what the gradebook made of it, in the reports (as gradebook.record does)
-        counted = totals.get((row.student_id, row.assignment_id)) if row is not None else None
-        if counted is not None:
-            results.edit(i, _add_notes(tuple(counted.notes())))
-    for i, found in sorted((late_found or {}).items()):
-        say_(found.line(totals.get((rows[i].student_id, rows[i].assignment_id))))
     for r in _each(results):
-        console.write_results(r, out)
+        write_results(r, out)
     paths = student_paths(out)  # each student's path across the unit, for their reports
     for r in _each(results):
         student.write_html(r, out, paths.get(shown_name(r.student_id)),
@@ -164,7 +197,7 @@ def write_class_outputs(jobs: list, results: list, out, *, gradebook: Callable |
     for line in regrade.summary_lines(*regrade.merge(previous, csv_path)):
         say_(line)
     class_report.write_after_run(out, say=say)
-    return recorded, csv_path, flagged, note_path
+    return csv_path, flagged, note_path
 
 
 def _add_notes(notes):

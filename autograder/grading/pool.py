@@ -2,7 +2,7 @@
 
 ``concurrent.futures.ProcessPoolExecutor`` reports a worker that died only as a broken pool
 (``BrokenProcessPool`` on every unfinished future), and keeps its worker processes to itself.
-``WorkerPool`` wraps it with what ``class_run.grade_all`` needs to blame the right notebook:
+``WorkerPool`` wraps it with what ``workers.grade_all`` needs to blame the right notebook:
 each worker announces ``(key, pid)`` when it starts a job (``started``), and the pool keeps
 every worker process it launched, so their exit codes can be read after a shutdown
 (``exit_codes``). Workers are started with ``spawn``, never ``fork`` or ``forkserver`` (a
@@ -96,7 +96,7 @@ class WorkerPool:
         size: number of workers (``int`` >= 1).
         memory_bytes: each worker's address-space limit (``RLIMIT_AS``, bytes), or ``None``.
         at_exit: a function (picklable: defined at module level) each worker runs when it
-            exits, e.g. closing its warm sandboxes (``class_run.close_sandboxes``), or ``None``.
+            exits, e.g. closing its warm sandboxes (``spare.close_worker``), or ``None``.
         at_start: ``[(function, args), ...]`` (picklable) each worker runs in turn once it has
             started, after its limits are set (``early.early_pool``); their exceptions are ignored.
     """
@@ -119,7 +119,7 @@ class WorkerPool:
 
     def start(self):
         """Start the ``size`` workers now, before any job is submitted (each runs ``at_start``),
-        e.g. while the caller checks what grading needs (``class_run.grade_class``)."""
+        e.g. while the caller checks what grading needs (``class_run.preflight``)."""
         for _ in range(self.size):
             self._executor.submit(_announced, None, _nothing, ())
         return self

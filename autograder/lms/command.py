@@ -29,10 +29,8 @@ ITEMS_FILE = "lms_items.csv"
 EMPTY_MEANS = "an empty cell removes a grade the LMS holds"
 
 
-def add_parsers(sub) -> None:
-    """Add the ``lms`` and ``roster`` subcommands to ``sub`` (argparse subparsers)."""
-    p = sub.add_parser("lms", help="write a Canvas, Moodle, Brightspace or Blackboard grade import file from "
-                                   "GRADED_DIR, or (lms items) a starting items file")
+def add_lms_arguments(p) -> None:
+    """Add the ``lms`` subcommand's arguments to its parser ``p``."""
     p.add_argument("lms", choices=(*LMS, "items"), help="the learning management system, or 'items'")
     p.add_argument("graded_dir", metavar="GRADED_DIR", help="the class run's output folder (grades.csv)")
     p.add_argument("--roster", help="roster.csv: course ids mapped to the LMS's ids (docs/lms.md); required "
@@ -45,7 +43,10 @@ def add_parsers(sub) -> None:
                         "(omit, default), or given 0, or an empty cell, which removes a grade the LMS holds")
     p.add_argument("--moodle-id", choices=("username", "email", "idnumber"), default="username",
                    help="the Moodle user field the CSV file is keyed by (default: username)")
-    r = sub.add_parser("roster", help="check roster.csv, or load its students into nbgrader's gradebook")
+
+
+def add_roster_arguments(r) -> None:
+    """Add the ``roster`` subcommand's arguments to its parser ``r``."""
     r.add_argument("action", choices=("check", "load"))
     r.add_argument("roster", help="the roster file")
     r.add_argument("--gradebook", metavar="URL", help="gradebook database URL for load (default: the current "

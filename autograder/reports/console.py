@@ -1,6 +1,7 @@
-"""Write grades: a table per student, Gradescope ``results.json``, and the class ``grades.csv``.
+"""What the grader shows and writes for a class: a table per student, Gradescope ``results.json``'s
+content, the class ``grades.csv``, and the progress of a class run (``Progress``).
 
-``results.json`` follows Gradescope's autograder format (score, max_score, tests with
+``results.json`` (written by the class run's outputs, ``grading/outputs.write_results``) follows Gradescope's autograder format (score, max_score, tests with
 name, score, max_score, output, visibility), one per student and assignment, at
 ``OUT/<assignment_id>/<student_id>/results.json``; ``output_format`` is ``"text"`` so that
 Gradescope shows feedback such as ``</w>`` literally instead of rendering it; each test's
@@ -23,8 +24,9 @@ written as UTF-8 whatever the locale.
 """
 from __future__ import annotations
 
-import json
 import os
+import sys
+import time
 from pathlib import Path
 
 from autograder.core import safetext
@@ -87,14 +89,6 @@ def results_json(result, test_visibility=None, output_format="text") -> dict:
             "extra_data": {"confinement": result.confinement,
                            "problems": [p.value for p in Problem if p in result.all_problems]}}
     return data
-
-
-def write_results(result, out_dir) -> Path:
-    """Write ``OUT/<assignment_id>/<student_id>/results.json`` (UTF-8); returns its ``Path``."""
-    path = Path(out_dir) / fs_name(result.assignment_id) / fs_name(result.student_id) / "results.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(results_json(result), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return path
 
 
 def problems(result) -> str:
@@ -225,3 +219,50 @@ def table(result, width: int = 100) -> str:
             right = rest[i] if i < len(rest) else ""
             lines.append(f"     {left:<{name_w - 2}}  {blank}{right}".rstrip())   # indented: not a check's line
     return "\n".join(lines)
+
+
+class Progress:
+    """A class run's progress on stderr: count, rate and ETA, as a rich progress bar on a terminal,
+    else one line per notebook (none with ``quiet``). Called as ``progress(index, result, reused)``
+    after each notebook (``workers.grade_all``); ``close`` ends the bar."""
+
+    def __init__(self, total: int, quiet: bool):
+        self.total, self.quiet, self.done, self.reused = total, quiet, 0, 0
+        self.t0 = time.perf_counter()
+        self.bar = None
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+            from rich.progress import Progress as Bar
+            self.bar = Bar(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+                           TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                           console=Console(file=sys.stderr), transient=False)
+            self.task = self.bar.add_task("grading", total=total, rate="")
+            self.bar.start()
+
+    def __call__(self, i, r, reused=False):
+        self.done += 1
+        self.reused += reused
+        elapsed = time.perf_counter() - self.t0
+        graded = self.done - self.reused
+        rate = graded / elapsed if elapsed > 0 and graded else 0.0
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, rate=f"{rate * 60:.0f}/min")
+            return
+        if self.quiet:
+            return
+        left = self.total - self.done
+        eta = f"{left / rate:.0f} s" if rate else "?"
+        how = "reused" if reused else f"{r.seconds:.1f} s"
+        print(f"[{self.done}/{self.total}, {rate * 60:.0f}/min, ETA {eta}] {r.student_id}/{r.assignment_id}/"
+              f"{r.notebook}: {r.score:g}/{r.max_score:g} ({how})", file=sys.stderr)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()

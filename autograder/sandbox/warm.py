@@ -13,7 +13,7 @@ pipes, RLIMIT_NPROC, Landlock) and serves the grader exactly like one.
 Guarantees (the same as a cold start):
 
 * nothing passes between students: a ``StudentSandbox`` serves one student's notebooks only
-  (``class_run.host_for``), and each student's sandbox is its own (its own uid as root);
+  (``sandbox/spare.py``), and each student's sandbox is its own (its own uid as root);
 * nothing passes between notebooks: each runs in a new process forked from a server that
   never ran student code; the notebook's process cannot create processes (seccomp), so
   ``end`` (SIGKILL, reap) ends all of it, and the scratch folder is emptied after it;

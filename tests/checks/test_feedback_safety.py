@@ -5,6 +5,7 @@ import json
 
 from autograder.core import safetext
 from autograder.core.registry import EXERCISES
+from autograder.grading.outputs import write_results
 from autograder.reports import console as report
 
 KV = EXERCISES["kv_cache"]
@@ -53,7 +54,7 @@ def test_a_forged_exception_name_cannot_forge_table_lines_or_reach_the_terminal(
     assert "more characters cut" in shown and len(shown) < 3000
     assert any("at start-up too" in n and "\\n== honest" in n for n in result.notes)
 
-    path = report.write_results(result, tmp_path / "graded")
+    path = write_results(result, tmp_path / "graded")
     raw = path.read_text(encoding="utf-8")
     assert len(raw) < 100_000                                              # main: 15 MB
     data = json.loads(raw)

@@ -13,10 +13,11 @@ import nbformat
 import pytest
 
 from autograder.checks.declared import check_metas
-from autograder.cluster import k8s, merge, shards
+from autograder.cluster import k8s, merge
 from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.core.vocabulary import CheckResult, Job, NotebookResult
 from autograder.demo.fill import filled_notebook
+from autograder.grading import shards
 from autograder.grading.discover import discover
 from autograder.sandbox.limits import Limits
 

@@ -23,10 +23,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.cluster import shards
 from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
 from autograder.demo.mistakes import all_mistakes
+from autograder.grading import shards
 
 pytestmark = pytest.mark.slow
 

@@ -21,8 +21,8 @@ from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.core.vocabulary import Job, Problem
 from autograder.demo.fill import filled_notebook
 from autograder.grading import preflight
-from autograder.grading.class_run import grade_all, grade_job
 from autograder.grading.discover import discover
+from autograder.grading.workers import grade_all, grade_job
 from autograder.sandbox import tiktoken_cache
 from autograder.sandbox.limits import Limits
 
@@ -81,7 +81,7 @@ def test_a_check_that_raises_is_a_grader_error_not_a_wrong_answer(tmp_path, bugg
     root = tmp_path / "submitted"
     jobs = [Job(_write(root, "ref", KV), "ref", buggy_kv), Job(_write(root, "odd", KV, {"kv_cache_size": weird}), "odd", buggy_kv)]
     out = tmp_path / "graded"
-    results, failures = grade_all(jobs, SECRET, Limits(), workers=2, out=out)
+    results, failures, _ = grade_all(jobs, SECRET, Limits(), workers=2, out=out)
     assert failures == 2
     by = {r.student_id: {c.name.split(": ", 1)[1]: c for c in r.checks} for r in results}
     for student in ("ref", "odd"):
@@ -98,7 +98,7 @@ def test_a_check_that_raises_is_a_grader_error_not_a_wrong_answer(tmp_path, bugg
 
 
 def test_an_exception_out_of_the_grader_is_logged_with_its_traceback(tmp_path, monkeypatch):
-    from autograder.grading import class_run as grade
+    from autograder.grading import workers as grade
     path = _write(tmp_path, "ann", KV)
 
     def broken(*a, **k):
@@ -122,7 +122,7 @@ def test_a_killed_worker_costs_only_its_notebook_and_the_class_keeps_full_pool_w
     _write(root, "kim", ATTENTION, {"causal_mask": KILLER})
     jobs = discover(root)
     pools = []
-    results, failures = grade_all(jobs, SECRET, Limits(confine=False), workers=2,
+    results, failures, _ = grade_all(jobs, SECRET, Limits(confine=False), workers=2,
                                   on_pool=lambda size, indices, alone: pools.append((size, indices, alone)))
     scores = {r.student_id: r.score for r in results}
     assert scores == {"ann": ATTENTION_POINTS, "bob": ATTENTION_POINTS, "cid": ATTENTION_POINTS, "dee": ATTENTION_POINTS,
@@ -229,12 +229,12 @@ def test_tiktoken_cache_missing_or_truncated_stops_the_run(tmp_path, monkeypatch
 def test_every_class_run_entry_stops_at_the_preflight_without_tiktokens_file(tmp_path, monkeypatch, capsys):
     """The one entry of a class run (``grade_class``, which the CLI, the demo and the benchmarks call):
     with tiktoken's cache empty it raises the instructor-facing error and grades nobody."""
-    from autograder.grading.class_run import grade_class
+    from autograder.grading.class_run import ClassRun, RunOptions, grade_class
     monkeypatch.setattr(tiktoken_cache, "cache_dir", lambda: tmp_path / "empty-cache")
     nb = _write(tmp_path / "submitted", "ann", EXERCISES["tokens"])
     out = tmp_path / "graded"
     with pytest.raises(preflight.PreflightError, match="cl100k_base file is missing") as stop:
-        grade_class(discover(nb.parent), b"secret", Limits(), 1, out)
+        grade_class(ClassRun(RunOptions(out=out), Limits(), secret=b"secret", jobs=discover(nb.parent)))
     assert "python -m autograder caches" in str(stop.value)   # it says how to fix it
     assert not out.exists()                                  # nobody graded, nobody charged
 
@@ -303,7 +303,7 @@ def test_an_interrupted_run_resumes_to_the_uninterrupted_results(tmp_path):
     (root / "cat" / "kv_cache").mkdir(parents=True)
     (root / "cat" / "kv_cache" / "kv_cache.ipynb").write_text("not a notebook")
     jobs = discover(root)
-    whole, _ = grade_all(jobs, SECRET, Limits(), workers=2, out=tmp_path / "whole")
+    whole, _, _ = grade_all(jobs, SECRET, Limits(), workers=2, out=tmp_path / "whole")
 
     out = tmp_path / "resumed"
     seen = []
@@ -315,14 +315,14 @@ def test_an_interrupted_run_resumes_to_the_uninterrupted_results(tmp_path):
     with pytest.raises(_Interrupt):
         grade_all(jobs, SECRET, Limits(), workers=2, out=out, progress=stop_after_three)
     reused = []
-    again, _ = grade_all(jobs, SECRET, Limits(), workers=2, out=out,
+    again, _, _ = grade_all(jobs, SECRET, Limits(), workers=2, out=out,
                          progress=lambda i, r, was_reused: reused.append(was_reused))
     assert sum(reused) == 3 and len(reused) == len(jobs)
     assert _comparable(again) == _comparable(whole)
     # a changed notebook is graded again, the others are reused
     _write(root, "ben", KV)
     reused.clear()
-    changed, _ = grade_all(jobs, SECRET, Limits(), workers=2, out=out,
+    changed, _, _ = grade_all(jobs, SECRET, Limits(), workers=2, out=out,
                            progress=lambda i, r, was_reused: reused.append(was_reused))
     assert sum(reused) == len(jobs) - 1 and next(r for r in changed if r.student_id == "ben").score == 15
     # another secret means other cases: nothing is reused

@@ -126,13 +126,13 @@ def test_missing_path_is_a_usage_error(tmp_path):
 @pytest.mark.slow
 def test_a_submission_that_kills_its_worker_costs_only_its_own_points(submitted, tmp_path):
     """Without Landlock a child can signal its parent; the rest of the class is still graded."""
-    from autograder.grading.class_run import grade_all
+    from autograder.grading.workers import grade_all
     from autograder.sandbox.limits import Limits
     killer = filled_notebook(ATTENTION, {"causal_mask": "import os\n_ = os.kill(os.getppid(), 9)\n"})
     (submitted / "kim" / "attention").mkdir(parents=True)
     nbformat.write(killer, submitted / "kim" / "attention" / "attention.ipynb")
     jobs = [j for j in discover(submitted) if j.student_id in ("ann", "ben", "kim")]
-    results, failures = grade_all(jobs, b"s", Limits(confine=False), workers=2)
+    results, failures, _ = grade_all(jobs, b"s", Limits(confine=False), workers=2)
     scores = {r.student_id: r.score for r in results}
     assert scores == {"ann": ATTENTION_POINTS, "ben": 0, "kim": 0}
     kim = next(r for r in results if r.student_id == "kim")

@@ -40,7 +40,8 @@ def test_a_failed_preflight_grades_nothing_and_ends_the_workers_started_early(tm
         raise preflight.PreflightError("no sandbox here (a test)")
     monkeypatch.setattr(preflight, "run", fails)
     with pytest.raises(preflight.PreflightError):
-        class_run.grade_class(jobs, SECRET, Limits(), 2, tmp_path / "graded", resume=False)
+        options = class_run.RunOptions(out=tmp_path / "graded", workers=2, resume=False)
+        class_run.grade_class(class_run.ClassRun(options, Limits(), secret=SECRET, jobs=jobs))
     assert len(pools) == 1 and pools[0].size == 2  # two students: two workers, started before the preflight
     codes = pools[0].exit_codes()
     assert len(codes) == 2 and all(code is not None for code in codes.values())  # all ended
@@ -51,9 +52,9 @@ def test_a_run_over_resume_records_starts_no_worker_before_the_preflight(tmp_pat
     jobs = _class(tmp_path / "submitted", ("ann",))
     (tmp_path / "graded" / ".resume").mkdir(parents=True)
     (tmp_path / "graded" / ".resume" / "x.json").write_text("{}")
-    assert early.early_pool(jobs, Limits(confine=False), None, 2, tmp_path / "graded", True, None, None) is None
+    assert early.early_pool(jobs, Limits(confine=False), None, 2, tmp_path / "graded", True) is None
     pools = _recording(monkeypatch)
-    started = early.early_pool(jobs, Limits(confine=False), None, 2, tmp_path / "graded", False, None, None)
+    started = early.early_pool(jobs, Limits(confine=False), None, 2, tmp_path / "graded", False)
     try:
         assert started is not None and started.size == 1 and pools == [started]  # one student: one worker
     finally:

@@ -17,11 +17,12 @@ from autograder.checks.declared import check_metas
 from autograder.core.registry import EXERCISES
 from autograder.core.vocabulary import CheckResult, NotebookResult, Problem
 from autograder.demo.fill import filled_notebook
-from autograder.grading import resume
-from autograder.grading.class_run import grade_all
+from autograder.grading import outputs, resume
 from autograder.grading.discover import discover
 from autograder.grading.outputs import write_class_outputs
 from autograder.grading.stream import Results
+from autograder.grading.workers import grade_all
+from autograder.nbgrader_glue import gradebook
 from autograder.nbgrader_glue.totals import Totals
 from autograder.reports import boilerplate, console, near_copies
 from autograder.sandbox.limits import Limits
@@ -81,24 +82,27 @@ def _files(folder):
             if p.is_file() and ".resume" not in p.parts}
 
 
-def _write(tmp_path, jobs, on_disk, name):
+def _write(tmp_path, jobs, on_disk, name, monkeypatch):
     out = tmp_path / name
     (out / ".resume").mkdir(parents=True)
     for record in (tmp_path / "records" / ".resume").iterdir():  # as an earlier run left them
         (out / ".resume" / record.name).write_bytes(record.read_bytes())
     reused = []
-    results, failures = grade_all(jobs, SECRET, Limits(confine=False), 1, out=out, on_disk=on_disk,
+    results, failures, _ = grade_all(jobs, SECRET, Limits(confine=False), 1, out=out, on_disk=on_disk,
                                   progress=lambda i, r, was: reused.append(was))
     assert failures == 0 and reused == [True] * len(jobs)  # nothing ran
     assert isinstance(results, Results) == on_disk
-    write_class_outputs(jobs, results, out, gradebook=_late_gradebook, say=lambda *a: None)
+    monkeypatch.setattr(gradebook, "record_for_cli", lambda option, path, jobs, results, totals:
+                        _late_gradebook(results, totals))  # a gradebook that charges dan for lateness
+    recorded, totals = outputs.record(jobs, results, gradebook="the test's gradebook")
+    write_class_outputs(jobs, results, out, totals=totals, say=lambda *a: None)
     return out, results
 
 
-def test_the_files_from_results_read_back_one_at_a_time_are_those_from_memory(tmp_path):
+def test_the_files_from_results_read_back_one_at_a_time_are_those_from_memory(tmp_path, monkeypatch):
     jobs = _class(tmp_path)
-    memory, _ = _write(tmp_path, jobs, False, "memory")
-    disk, results = _write(tmp_path, jobs, True, "disk")
+    memory, _ = _write(tmp_path, jobs, False, "memory", monkeypatch)
+    disk, results = _write(tmp_path, jobs, True, "disk", monkeypatch)
     a, b = _files(memory), _files(disk)
     assert sorted(a) == sorted(b) and "class.html" in a and "near_copies.json" in a
     assert [name for name in a if a[name] != b[name]] == []

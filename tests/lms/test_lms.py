@@ -8,7 +8,7 @@ grades"; Blackboard's "Work offline with grade data"), never our writers: each t
 LMS's course (its users, items and the grades it holds, some entered there by hand) and
 checks what the course holds after the import.
 
-The graded/ folders are written with the class run's own writers (``console.write_results``,
+The graded/ folders are written with the class run's own writers (``outputs.write_results``,
 ``console.write_grades_csv`` with the gradebook's ``Totals``), as a class run writes them.
 The expected grades are computed here from the course's points and each item's maximum.
 """
@@ -37,6 +37,7 @@ from lms_importers import (
 
 from autograder import cli
 from autograder.core.vocabulary import CheckResult, NotebookResult
+from autograder.grading.outputs import write_results
 from autograder.lms import roster as roster_mod
 from autograder.lms.command import write_lms_file
 from autograder.lms.graded import GradedError
@@ -97,7 +98,7 @@ def _graded(tmp_path, results, totals=None, roster_text=ROSTER):
     (tmp_path / "items.csv").write_text(ITEMS, encoding="utf-8")
     graded = tmp_path / "graded"
     for r in results:
-        report.write_results(r, graded)
+        write_results(r, graded)
     roster = roster_mod.load(tmp_path / "roster.csv")
     handed_in = {(r.student_id, r.assignment_id) for r in results}
     absent = roster_mod.not_submitted(roster, handed_in, {r.assignment_id for r in results})

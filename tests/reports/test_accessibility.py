@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from autograder.core.vocabulary import CheckResult, NotebookResult, Problem
+from autograder.grading.outputs import write_results
 from autograder.reports import class_report
 from autograder.reports import console as report
 from autograder.reports.student import write_html
@@ -58,7 +59,7 @@ def small_class(tmp_path):
                        problems={Problem.IDENTICAL}),
     ]
     for r in results:
-        report.write_results(r, out)
+        write_results(r, out)
         write_html(r, out)
     report.write_grades_csv(results, out / "grades.csv")
     path = out / "grades.csv"

@@ -1,6 +1,6 @@
 """Does the class report count what the class got wrong, link the right reports, and stay staff-only?
 
-Synthetic classes are written with the real writers (``console.write_results``,
+Synthetic classes are written with the real writers (``outputs.write_results``,
 ``console.write_grades_csv``, ``gradescope.container.results_for``); the expected counts below are
 worked out by hand from the class each test builds. The browser test grades the demo class
 (``autograder.demo``) and checks class.html in headless Chromium against the demo's student
@@ -17,6 +17,7 @@ import pytest
 
 from autograder.cli import main
 from autograder.core.vocabulary import CheckResult, NotebookResult, Problem
+from autograder.grading.outputs import write_results
 from autograder.reports import class_load, class_report, class_stats
 from autograder.reports import console as report
 
@@ -55,7 +56,7 @@ def small_class(tmp_path):
         NotebookResult("s2", "tokens", "tokens.ipynb", [_check("learn_bpe: merges", 1.0, 0.0)]),
     ]
     for r in results:
-        report.write_results(r, out)
+        write_results(r, out)
         (out / r.assignment_id / r.student_id / "report.html").write_text(f"<h1>{r.student_id}</h1>")
     report.write_grades_csv(results, out / "grades.csv")
     return out
@@ -141,7 +142,7 @@ def test_a_problem_that_grades_csv_tells_more_of_is_listed_once(tmp_path):
     result = _attention("s1", 1, 1, 2, notebook_problems=[Problem.SEVERAL_NOTEBOOKS])
     result.notes.append("several notebooks hand in attention: graded attention.ipynb, which scores best; "
                         "not counted: copy.ipynb (0/4)")
-    report.write_results(result, out)
+    write_results(result, out)
     report.write_grades_csv([result], out / "grades.csv")
     entries, _ = class_report.load(out)
     assert entries[0].problems == {"several notebooks (not counted: copy.ipynb (0/4))"}
@@ -152,7 +153,7 @@ def test_text_from_results_is_escaped_in_html_and_csv(tmp_path):
     evil = "<img src=x onerror=alert(1)>"
     result = NotebookResult("=HYPERLINK(1)", "attention", "a.ipynb",
                             [_check("attention_row: weights", 1.0, 0.0, ["+cmd|calc", evil])])
-    report.write_results(result, out)
+    write_results(result, out)
     written = class_report.write_all(out)
     page = written["html"].read_text(encoding="utf-8")
     assert evil not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
@@ -217,7 +218,7 @@ def test_student_reports_show_no_other_student(tmp_path):
     results = [_attention("student-alpha", 0, 1, 2, {1: [SQRT]}), _attention("student-beta", 0, 0, 2, {1: [SQRT]}),
                _attention("student-gamma", 1, 1, 0, {3: [SHIFT]})]
     for r in results:
-        report.write_results(r, out)
+        write_results(r, out)
         write_html(r, out)
     class_report.write_all(out)
     assert all(f"student-{n}" in (out / class_report.CLASS_HTML).read_text() for n in ("alpha", "beta", "gamma"))
@@ -300,7 +301,7 @@ def test_a_large_class_fits_a_laptop_screen(tmp_path):
     out = tmp_path / "graded"
     for i in range(120):
         student = f"student-with-a-long-id-{i:03d}"
-        report.write_results(_attention(student, 0, i % 2, 2 * (i % 3 == 0), {1: [SQRT], 2: [SQRT]}), out)
+        write_results(_attention(student, 0, i % 2, 2 * (i % 3 == 0), {1: [SQRT], 2: [SQRT]}), out)
     page = class_report.write_all(out)["html"]
     dom, found = _measured(page, tmp_path)
     assert found["page"] <= found["viewport"], "the page scrolls sideways"
@@ -404,7 +405,7 @@ def test_whole_points_get_whole_point_bins(tmp_path):
     # 4-point attention: s1 4, s2 0 + 0 + 2 = 2, s3 1 + 0 + 0 = 1, s4 1 + 1 + 0 = 2, s5 0
     for r in [_attention("s1", 1, 1, 2), _attention("s2", 0, 0, 2), _attention("s3", 1, 0, 0),
               _attention("s4", 1, 1, 0), _attention("s5", 0, 0, 0)]:
-        report.write_results(r, out)
+        write_results(r, out)
     page = class_report.write_all(out)["html"].read_text(encoding="utf-8")
     histogram = page.split("<table class='histogram'>", 1)[1].split("</table>", 1)[0]
     labels = [th.split(">", 1)[1].split("<", 1)[0] for th in histogram.split("<th scope='col'")[1:]]
@@ -423,10 +424,10 @@ def test_an_attempted_import_of_the_solutions_is_an_integrity_problem(tmp_path):
     r = _attention("s1", 0, 1, 2)
     r.checks[0] = CheckResult("attention_row", "attention_row: weights", 0.0, 1.0, f"attention_row raised {blocked}",
                               frozenset())
-    report.write_results(r, out)
+    write_results(r, out)
     r2 = _attention("s2", 1, 1, 2)
     r2.notes.append(f"cell 2: {blocked.replace('solutions.attention', 'exercises.attention.checks')}")
-    report.write_results(r2, out)
+    write_results(r2, out)
     page = class_report.write_all(out)["html"].read_text(encoding="utf-8")
     problems = page.split("<h2 id='problems'>", 1)[1].split("<h2", 1)[0]
     assert "<td>attention</td><td>integrity: tried to import solutions.attention (blocked)</td>" in problems
@@ -445,7 +446,7 @@ def test_untouched_stubs_are_not_attempted(tmp_path):
                            _stub("attention_row", "attention_row: context", 1.0),
                            _stub("softmax", "softmax: no overflow", 2.0)])
     for r in [_attention("s1", 1, 1, 2), _attention("s2", 0, 1, 2), stub]:
-        report.write_results(r, out)
+        write_results(r, out)
     written = class_report.write_all(out)
     checks = {r["check"]: r for r in _csv(written["checks"])}
     # pass rates over the two who tried: weights passed by s1 of s1, s2
@@ -465,7 +466,7 @@ def test_untouched_stubs_are_not_attempted(tmp_path):
 
 def _odd_names(out):
     """Results of a UTF-8 non-ASCII student and of a folder whose name is not UTF-8 (bytes)."""
-    report.write_results(_attention("zo\u00eb", 0, 1, 2, {1: [SQRT]}), out)
+    write_results(_attention("zo\u00eb", 0, 1, 2, {1: [SQRT]}), out)
     (out / "attention" / "zo\u00eb" / "report.html").write_text("<h1>zoe</h1>", encoding="utf-8")
     raw = os.fsencode(out / "attention") + b"/caf\xe9"
     os.mkdir(raw)

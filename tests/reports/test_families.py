@@ -6,8 +6,8 @@ student reads them); the expected paths are worked out by hand from the results 
 import pytest
 
 from autograder.core.vocabulary import CheckResult, NotebookResult
+from autograder.grading.outputs import write_results
 from autograder.reports import class_load, class_report, families
-from autograder.reports import console as report
 
 SQRT = "forget to divide the scores by sqrt(d_k)"                       # attention, kv_cache
 NO_SCALE = "drop the 1/sqrt(d_k) scaling in the backward pass"         # learned_attention
@@ -61,7 +61,7 @@ def _class(tmp_path):
 def test_a_students_path_marks_again_and_fixed(tmp_path):
     out, results = _class(tmp_path)
     for r in results:
-        report.write_results(r, out)
+        write_results(r, out)
     entries, _ = class_load.load(out)
     paths = families.student_paths(entries, ORDER)
     assert [(s.assignment, s.family.id, s.status) for s in paths["ann"]] == [
@@ -81,7 +81,7 @@ def test_a_students_path_marks_again_and_fixed(tmp_path):
 def test_the_course_order_decides_what_is_again(tmp_path):
     out, results = _class(tmp_path)
     for r in results:
-        report.write_results(r, out)
+        write_results(r, out)
     entries, _ = class_load.load(out)
     backwards = {"learned_attention": 1, "next_token": 2, "attention": 3}
     steps = families.student_paths(entries, backwards)["ann"]

@@ -13,9 +13,8 @@ import nbformat
 from autograder.core.registry import EXERCISES
 from autograder.core.vocabulary import CheckResult, Job, NotebookResult
 from autograder.demo.fill import filled_notebook
-from autograder.grading.outputs import write_class_outputs
+from autograder.grading.outputs import write_class_outputs, write_results
 from autograder.reports import boilerplate, class_load, class_report, near_copies
-from autograder.reports import console as report
 
 EX = EXERCISES["attention"]
 HONEST_A = {  # bodies replace the whole solution cell (filled_notebook), as a student's cell would read
@@ -103,7 +102,7 @@ def test_a_rare_combination_of_named_mistakes(tmp_path):
               result("s2", [("causal_mask", rare1), ("attention_row", rare2), ("softmax", common)]),
               result("s3", [("causal_mask", ""), ("attention_row", ""), ("softmax", common)]),
               result("s4", [("causal_mask", rare1), ("attention_row", ""), ("softmax", common)])):
-        report.write_results(r, out)
+        write_results(r, out)
     entries, _ = class_load.load(out)
     # rare1 is made by 3 students (s1, s2, s4): not rare; rare2 by 2; so s1 & s2 share one rare mistake only
     assert near_copies.mistake_pairs(entries) == []

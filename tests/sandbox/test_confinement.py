@@ -27,8 +27,8 @@ from conftest import SECRET
 from autograder.checks.declared import points_by_function
 from autograder.core.registry import EXERCISES, PROJECT_ROOT
 from autograder.demo.fill import filled_notebook
-from autograder.grading.class_run import grade_all
 from autograder.grading.discover import discover
+from autograder.grading.workers import grade_all
 from autograder.sandbox import bubblewrap as launch
 from autograder.sandbox import policy as confinement
 from autograder.sandbox.bubblewrap import Sandbox
@@ -171,7 +171,7 @@ def class_run(tmp_path, attacks, setup="", limits=FAST):
            filled_notebook(ATTENTION, {"causal_mask": _hostile_source(attacks, setup)}))
     _write(root / "c_ref" / "attention" / "attention.ipynb", filled_notebook(ATTENTION))
     before = _grader_state()
-    results, failures = grade_all(discover(root), SECRET, limits, workers=1)
+    results, failures, _ = grade_all(discover(root), SECRET, limits, workers=1)
     assert failures == 0
     by_student = {r.student_id: r for r in results}
     for ref in ("a_ref", "c_ref"):
@@ -536,7 +536,7 @@ def test_symlinked_notebooks_and_folders_are_not_followed(tmp_path):
     (root / "dave" / "attention" / "attention.ipynb").symlink_to("/proc/kmsg")  # hung the class run
     (root / "erin" / "attention").mkdir(parents=True)
     os.mkfifo(root / "erin" / "attention" / "attention.ipynb")                # blocks a reader
-    results, failures = grade_all(discover(root), SECRET, FAST, workers=1)
+    results, failures, _ = grade_all(discover(root), SECRET, FAST, workers=1)
     by = {r.student_id: r for r in results}
     assert failures == 0 and sorted(by) == ["alice", "bob", "dave", "erin"]  # carol's link is not entered
     assert by["alice"].score == by["alice"].max_score == ATTENTION_POINTS

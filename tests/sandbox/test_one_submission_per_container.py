@@ -62,7 +62,7 @@ def test_the_bubblewrap_level_always_has_a_bounded_scratch(fresh_container):
 def test_the_grading_path_refuses_the_second_student(fresh_container, hand_in):
     """Through ``grade_notebook`` (which names the submission): the first student is graded in
     full; the second is refused before any of its code runs, with the reason (a class run
-    records it as a grader error for that notebook and goes on: ``class_run.grade_job``)."""
+    records it as a grader error for that notebook and goes on: ``workers.grade_job``)."""
     fresh_container.setenv(one_submission.WITHOUT_TMPFS, "1")
     tokens = EXERCISES["tokens"]
     first = hand_in(tokens, student="s1", limits=_limits("setuid"))

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import shaped_trees
 
-from autograder.grading.class_run import grade_job
+from autograder.grading.workers import grade_job
 from autograder.sandbox.limits import Limits, StudentCodeError
 from autograder.sandbox.warm import StudentSandbox
 from autograder.submission.remote import ChildSubmission
@@ -167,35 +167,34 @@ def test_grade_job_on_a_student_sandbox_gives_the_cold_grade(tmp_path):
     assert os.geteuid() != 0 or warm.confinement == "bubblewrap+seccomp (a sandbox uid of its own)"
 
 
-def test_a_new_student_gets_the_spare_started_ahead_and_no_sandbox_serves_two(monkeypatch):
-    from autograder.grading import class_run as grade
-    monkeypatch.setattr(grade, "_host", None)
-    monkeypatch.setattr(grade, "_spare", None)
+def test_a_new_student_gets_the_spare_started_ahead_and_no_sandbox_serves_two():
+    from autograder.sandbox.spare import WorkerSandboxes
+    worker = WorkerSandboxes()
     try:
-        first = grade.host_for("alice", FAST)
-        spare = grade._spare[1]
-        assert first is not spare and grade.host_for("alice", FAST) is first  # same student: kept
-        second = grade.host_for("bob", FAST)
+        first = worker.for_student("alice", FAST)
+        spare = worker.spare[1]
+        assert first is not spare and worker.for_student("alice", FAST) is first  # same student: kept
+        second = worker.for_student("bob", FAST)
         assert second is spare and not first.usable  # alice's sandbox closed, bob got the spare
-        assert grade._spare[1] not in (first, second) and grade._spare[1].usable  # a new spare
+        assert worker.spare[1] not in (first, second) and worker.spare[1].usable  # a new spare
         assert _run(second, "seccomp_mode") == "2"
         # other limits: the spare (started for FAST) is not used for them, it is closed
         other = Limits(call_seconds=6.0)
-        old_spare = grade._spare[1]
-        third = grade.host_for("carol", other)
+        old_spare = worker.spare[1]
+        third = worker.for_student("carol", other)
         assert third is not old_spare and not old_spare.usable
     finally:
-        grade.close_sandboxes()
-    assert grade._host is None and grade._spare is None
+        worker.close()
+    assert worker.current is None and worker.spare is None
 
 
 def test_a_class_is_handed_to_the_workers_one_student_at_a_time():
     from types import SimpleNamespace
 
-    from autograder.grading.class_run import _by_student
+    from autograder.grading.workers import by_student
     jobs = [SimpleNamespace(student_id=s) for s in ["a", "a", "b", "a", "c", "b"]]
-    assert _by_student(range(6), jobs) == [[0, 1, 3], [2, 5], [4]]
-    assert _by_student([5, 2], jobs) == [[5, 2]]
+    assert by_student(range(6), jobs) == [[0, 1, 3], [2, 5], [4]]
+    assert by_student([5, 2], jobs) == [[5, 2]]
 
 
 def test_matplotlib_font_list_is_built_once_and_copied_into_a_sandbox(tmp_path, monkeypatch):

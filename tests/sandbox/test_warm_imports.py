@@ -13,8 +13,8 @@ from conftest import SECRET
 
 from autograder.core.registry import EXERCISES
 from autograder.demo.fill import filled_notebook
-from autograder.grading.class_run import grade_job
 from autograder.grading.discover import discover
+from autograder.grading.workers import grade_job
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.needs import groups
 from autograder.sandbox.warm import StudentSandbox

@@ -25,7 +25,7 @@ What a shard leaves in DIR:
   limits, the confinement level, a keyed hash of the course secret (never the secret), and
   the environment (``environment``: Python, numpy, numpy's BLAS, CPU).
 
-``merge.py`` reads the manifests.
+``cluster/merge.py`` reads the manifests.
 """
 from __future__ import annotations
 
