@@ -47,7 +47,7 @@ class OverwriteReleasedCells(OverwriteCells):
         self.notebook_id = resources["nbgrader"]["notebook"]
         self.assignment_id = resources["nbgrader"]["assignment"]
         self.db_url = resources["nbgrader"]["db_url"]
-        self.gradebook = gb
+        self.gradebook = _SourceCells(gb, self.notebook_id, self.assignment_id)
         nb, resources = super(OverwriteCells, self).preprocess(nb, resources)  # as OverwriteCells, unclosed
         if self.add_missing_cells:
             nb, resources = self.add_missing_grade_cells(nb, resources)
@@ -94,3 +94,28 @@ class OverwriteReleasedCells(OverwriteCells):
             before = next((present[source_ids[j]] for j in range(k - 1, -1, -1) if source_ids[j] in present), None)
             nb.cells.insert(0 if before is None else before + 1, new)
         return nb, resources
+
+
+class _SourceCells:
+    """An open ``Gradebook`` whose ``find_source_cell`` for one notebook answers from the notebook's
+    source cells, read in one query: ``OverwriteCells`` asks for every cell, and this class's
+    ``preprocess_cell`` asks once more for each locked one. Everything else goes to the gradebook."""
+
+    def __init__(self, gb, notebook_id, assignment_id):
+        self._gb, self._where = gb, (notebook_id, assignment_id)
+        try:
+            self._cells = {c.name: c for c in gb.find_notebook(notebook_id, assignment_id).source_cells}
+        except MissingEntry:
+            self._cells = None  # each question then goes to the gradebook, which says so
+
+    def find_source_cell(self, name, notebook_id, assignment_id):
+        if self._cells is None or (notebook_id, assignment_id) != self._where:
+            return self._gb.find_source_cell(name, notebook_id, assignment_id)
+        try:
+            return self._cells[name]
+        except KeyError:
+            raise MissingEntry() from None
+
+    def __getattr__(self, name):
+        return getattr(self._gb, name)
+

@@ -23,6 +23,7 @@ made inert before anything renders it (``inert_notebook``):
 """
 from __future__ import annotations
 
+import functools
 import re
 import uuid
 
@@ -86,6 +87,13 @@ def inert_markdown(source: str, attachments: dict | None = None) -> str:
     return '<div class="student-markdown">' + clean.replace("\r", "").replace("\n", "&#10;") + "</div>"
 
 
+@functools.lru_cache(maxsize=2048)
+def _inert_text(source: str) -> str:
+    """``inert_markdown`` of a cell without attachments, kept: a class's notebooks share most of
+    their markdown (the released text), which was sanitized again for every student."""
+    return inert_markdown(source)
+
+
 def inert_notebook(nb):
     """Make the ``nbformat.NotebookNode`` ``nb`` inert in place (the module's docstring says
     how) and return it."""
@@ -108,7 +116,9 @@ def inert_notebook(nb):
         if "id" in cell:
             seen.add(cell["id"])
         if cell.get("cell_type") == "markdown":
-            cell["source"] = inert_markdown(cell.get("source", ""), cell.get("attachments"))
+            source, attachments = cell.get("source", ""), cell.get("attachments")
+            cell["source"] = (_inert_text(source) if isinstance(source, str) and not attachments
+                              else inert_markdown(source, attachments))
         cell.pop("attachments", None)
         if cell.get("cell_type") == "code":
             cell["outputs"] = []

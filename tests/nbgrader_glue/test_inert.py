@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.nbgrader_glue.inert import inert_notebook
+from autograder.nbgrader_glue.inert import inert_markdown, inert_notebook
 
 MARK = "lmrt_pwned"  # what every payload would run; it must appear in no script, handler or URL
 JS = f"window.{MARK}=1"
@@ -140,3 +140,11 @@ def test_metadata_is_reduced_to_what_nbgrader_needs():
     assert re.fullmatch(r"[A-Za-z0-9_-]+", inert_notebook(bad_id).cells[0]["id"])
     good = nbformat.v4.new_code_cell("x = 1", metadata={"nbgrader": {"grade_id": "cell-1a2b", "solution": True}})
     assert inert_notebook(nbformat.v4.new_notebook(cells=[good])).cells[0].metadata["nbgrader"]["grade_id"] == "cell-1a2b"
+
+
+def test_the_same_markdown_in_two_notebooks_is_made_inert_alike():
+    text = "# Title\n\n<script>alert(1)</script> *kept* [link](javascript:alert(1))"
+    first = inert_notebook(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)]))
+    second = inert_notebook(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)]))
+    assert first.cells[0].source == second.cells[0].source == inert_markdown(text)
+    assert "<script" not in first.cells[0].source and 'href="javascript' not in first.cells[0].source
