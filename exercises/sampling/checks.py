@@ -13,68 +13,63 @@ probability, so a correct sampler fails a check with probability below ``ALPHA``
 (union bound over the words), whatever the seeds; for the seeds below the reference and the
 honest styles of ``tests/exercises/test_sampling.py`` pass.
 """
-import functools
-import math
-
 import numpy as np
 
-from autograder.authoring import PROBES, Accept, check, expect_close, expect_equal, fail, fmt, hidden_checks
+from autograder.authoring import (
+    PROBES,
+    Accept,
+    Mismatch,
+    StudentCodeError,
+    check,
+    expect_close,
+    expect_equal,
+    fail,
+    fmt,
+    hidden_checks,
+)
 from solutions import sampling as ref
 
 from .cases import CASES
+from .counting import binomial_bounds, fisher_two_sided, too_even_tail
 from .worked import KING, VOCAB, toy_weights
 from .wrong import (
     GLOBAL_STATE,
     GREEDY_DECODING,
     GREEDY_IDS,
+    IGNORES_RNG,
+    LARGER_SHARE,
     LIVE_THE,
+    NEVER_DRAWS,
+    NOT_INDEPENDENT,
+    OWN_GENERATOR,
     PROMPT,
     PROMPT_DROPPED,
+    STATE_STEERS,
+    TOO_EVEN,
     _temperature_mistakes,
     _top_p_mistakes,
 )
 
 globals().update(hidden_checks(CASES))  # the graded fixed cases of cases.py, first (declared.py's order)
 
-ALPHA = 1e-9            # largest chance that a correct sampler fails one count check
-# The draws of one check are one exchange with the student's process (``submission.repeat``),
-# but each ``generate`` run is a call of its own; the counts are kept to a few hundred draws per
-# check, and the bounds are set for those numbers and still far from what greedy, uniform or
-# shifted draws give.
-DRAWS = 400             # draws per distribution in the count check of sample_next (named in its @check)
+ALPHA = 1e-9            # largest chance that a correct sampler fails one check on draws
+# The draws of one check are one exchange with the student's process (``submission.repeat``,
+# answered in batches). The numbers below are the fewest that keep the mistakes far outside the
+# bounds (docs/random-draws.md gives the figures; tests/exercises/test_sampling.py computes them).
+DRAWS = 400             # draws per near-even distribution in the count check (the @check names these numbers)
+SKEWED = 1000           # draws on the skewed shares: the argmax(rng.random(V) * p) rule falls outside
+PAIRS = 800             # non-overlapping pairs of consecutive draws in the independence check
+BLOCKS, BLOCK = 30, 100 # blocks of consecutive draws in the too-even check
 RUNS = 100              # toy-model generations in the count check of generate (named in its @check)
 STEPS = 300             # draws of the one generation stuck at the fork (named in its @check)
+TEXT = 40               # steps of each generation compared in the seeded check of generate
 
 
-# -- counting draws: exact binomial bounds --------------------------------------------------------
-@functools.lru_cache(maxsize=16)
-def _log_choose(n):
-    """``log C(n, k)`` for k = 0 .. n (log-gamma), float64 array; the same for every notebook."""
-    return math.lgamma(n + 1) - np.array([math.lgamma(i + 1) + math.lgamma(n - i + 1) for i in range(n + 1)])
-
-
-@functools.lru_cache(maxsize=256)
-def _binomial_bounds(n, p, alpha):
-    """``(lo, hi)``: the counts a Binomial(n, p) variable falls outside with probability at most
-    ``alpha`` (``alpha / 2`` in each tail), from the exact distribution (log-gamma). Kept per
-    grading process: the checks ask for the same few (n, p) for every notebook."""
-    if p <= 0.0:
-        return 0, 0
-    if p >= 1.0:
-        return n, n
-    k = np.arange(n + 1)
-    log_pmf = _log_choose(n) + k * math.log(p) + (n - k) * math.log1p(-p)
-    pmf = np.exp(log_pmf - log_pmf.max())
-    pmf /= pmf.sum()
-    below = np.cumsum(pmf)                 # P(X <= k)
-    above = np.cumsum(pmf[::-1])[::-1]     # P(X >= k)
-    lo = int(np.argmax(below > alpha / 2))                 # P(X < lo) <= alpha / 2
-    hi = int(n - np.argmax(above[::-1] > alpha / 2))       # P(X > hi) <= alpha / 2
-    return lo, hi
-
-
+# -- counting draws: exact binomial bounds (counting.py) -----------------------------------------
 def _judge_counts(counts, shares, n, what, mistakes=None):
-    """Fail unless every word's count lies in its bounds; name a mistake whose shares fit instead.
+    """Fail unless every word's count lies in its bounds (``binomial_bounds`` at ``ALPHA / V``:
+    by the union bound a correct sampler fails with probability below ``ALPHA``); name a
+    mistake whose shares fit instead, or the larger share picked too often.
 
     Args:
         counts: draws per word, shape (V,). shares: the right shares (V,). n: draws in all.
@@ -82,20 +77,23 @@ def _judge_counts(counts, shares, n, what, mistakes=None):
         mistakes: ``{name: shares that mistake draws with}``.
     """
     V = len(shares)
-    bounds = [_binomial_bounds(n, float(s), ALPHA / V) for s in shares]
+    bounds = [binomial_bounds(n, float(s), ALPHA / V) for s in shares]
     off = [i for i, (c, (lo, hi)) in enumerate(zip(counts, bounds)) if not lo <= c <= hi]
     if not off:
         return
     named = []
     for name, wrong in (mistakes or {}).items():
-        wrong_bounds = [_binomial_bounds(n, float(s), ALPHA / V) for s in wrong]
+        wrong_bounds = [binomial_bounds(n, float(s), ALPHA / V) for s in wrong]
         if all(lo <= c <= hi for c, (lo, hi) in zip(counts, wrong_bounds)):
             named.append(name)
+    top = int(np.argmax(shares))
     lines = [f"token {i}: drawn {int(counts[i])} times in {n}, a correct sampler gives "
              f"{bounds[i][0]} to {bounds[i][1]} (share {float(shares[i]):.4f})" for i in off[:3]]
     message = f"{what}: the draws do not follow the shares; " + "; ".join(lines)
     if named:
         message += f". That is what you get when you {' (or when you '.join(named)}"
+    elif counts[top] > bounds[top][1]:
+        message += f". {LARGER_SHARE[0].upper() + LARGER_SHARE[1:]}: each token must come up in proportion to its share"
     fail(message + f" (a correct sampler fails this check with probability below {ALPHA:g})")
 
 
@@ -141,20 +139,20 @@ def _count_draws(submission, shares, seed, n):
     return np.bincount(np.asarray(_draws(submission, shares, rng, n), dtype=int), minlength=len(shares))
 
 
-@check("sample_next", '400 draws follow the shares after "live the" at T = 1 and T = 2', points=2)
+@check("sample_next", 'the counts follow the shares: 400 draws after "live the" at T = 1 and T = 2, '
+                      '1,000 on skewed shares; a share of 1 is always drawn, a share of 0 never', points=1)
 def check_sample_counts(submission):
-    for T, seed in ((1, 20261), (2, 20262)):
-        shares = ref.apply_temperature(LIVE_THE, T)
-        counts = _count_draws(submission, shares, seed, DRAWS)
+    for shares, seed, n in ((ref.apply_temperature(LIVE_THE, 1), 20261, DRAWS),
+                            (ref.apply_temperature(LIVE_THE, 2), 20262, DRAWS),
+                            (np.array([0.2, 0.7, 0.1]), 20263, SKEWED)):
+        counts = _count_draws(submission, shares, seed, n)
         greedy = np.eye(len(shares))[int(np.argmax(shares))]
-        _judge_counts(counts, shares, DRAWS, f'{DRAWS} draws after "live the" at T = {T}',
+        where = f'after "live the" at T = {1 if seed == 20261 else 2}' if len(shares) == len(VOCAB) else \
+            f"on the shares {shares.tolist()}"
+        _judge_counts(counts, shares, n, f"{n} draws {where}",
                       mistakes={"always return the most likely token (that is greedy, not sampling)": greedy,
                                 "draw every token with the same chance, ignoring the shares":
                                 np.full(len(shares), 1 / len(shares))})
-
-
-@check("sample_next", "a share of 1 is always drawn, a share of 0 never", points=1)
-def check_sample_certain(submission):
     rng = submission.probe("generator", 5)
     for shares in ([0.0, 0.0, 1.0, 0.0], [0.5, 0.0, 0.5], [0.0, 1.0]):
         for got in _draws(submission, np.array(shares), rng, 20, [i for i, s in enumerate(shares) if s > 0]):
@@ -162,21 +160,76 @@ def check_sample_certain(submission):
                 fail(f"sample_next({shares}, rng) drew {got}, a token whose share is 0")
 
 
-@check("sample_next", "uses the generator it is given: same seed, same draws; the global state plays no part",
+_EVEN4 = np.full(4, 0.25)   # four equal shares: two unrelated runs of 20 draws agree with chance 4**-20
+
+
+def _first_random(seed, skip=0):
+    """The ``skip``-th ``random()`` of ``np.random.default_rng(seed)``, computed here."""
+    return float(np.random.default_rng(seed).random(skip + 1)[-1])
+
+
+@check("sample_next", "draws from the generator it is given: the same seed gives the same draws whatever "
+                      "np.random's state, another seed or an advanced generator other draws, and rng moves on",
        points=1)
 def check_sample_generator(submission):
-    shares = ref.apply_temperature(LIVE_THE, 2)
+    fault = _generator_fault(submission)
+    if fault:
+        fail(fault)
 
-    def run(seed, global_seed):
+
+def _generator_fault(submission):
+    """What is wrong with how ``sample_next`` uses its generator (feedback text), or ``None``."""
+    def run(seed, global_seed, advance=0):
         submission.probe("reseed_global", global_seed)
-        return _draws(submission, shares, submission.probe("generator", seed), 20)
-    first, again, reseeded = run(11, 0), run(11, 1), run(11, 0)
+        rng = submission.probe("generator", seed)
+        if advance:
+            rng.random(advance)           # the generator moved on before the draws
+        return _draws(submission, _EVEN4, rng, 20), rng
+    (first, rng), (again, _), (reseeded, _) = run(11, 0), run(11, 1), run(11, 0)
     if not first == again == reseeded:
-        fail("two generators made with the same seed gave different draws (20 draws after "
-             f"\"live the\" at T = 2, np.random reseeded in between). That is what you get when you {GLOBAL_STATE}")
-    if first == run(12, 0) == run(13, 0):
-        fail("three generators with different seeds gave the same 20 draws; each draw must come "
-             "from the generator rng you are given")
+        return ("two generators made with the same seed gave different draws (20 draws on four equal shares, "
+                f"np.random reseeded in between). That is what you get when you {GLOBAL_STATE}")
+    if rng.random() == _first_random(11):
+        return (f"{NEVER_DRAWS}: after 20 draws rng is where it started (its next random() is the first one "
+                "of a new generator of the same seed)")
+    if run(11, 0, advance=3)[0] == first:
+        return (f"{NEVER_DRAWS}: a generator of the same seed moved on by 3 numbers before the draws "
+                "gave the same 20 draws (a correct sampler agrees with probability 4**-20, below 1e-12)")
+    if run(12, 0)[0] == first:
+        return (f"{NEVER_DRAWS}: generators seeded 11 and 12 gave the same 20 draws on four equal shares "
+                "(a correct sampler agrees with probability 4**-20, below 1e-12)")
+    return None
+
+
+@check("sample_next", "consecutive draws are independent: 800 pairs of draws in a row, each kind counted "
+                      "(Fisher's exact test)", points=1)
+def check_sample_independent(submission):
+    for shares, seed in ((np.array([0.6, 0.4]), 3101), (ref.apply_temperature(LIVE_THE, 1), 3102)):
+        draws = _draws(submission, shares, submission.probe("generator", seed), 2 * PAIRS)
+        top = int(np.argmax(shares))
+        first, second = (np.asarray(draws[0::2]) == top), (np.asarray(draws[1::2]) == top)
+        table = [int(np.sum(first & second)), int(np.sum(first & ~second)),
+                 int(np.sum(~first & second)), int(np.sum(~first & ~second))]
+        if fisher_two_sided(*table) <= ALPHA / 2:
+            after_top = table[0] / max(1, table[0] + table[1])
+            after_other = table[2] / max(1, table[2] + table[3])
+            fail(f"{NOT_INDEPENDENT}: in {PAIRS} pairs of draws in a row on the shares "
+                 f"{np.round(shares, 4).tolist()[:4]}{'...' if len(shares) > 4 else ''}, token {top} followed "
+                 f"itself {after_top:.1%} of the time and followed another token {after_other:.1%} of the time; "
+                 "each draw must be made afresh, whatever came before (a correct sampler fails this check "
+                 f"with probability below {ALPHA:g})")
+
+
+@check("sample_next", "the counts vary as chance makes them: 30 blocks of 100 draws are not all near "
+                      "their share", points=1)
+def check_sample_not_too_even(submission):
+    shares = np.array([0.6, 0.4])
+    draws = _draws(submission, shares, submission.probe("generator", 4101), BLOCKS * BLOCK)
+    blocks = (np.asarray(draws).reshape(BLOCKS, BLOCK) == 0).sum(axis=1)
+    if too_even_tail(blocks, BLOCK, 0.6) <= ALPHA:
+        fail(f"{TOO_EVEN}: in {BLOCKS} blocks of {BLOCK} draws on the shares [0.6, 0.4], token 0 came up "
+             f"{int(blocks.min())} to {int(blocks.max())} times, never far from 60; chance spreads it wider "
+             f"(a correct sampler fails this check with probability below {ALPHA:g})")
 
 
 # -- top_p_filter -----------------------------------------------------------------------------------
@@ -259,6 +312,77 @@ def check_generate_sampled(generate, submission):
     _judge_counts(counts, shares, RUNS, f'the word after "long live the" in {RUNS} runs at T = 1', mistakes=greedy)
     _judge_counts(np.bincount(stuck[2:], minlength=len(VOCAB)), shares, STEPS,
                   f'{STEPS} steps at T = 1 of a model that always gives the "live the" scores', mistakes=greedy)
+
+
+@check("generate", "the same seed gives the same text, other seeds other texts, and rng moves on (40 steps "
+                   "at T = 2, again in reverse order and in a fresh run of the notebook)", points=1)
+def check_generate_seeded(submission):
+    fault = _seeded_fault(submission)
+    # One bug, charged once: a sampler that does not draw from its generator makes any loop
+    # around it fail here; sample_next's own check charges it (its feedback says why).
+    if fault and not _sampler_at_fault(submission):
+        fail(fault)
+
+
+def _sampler_at_fault(submission):
+    """Whether the student's ``sample_next`` misuses its generator (or fails on the way)."""
+    try:
+        return _generator_fault(submission) is not None
+    except (Mismatch, StudentCodeError):
+        return True
+
+
+def _seeded_fault(submission):
+    """What is wrong with how ``generate`` uses its generator (feedback text), or ``None``."""
+    seeds = [9000 + k for k in range(6)]
+    first = _texts(submission, seeds)
+    again = _texts(submission, seeds[::-1])[::-1]
+    same_seed = next((k for k in range(len(seeds)) if first[k] != again[k]), None)
+    if same_seed is not None:
+        return (f"{OWN_GENERATOR} (or from something it keeps between calls), not from rng: two generators of "
+                f"seed {seeds[same_seed]} gave the texts {_words(first[same_seed])} and {_words(again[same_seed])} "
+                f"({TEXT} steps at T = 2 of a model that always gives the \"live the\" scores)")
+    rng = submission.probe("generator", seeds[0])
+    _texts(submission, [rng])
+    if rng.random() == _first_random(seeds[0]):
+        return (f"{IGNORES_RNG}: after {TEXT} steps at T = 2 the generator rng is where it started")
+    if all(text == first[0] for text in first):
+        return (f"{IGNORES_RNG}: generators of the seeds {seeds[0]} to {seeds[-1]} all gave the same text "
+                f"(a correct sampler repeats a text of {TEXT} steps at T = 2 with probability below 1e-12)")
+    other = submission.fresh("test_generate") if hasattr(submission, "fresh") else None
+    if other is None:
+        return None
+    try:
+        fresh = _texts(other, seeds[::-1])[::-1]
+    finally:
+        other.close()
+    changed = next((k for k in range(len(seeds)) if first[k] != fresh[k]), None)
+    if changed is not None:
+        return (f"{STATE_STEERS}: seed {seeds[changed]} gave {_words(first[changed])} here and "
+                f"{_words(fresh[changed])} in a fresh run of your notebook")
+    return None
+
+
+def _texts(submission, seeds):
+    """``generate(model, [1, 2], TEXT, 2, rng)`` for each seed (or generator handle) in one exchange,
+    ``model`` always giving the "live the" scores; a list of lists of ids, checked as such."""
+    model = submission.probe("fixed_scores_model", LIVE_THE)
+    rngs = [s for s in seeds if not isinstance(s, int)] or submission.probe_each("generator", [(s,) for s in seeds])
+    runs = submission.repeat("generate", len(rngs), (model, [1, 2], TEXT, 2, None), vary={4: rngs},
+                             accept=Accept(range(len(VOCAB)), length=2 + TEXT, at=2 + TEXT - 1))
+    out = []
+    for value in runs:
+        got = _ids(value, "generate")
+        if len(got) != 2 + TEXT or not all(0 <= i < len(VOCAB) for i in got):
+            fail(f"generate(model, [1, 2], {TEXT}, 2, rng) returned {len(got)} ids; it should return "
+                 f"the 2 ids of the prompt and {TEXT} new ones, each from 0 to {len(VOCAB) - 1}")
+        out.append(got)
+    return out
+
+
+def _words(ids):
+    text = " ".join(VOCAB[i] for i in ids[2:12])
+    return f'"{text} ..."'
 
 
 @check("generate", "a model that reads the whole list: n steps, greedy and sampled, against the reference", points=1)
