@@ -77,9 +77,12 @@ def generate(model, prompt, n, T, rng):
     for _ in range(n):
         shares = apply_temperature(model(ids), T)
         # its own draw, not sample_next's: a uniform from rng against the cumulative shares
-        ids.append(int(np.argmax(shares)) if T == 0 else
-                   int(np.searchsorted(np.cumsum(shares), rng.random() * shares.sum(), side="right")))
-    return [min(i, len(shares) - 1) for i in ids]
+        if T == 0:
+            ids.append(int(np.argmax(shares)))
+        else:
+            i = int(np.searchsorted(np.cumsum(shares), rng.random() * shares.sum(), side="right"))
+            ids.append(min(i, len(shares) - 1))
+    return ids
 '''
 
 
@@ -260,16 +263,15 @@ def _binomial_tail_at_most(n, p, k):
 
 def test_the_argmax_rule_falls_outside_the_skewed_count_bounds():
     """The argmax(rng.random(V) * p) rule on 0.7/0.2/0.1 picks the 0.7 token with probability
-    0.845 (computed exactly below); with 1,000 draws it falls inside the bounds a correct sampler
+    0.8452 (computed exactly below); with 1,000 draws it falls inside the bounds a correct sampler
     keeps to with probability below 1e-5, so the skewed count check catches it."""
-    from exercises.sampling.draws import ALPHA, SKEWED
     from exercises.sampling.counting import binomial_bounds
-    p = [0.7, 0.2, 0.1]
-    # P(u0 p0 > u1 p1, u0 p0 > u2 p2) for independent uniforms: integrate over x = u0 p0
-    xs = np.linspace(0, p[0], 200001)
-    integrand = np.minimum(xs / p[1], 1) * np.minimum(xs / p[2], 1) / p[0]
-    top = float(np.sum((integrand[1:] + integrand[:-1]) / 2) * (xs[1] - xs[0]))
-    assert abs(top - 0.8451) < 1e-3
+    from exercises.sampling.draws import ALPHA, SKEWED
+    # P(u0 p0 > u1 p1 and u0 p0 > u2 p2), uniforms u: the integral over x = u0 p0 in (0, 0.7) of
+    # min(x / 0.2, 1) min(x / 0.1, 1) / 0.7, a polynomial on (0, 0.1), (0.1, 0.2), (0.2, 0.7)
+    p0, p1, p2 = Fraction(7, 10), Fraction(2, 10), Fraction(1, 10)
+    top = float((p2 ** 3 / 3 / (p1 * p2) + (p1 ** 2 - p2 ** 2) / 2 / p1 + (p0 - p1)) / p0)
+    assert abs(top - 0.8452) < 1e-4
     lo, hi = binomial_bounds(SKEWED, 0.7, ALPHA / 3)
     inside = _binomial_tail_at_most(SKEWED, top, hi) - _binomial_tail_at_most(SKEWED, top, lo - 1)
     assert inside < 1e-5
@@ -309,8 +311,8 @@ def test_too_even_tail_is_the_exact_convolution():
 def test_the_too_even_check_catches_draws_within_two_of_their_share():
     """Blocks all within 2 of 60 (what a counter or a low-discrepancy sequence gives) fall below
     1e-9; blocks a correct sampler gives, with their usual spread, are far above it."""
-    from exercises.sampling.draws import ALPHA, BLOCK, BLOCKS
     from exercises.sampling.counting import too_even_tail
+    from exercises.sampling.draws import ALPHA, BLOCK, BLOCKS
     assert too_even_tail([58, 62] * (BLOCKS // 2), BLOCK, 0.6) < ALPHA
     phi = (5 ** 0.5 - 1) / 2
     for start in (0.0, 0.3, 0.77):
