@@ -9,9 +9,9 @@ ends the repetition.
 
 Each repetition is what a separate request would be:
 
-* the function is looked up in the notebook's namespace again, and the arguments are decoded
-  afresh from the request's JSON (``Child.raw``), so a function that writes into an argument
-  array sees a fresh copy each time; a handle (``{"__handle__": k}``, e.g. a generator a check
+* the function is looked up in the notebook's namespace again, and the arguments are a fresh
+  copy of the request's JSON decoded (``Child.raw``, decoded once more and deep-copied for each
+  call), so a function that writes into an argument array sees a fresh copy each time; a handle (``{"__handle__": k}``, e.g. a generator a check
   built with a probe) resolves to the same object each time, so its state carries over;
 * ``"vary": [[position, [value of repetition 0, 1, ...]], ...]`` puts repetition k's own value
   at that position (decoded afresh too);
@@ -31,6 +31,7 @@ value would have made no further call (``submission/repeated.py``, ``Accept``).
 
 Part of the child package: standard library and ``wire`` only.
 """
+import copy
 import json
 import time
 
@@ -97,6 +98,7 @@ def repeat(child, msg):
     if vary is None:
         return {"error": {"type": "ProtocolError", "message": "malformed vary", "where": None}}
     batch = _Batch(child)
+    pristine = None   # the arguments decoded once more, never handed out (copied for each call)
     for k in range(times):
         t0, c0 = time.perf_counter(), time.process_time()
         try:
@@ -107,9 +109,11 @@ def repeat(child, msg):
             if k == 0:  # decoded with the request
                 args, kwargs = list(msg.get("args", [])), msg.get("kwargs", {})
                 changed = [(position, values[0]) for position, values, _ in vary]
-            else:  # decoded again: what a separate request would have brought
-                args = list(from_wire(_field(child.raw, "args", [])))
-                kwargs = from_wire(_field(child.raw, "kwargs", {}))
+            else:  # a copy of the request's decoding: what a separate request would have brought
+                if pristine is None:
+                    pristine = (from_wire(_field(child.raw, "args", [])), from_wire(_field(child.raw, "kwargs", {})))
+                args, kwargs = copy.deepcopy(pristine)
+                args = list(args)
                 changed = [(position, from_wire(encoded[k])) for position, _, encoded in vary]
             for position, value in changed:
                 if 0 <= position < len(args):

@@ -30,7 +30,7 @@ ALPHA = 1e-9            # largest chance that a correct sampler fails one check 
 # bounds (docs/random-draws.md gives the figures; tests/exercises/test_sampling.py computes them).
 DRAWS = 400             # draws per near-even distribution in the count check (the @check names these numbers)
 SKEWED = 1000           # draws on the skewed shares: the argmax(rng.random(V) * p) rule falls outside
-PAIRS = 800             # non-overlapping pairs of consecutive draws in the independence check
+PAIRS = 600             # non-overlapping pairs of consecutive draws in the independence check
 BLOCKS, BLOCK = 40, 100 # blocks of consecutive draws in the too-even check
 RUNS = 100              # toy-model generations in the count check of generate (named in its @check)
 STEPS = 300             # draws of the one generation stuck at the fork (named in its @check)
