@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from autograder.course.registry import EXERCISES
+from autograder.core.registry import EXERCISES
 
 SAMPLING = EXERCISES["sampling"]
 POINTS = SAMPLING.points
