@@ -13,7 +13,17 @@ whatever the seeds (``docs/random-draws.md``).
 """
 import numpy as np
 
-from autograder.authoring import PROBES, Accept, Mismatch, check, expect_close, expect_equal, fail, hidden_checks
+from autograder.authoring import (
+    PROBES,
+    Accept,
+    Mismatch,
+    check,
+    excuse,
+    expect_close,
+    expect_equal,
+    fail,
+    hidden_checks,
+)
 from solutions import sampling as ref
 
 from .cases import CASES
@@ -199,12 +209,13 @@ def check_generate_sampled(generate, submission):
                       mistakes=greedy)
         _judge_counts(np.bincount(stuck[2:], minlength=len(VOCAB)), shares, STEPS,
                       f'{STEPS} steps at T = 1 of a model that always gives the "live the" scores', mistakes=greedy)
-    except Mismatch:
+    except Mismatch as failure:
         if not _loop_of_reference_fails(submission, shares):
             raise
-        # One bug, charged once: the reference loop around the student's sample_next draws as
-        # wrongly (a sampler whose draws depend on earlier ones cannot be replayed call by
-        # call, so this is judged on fresh draws); sample_next's own checks charge it.
+        # One bug, charged once (a sampler whose draws depend on earlier ones cannot be replayed
+        # call by call, so this is judged on fresh draws); sample_next's own checks charge it.
+        excuse("sample_next", "the reference generate calling your sample_next draws as wrongly on the same "
+               "seeds, so the mistake is in sample_next and is charged there only", failure)
 
 
 @check("generate", "the same seed gives the same text, other seeds other texts, and rng moves on (40 steps "
@@ -213,7 +224,10 @@ def check_generate_seeded(submission):
     fault = _seeded_fault(submission)
     # One bug, charged once: a sampler that does not draw from its generator makes any loop
     # around it fail here; sample_next's own check charges it (its feedback says why).
-    if fault and not _sampler_at_fault(submission):
+    if fault and _sampler_at_fault(submission):
+        excuse("sample_next", "your sample_next does not draw from the generator it is given, so no loop "
+               "around it can; the mistake is charged there only", Mismatch(fault))
+    if fault:
         fail(fault)
 
 
