@@ -39,6 +39,7 @@ from .wrong import (
     NOT_RENORMALISED,
     OWN_GENERATOR,
     PROMPT_DROPPED,
+    SAME_DRAWS_EACH_RUN,
     TIE_SPLIT,
     ZERO_DIVIDED,
     _softmax,
@@ -202,6 +203,7 @@ CASES = [
         Case(_SEEDED, inputs=dict(_W), compare="equal", expected=True, mistakes={OWN_GENERATOR: False}),
     ]),
     Check("generate", f"T = 1: queen at the fork in about {SHARES_T1[1]:.1%} of 1,000 seeds", cases=[
-        Case(_QUEENS, inputs=dict(_W), expected=SHARES_T1[1], atol=0.08, mistakes={GREEDY_DECODING: 0.0}),
+        Case(_QUEENS, inputs=dict(_W), expected=SHARES_T1[1], atol=0.08,
+             mistakes={f"{GREEDY_DECODING} (or {SAME_DRAWS_EACH_RUN})": 0.0}),
     ]),
 ]

@@ -37,6 +37,8 @@ OWN_GENERATOR = "the same seed gave a different text: `generate` draws from a ge
 IGNORES_RNG = "`generate` does not use the generator it is given"
 STATE_STEERS = ("what `generate` keeps between calls (a global, a function attribute, a cache) steers it: "
                 "the same seed must give the same text, whatever ran before")
+SAME_DRAWS_EACH_RUN = ("draw from a generator of your own, made afresh with one seed in each run, instead of "
+                       "the rng each run is given (every run then draws the same)")
 PROMPT_DROPPED = "return only the new ids, without the prompt in front"
 GREEDY_DECODING = "decode greedily whatever T is"
 
