@@ -4,7 +4,7 @@ An exercise folder (``exercises/<name>/``) writes its fixed cases, its other hid
 worked figures and its hand-ins against these names only, so the grader's own layout can
 change without touching any exercise. ``docs/authoring.md`` shows how each is used.
 """
-from autograder.checks.api import Mismatch, check, expect_close, expect_equal, fail, fmt  # noqa: F401
+from autograder.checks.api import Mismatch, check, excuse, expect_close, expect_equal, fail, fmt  # noqa: F401
 from autograder.checks.cases import Case, Check, hidden_checks  # noqa: F401  (the fixed cases: cases.py)
 from autograder.child.probes import PROBES  # noqa: F401  (objects a check builds in the child: models, generators)
 from autograder.child.wire import Opaque  # noqa: F401
@@ -15,7 +15,7 @@ from autograder.submission.repeated import Accept  # noqa: F401  (which values l
 
 __all__ = [
     "Accept", "CL100K_URL", "Case", "Check", "FOUNDATIONS", "FROM_SCRATCH", "Mismatch", "Mistake", "Opaque", "PROBES", "Source", "StudentCodeError",  # noqa: F822 (Mistake: module __getattr__ below)
-    "Worked", "cache_dir", "check", "expect_close", "expect_equal", "fail", "fmt", "hidden_checks",
+    "Worked", "cache_dir", "check", "excuse", "expect_close", "expect_equal", "fail", "fmt", "hidden_checks",
 ]
 
 

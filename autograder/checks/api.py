@@ -83,6 +83,24 @@ class Mismatch(AssertionError):
                 "mistakes": self.mistakes}
 
 
+class Excused(Mismatch):
+    """A check's failure that the check itself found explained by a helper of the function
+    (``excuse``): the check keeps its points and says so, as when the grader's own replay
+    (``checks/helpers.judge_excuse``) excuses it. For failures that replay cannot judge
+    (sampling: draws that depend on earlier calls). ``str(exc)``: the failure's feedback;
+    ``because``: the excuse's."""
+
+    because: str = ""
+
+
+def excuse(helper: str, why: str, failure: Mismatch):
+    """Pass the current check on account of the student's ``helper``: ``why`` says how the
+    helper explains ``failure`` (the ``Mismatch`` the check raised)."""
+    exc = Excused(str(failure))
+    exc.because = f"passed on account of {helper}: {why}"
+    raise exc from None
+
+
 def _small(value, limit=4096):
     """``value``, or its short text when it is too large to carry into reports."""
     size = value.size if isinstance(value, np.ndarray) else len(value) if isinstance(value, (list, tuple)) else 0

@@ -41,7 +41,7 @@ import pytest
 
 from autograder.checks import conftest as name_fixtures
 from autograder.checks import declared
-from autograder.checks.api import Mismatch
+from autograder.checks.api import Excused, Mismatch
 from autograder.checks.charged import charge_named
 from autograder.checks.helpers import (
     FreshRuns,
@@ -172,7 +172,7 @@ class GradingPlugin:
             excuse = None
             if report.when == "call" and (isinstance(exc, Mismatch) or (  # a helper raised: answered.py
                     isinstance(exc, StudentCodeError) and exc.function == meta.function and exc.helper)):
-                excuse = self._helper_excuse(item, meta)
+                excuse = (True, exc.because) if isinstance(exc, Excused) else self._helper_excuse(item, meta)
             if excuse is not None and not excuse[0]:
                 text = f"{text} ({excuse[1]})"
             elif excuse is not None:

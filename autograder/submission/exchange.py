@@ -19,7 +19,7 @@ from autograder.child import wire
 from autograder.core import safetext
 from autograder.sandbox.limits import StudentCodeError
 from autograder.submission.counted import CountedWeights, WeightsRegistry
-from autograder.submission.repeated import Repetitions, as_accept, check_times, check_vary
+from autograder.submission.repeated import Repetitions, arguments, as_accept, check_times, check_vary
 
 
 class RemoteObject:
@@ -277,6 +277,8 @@ class Exchange:
         vary = check_vary(vary, times, tuple(args))
         if times == 0:
             return []
+        if times == 1 and vary:  # the child answers one call as a plain call, which has no vary
+            args, vary = arguments(args, vary, 0), {}
         more = Repetitions(times, accept, lambda answer: self._interpret(answer, name, name, None))
         message = {"op": "call", "name": name, "args": tuple(args), "kwargs": dict(kwargs or {}), "times": times}
         if accept is not None:

@@ -116,11 +116,24 @@ class Repetitions:
 
     def __call__(self, answer: dict) -> str:
         """``"skip"`` (not the line expected next: a repetition number out of turn), ``"next"``
-        (a value; wait for the next line, with a fresh deadline) or ``"last"`` (the exchange
-        ends with this line: the last value, or the error a separate call would have raised)."""
+        (values; wait for the next line, with a fresh deadline) or ``"last"`` (the exchange
+        ends with this line: the last value, or the error a separate call would have raised).
+
+        A line holds one value (``ok``) or a batch of them (``ok_many``, ``child/repeat.py``);
+        values past the one that ends the repetition are ignored."""
         rep = answer.get("rep")
         if rep is not None and rep != len(self.results):
             return "skip"
+        if "ok_many" in answer:
+            values = answer["ok_many"]
+            if rep is None or not isinstance(values, list) or not values:
+                return "last"   # not a batch the child makes: _interpret names the broken answer
+            for value in values:
+                self.results.append(self.value_of({"ok": value}))
+                if len(self.results) >= self.times or not accepted(self.results[-1], self.accept):
+                    self.finished = True
+                    return "last"
+            return "next"
         if "ok" not in answer:
             return "last"
         value = self.value_of(answer)

@@ -32,10 +32,14 @@ from .wrong import (
     GLOBAL_STATE,
     GREEDY_DECODING,
     GREEDY_IDS,
+    LARGER_SHARE,
     LAST_TIE,
     LIVE_THE,
+    NEVER_DRAWS,
     NOT_RENORMALISED,
+    OWN_GENERATOR,
     PROMPT_DROPPED,
+    SAME_DRAWS_EACH_RUN,
     TIE_SPLIT,
     ZERO_DIVIDED,
     _softmax,
@@ -55,6 +59,14 @@ for global_seed in (0, 1):
     rng = np.random.default_rng(5)
     runs.append([sample_next(probs, rng) for _ in range(40)])
 return runs[0] == runs[1]"""
+_MOVES_ON = """probs = {probs}
+rng = np.random.default_rng(3)
+for _ in range(5):
+    sample_next(probs, rng)
+return rng.random() != np.random.default_rng(3).random()    # rng has moved on"""
+_SKEWED = """rng = np.random.default_rng(2027)
+draws = [sample_next(np.array([0.7, 0.3]), rng) for _ in range(4000)]
+return draws.count(0) / len(draws)     # how often the 0.7 token came up"""
 _SHARE = """probs = {probs}
 rng = np.random.default_rng(2026)
 draws = [sample_next(probs, rng) for _ in range(4000)]
@@ -68,6 +80,12 @@ def model(ids):   # toy model 1: the last two ids, side by side, through a ReLU 
     return np.maximum(x @ weights["W_hidden"] + weights["b_hidden"], 0) @ weights["W_out"] + weights["b_out"]
 
 return generate(model, [0, 1], 4, 0, None)"""
+_SEEDED = _GREEDY.replace("return generate(model, [0, 1], 4, 0, None)", """texts = []
+for seed in (11, 11, 12):
+    rng = np.random.default_rng(seed)
+    texts.append(generate(model, [0, 1], 6, 1, rng))
+moved_on = rng.random() != np.random.default_rng(12).random()
+return texts[0] == texts[1] and moved_on     # same seed, same text; rng moves on""")
 _QUEENS = _GREEDY.replace("return generate(model, [0, 1], 4, 0, None)", """queens = 0
 for seed in range(1000):
     queens += generate(model, [0, 1], 2, 1, np.random.default_rng(seed))[3] == 4
@@ -141,6 +159,13 @@ CASES = [
     Check("sample_next", f'queen\'s share in 4,000 draws after "live the" at T = 1 ({SHARES_T1[1]})', cases=[
         Case(_SHARE, inputs={"probs": ref.apply_temperature(_LIVE_THE_3, 1)}, expected=SHARES_T1[1], atol=0.04),
     ]),
+    Check("sample_next", "0.7 and 0.3: the 0.7 token in about 70% of 4,000 draws (not more)", cases=[
+        Case(_SKEWED, inputs={}, expected=0.7, atol=0.03, mistakes={LARGER_SHARE: 0.786}),
+    ]),
+    Check("sample_next", "the draws come from rng: it has moved on after them", cases=[
+        Case(_MOVES_ON, inputs={"probs": ref.apply_temperature(_LIVE_THE_3, 2)}, compare="equal", expected=True,
+             mistakes={NEVER_DRAWS: False}),
+    ]),
     Check("sample_next", "the same seed gives the same draws, whatever np.random's global state", cases=[
         Case(_SAME_SEED, inputs={"probs": ref.apply_temperature(_LIVE_THE_3, 2)}, compare="equal", expected=True,
              mistakes={GLOBAL_STATE: False}),
@@ -174,7 +199,11 @@ CASES = [
     Check("generate", 'greedy from "long live": long live the king said yes', cases=[
         Case(_GREEDY, inputs=dict(_W), compare="equal", expected=GREEDY_IDS, mistakes={PROMPT_DROPPED: GREEDY_IDS[2:]}),
     ]),
+    Check("generate", "the same seed gives the same text, and rng moves on", cases=[
+        Case(_SEEDED, inputs=dict(_W), compare="equal", expected=True, mistakes={OWN_GENERATOR: False}),
+    ]),
     Check("generate", f"T = 1: queen at the fork in about {SHARES_T1[1]:.1%} of 1,000 seeds", cases=[
-        Case(_QUEENS, inputs=dict(_W), expected=SHARES_T1[1], atol=0.08, mistakes={GREEDY_DECODING: 0.0}),
+        Case(_QUEENS, inputs=dict(_W), expected=SHARES_T1[1], atol=0.08,
+             mistakes={f"{GREEDY_DECODING} (or {SAME_DRAWS_EACH_RUN})": 0.0}),
     ]),
 ]

@@ -3,109 +3,65 @@
 The fixed cases of temperature and top-p (the course text's figures, ``worked.py``: toy model 1
 at the fork after "live the", the "sat"/"the" shares of "the cat") are declared once in
 ``cases.py``, visible or hidden; the line below makes its graded ones hidden checks. Here: the
-draws of sample_next and generate, judged by their counts (fixed seeds; the toy models run in
-the student's process, so these are not declared cases), and the randomized cases against the
-reference (``solutions/sampling.py``); the named mistakes' values come from ``wrong.py``.
+draws of sample_next and generate, judged as random draws (``draws.py`` makes and counts them,
+``counting.py`` holds the exact tests; fixed seeds; the toy models run in the student's
+process, so these are not declared cases), and the randomized cases against the reference
+(``solutions/sampling.py``); the named mistakes' values come from ``wrong.py``.
 
-Random draws are judged by counts. Every count check uses fixed seeds (never the student's)
-and, per word, exact binomial bounds whose two tails together hold ``ALPHA / V`` of the
-probability, so a correct sampler fails a check with probability below ``ALPHA`` = 1e-9
-(union bound over the words), whatever the seeds; for the seeds below the reference and the
-honest styles of ``tests/exercises/test_sampling.py`` pass.
+A correct sampler fails any check on draws with probability below ``draws.ALPHA`` = 1e-9,
+whatever the seeds (``docs/random-draws.md``).
 """
-import functools
-import math
-
 import numpy as np
 
-from autograder.authoring import PROBES, Accept, check, expect_close, expect_equal, fail, fmt, hidden_checks
+from autograder.authoring import (
+    PROBES,
+    Accept,
+    Mismatch,
+    check,
+    excuse,
+    expect_close,
+    expect_equal,
+    fail,
+    hidden_checks,
+)
 from solutions import sampling as ref
 
 from .cases import CASES
+from .counting import fisher_two_sided, too_even_tail
+from .draws import (
+    ALPHA,
+    BLOCK,
+    BLOCKS,
+    DRAWS,
+    PAIRS,
+    RUNS,
+    SKEWED,
+    STEPS,
+    _count_draws,
+    _draws,
+    _generator_fault,
+    _ids,
+    _judge_counts,
+    _loop_of_reference_fails,
+    _sampler_at_fault,
+    _seeded_fault,
+    _toy_model,
+)
 from .worked import KING, VOCAB, toy_weights
 from .wrong import (
-    GLOBAL_STATE,
     GREEDY_DECODING,
     GREEDY_IDS,
     LIVE_THE,
+    NOT_INDEPENDENT,
     PROMPT,
     PROMPT_DROPPED,
+    SAME_DRAWS_EACH_RUN,
+    TOO_EVEN,
     _temperature_mistakes,
     _top_p_mistakes,
 )
 
 globals().update(hidden_checks(CASES))  # the graded fixed cases of cases.py, first (declared.py's order)
-
-ALPHA = 1e-9            # largest chance that a correct sampler fails one count check
-# The draws of one check are one exchange with the student's process (``submission.repeat``),
-# but each ``generate`` run is a call of its own; the counts are kept to a few hundred draws per
-# check, and the bounds are set for those numbers and still far from what greedy, uniform or
-# shifted draws give.
-DRAWS = 400             # draws per distribution in the count check of sample_next (named in its @check)
-RUNS = 100              # toy-model generations in the count check of generate (named in its @check)
-STEPS = 300             # draws of the one generation stuck at the fork (named in its @check)
-
-
-# -- counting draws: exact binomial bounds --------------------------------------------------------
-@functools.lru_cache(maxsize=16)
-def _log_choose(n):
-    """``log C(n, k)`` for k = 0 .. n (log-gamma), float64 array; the same for every notebook."""
-    return math.lgamma(n + 1) - np.array([math.lgamma(i + 1) + math.lgamma(n - i + 1) for i in range(n + 1)])
-
-
-@functools.lru_cache(maxsize=256)
-def _binomial_bounds(n, p, alpha):
-    """``(lo, hi)``: the counts a Binomial(n, p) variable falls outside with probability at most
-    ``alpha`` (``alpha / 2`` in each tail), from the exact distribution (log-gamma). Kept per
-    grading process: the checks ask for the same few (n, p) for every notebook."""
-    if p <= 0.0:
-        return 0, 0
-    if p >= 1.0:
-        return n, n
-    k = np.arange(n + 1)
-    log_pmf = _log_choose(n) + k * math.log(p) + (n - k) * math.log1p(-p)
-    pmf = np.exp(log_pmf - log_pmf.max())
-    pmf /= pmf.sum()
-    below = np.cumsum(pmf)                 # P(X <= k)
-    above = np.cumsum(pmf[::-1])[::-1]     # P(X >= k)
-    lo = int(np.argmax(below > alpha / 2))                 # P(X < lo) <= alpha / 2
-    hi = int(n - np.argmax(above[::-1] > alpha / 2))       # P(X > hi) <= alpha / 2
-    return lo, hi
-
-
-def _judge_counts(counts, shares, n, what, mistakes=None):
-    """Fail unless every word's count lies in its bounds; name a mistake whose shares fit instead.
-
-    Args:
-        counts: draws per word, shape (V,). shares: the right shares (V,). n: draws in all.
-        what: what was drawn, for the feedback.
-        mistakes: ``{name: shares that mistake draws with}``.
-    """
-    V = len(shares)
-    bounds = [_binomial_bounds(n, float(s), ALPHA / V) for s in shares]
-    off = [i for i, (c, (lo, hi)) in enumerate(zip(counts, bounds)) if not lo <= c <= hi]
-    if not off:
-        return
-    named = []
-    for name, wrong in (mistakes or {}).items():
-        wrong_bounds = [_binomial_bounds(n, float(s), ALPHA / V) for s in wrong]
-        if all(lo <= c <= hi for c, (lo, hi) in zip(counts, wrong_bounds)):
-            named.append(name)
-    lines = [f"token {i}: drawn {int(counts[i])} times in {n}, a correct sampler gives "
-             f"{bounds[i][0]} to {bounds[i][1]} (share {float(shares[i]):.4f})" for i in off[:3]]
-    message = f"{what}: the draws do not follow the shares; " + "; ".join(lines)
-    if named:
-        message += f". That is what you get when you {' (or when you '.join(named)}"
-    fail(message + f" (a correct sampler fails this check with probability below {ALPHA:g})")
-
-
-def _as_id(value, V, what):
-    if isinstance(value, bool) or not isinstance(value, int):
-        fail(f"{what} returned {fmt(value)}; it should return one token id, an int")
-    if not 0 <= value < V:
-        fail(f"{what} returned {value}; ids run from 0 to {V - 1}")
-    return value
-
 
 # -- apply_temperature --------------------------------------------------------------------------
 @check("apply_temperature", "random scores and temperatures, large scores at small T", points=1)
@@ -124,37 +80,20 @@ def check_temperature_random(apply_temperature, rng):
 
 
 # -- sample_next ----------------------------------------------------------------------------------
-def _draws(submission, shares, rng, n, allowed=None):
-    """``n`` calls ``sample_next(shares, rng)`` in one exchange (``submission.repeat``: the
-    arguments arrive afresh each time, ``rng`` is the same generator), as token ids (``_as_id``).
-
-    The draws stop after the first that is not an id of ``allowed`` (default: every id), which
-    the caller fails on: no draw is made after it, as with separate calls."""
-    V = len(shares)
-    accept = set(range(V)) if allowed is None else set(allowed)
-    return [_as_id(value, V, "sample_next")
-            for value in submission.repeat("sample_next", n, (shares, rng), accept=accept)]
-
-
-def _count_draws(submission, shares, seed, n):
-    rng = submission.probe("generator", seed)
-    return np.bincount(np.asarray(_draws(submission, shares, rng, n), dtype=int), minlength=len(shares))
-
-
-@check("sample_next", '400 draws follow the shares after "live the" at T = 1 and T = 2', points=2)
+@check("sample_next", 'the counts follow the shares: 400 draws after "live the" at T = 1 and T = 2, '
+                      '1,000 on skewed shares; a share of 1 is always drawn, a share of 0 never', points=1)
 def check_sample_counts(submission):
-    for T, seed in ((1, 20261), (2, 20262)):
-        shares = ref.apply_temperature(LIVE_THE, T)
-        counts = _count_draws(submission, shares, seed, DRAWS)
+    for shares, seed, n in ((ref.apply_temperature(LIVE_THE, 1), 20261, DRAWS),
+                            (ref.apply_temperature(LIVE_THE, 2), 20262, DRAWS),
+                            (np.array([0.2, 0.7, 0.1]), 20263, SKEWED)):
+        counts = _count_draws(submission, shares, seed, n)
         greedy = np.eye(len(shares))[int(np.argmax(shares))]
-        _judge_counts(counts, shares, DRAWS, f'{DRAWS} draws after "live the" at T = {T}',
+        where = f'after "live the" at T = {1 if seed == 20261 else 2}' if len(shares) == len(VOCAB) else \
+            f"on the shares {shares.tolist()}"
+        _judge_counts(counts, shares, n, f"{n} draws {where}",
                       mistakes={"always return the most likely token (that is greedy, not sampling)": greedy,
                                 "draw every token with the same chance, ignoring the shares":
                                 np.full(len(shares), 1 / len(shares))})
-
-
-@check("sample_next", "a share of 1 is always drawn, a share of 0 never", points=1)
-def check_sample_certain(submission):
     rng = submission.probe("generator", 5)
     for shares in ([0.0, 0.0, 1.0, 0.0], [0.5, 0.0, 0.5], [0.0, 1.0]):
         for got in _draws(submission, np.array(shares), rng, 20, [i for i, s in enumerate(shares) if s > 0]):
@@ -162,21 +101,43 @@ def check_sample_certain(submission):
                 fail(f"sample_next({shares}, rng) drew {got}, a token whose share is 0")
 
 
-@check("sample_next", "uses the generator it is given: same seed, same draws; the global state plays no part",
+@check("sample_next", "draws from the generator it is given: the same seed gives the same draws whatever "
+                      "np.random's state, another seed or an advanced generator other draws, and rng moves on",
        points=1)
 def check_sample_generator(submission):
-    shares = ref.apply_temperature(LIVE_THE, 2)
+    fault = _generator_fault(submission)
+    if fault:
+        fail(fault)
 
-    def run(seed, global_seed):
-        submission.probe("reseed_global", global_seed)
-        return _draws(submission, shares, submission.probe("generator", seed), 20)
-    first, again, reseeded = run(11, 0), run(11, 1), run(11, 0)
-    if not first == again == reseeded:
-        fail("two generators made with the same seed gave different draws (20 draws after "
-             f"\"live the\" at T = 2, np.random reseeded in between). That is what you get when you {GLOBAL_STATE}")
-    if first == run(12, 0) == run(13, 0):
-        fail("three generators with different seeds gave the same 20 draws; each draw must come "
-             "from the generator rng you are given")
+
+@check("sample_next", "consecutive draws are independent: 600 pairs of draws in a row, each kind counted "
+                      "(Fisher's exact test)", points=1)
+def check_sample_independent(submission):
+    # Two tokens, so a pair is one of four kinds; Fisher's exact test does not need the shares
+    # to be right (the count check judges those): only that the second draw ignores the first.
+    draws = np.asarray(_draws(submission, np.array([0.6, 0.4]), submission.probe("generator", 3101), 2 * PAIRS))
+    first, second = draws[0::2] == 0, draws[1::2] == 0
+    table = [int(np.sum(first & second)), int(np.sum(first & ~second)),
+             int(np.sum(~first & second)), int(np.sum(~first & ~second))]
+    if fisher_two_sided(*table) <= ALPHA:
+        after_top = table[0] / max(1, table[0] + table[1])
+        after_other = table[2] / max(1, table[2] + table[3])
+        fail(f"{NOT_INDEPENDENT}: in {PAIRS} pairs of draws in a row on the shares [0.6, 0.4], token 0 came "
+             f"second {after_top:.1%} of the time after token 0 and {after_other:.1%} of the time after token 1; "
+             "each draw must be made afresh, whatever came before (a correct sampler fails this check "
+             f"with probability below {ALPHA:g})")
+
+
+@check("sample_next", "the counts vary as chance makes them: 40 blocks of 100 draws are not all near "
+                      "their share", points=1)
+def check_sample_not_too_even(submission):
+    shares = np.array([0.6, 0.4])
+    draws = _draws(submission, shares, submission.probe("generator", 4101), BLOCKS * BLOCK)
+    blocks = (np.asarray(draws).reshape(BLOCKS, BLOCK) == 0).sum(axis=1)
+    if too_even_tail(blocks, BLOCK, 0.6) <= ALPHA:
+        fail(f"{TOO_EVEN}: in {BLOCKS} blocks of {BLOCK} draws on the shares [0.6, 0.4], token 0 came up "
+             f"{int(blocks.min())} to {int(blocks.max())} times, never far from 60; chance spreads it wider "
+             f"(a correct sampler fails this check with probability below {ALPHA:g})")
 
 
 # -- top_p_filter -----------------------------------------------------------------------------------
@@ -202,18 +163,6 @@ def check_top_p_random(top_p_filter, rng):
 
 
 # -- generate ---------------------------------------------------------------------------------------------
-def _toy_model(submission):
-    w = toy_weights(ref)
-    return submission.probe("two_word_model", w["table"], w["W_hidden"], w["b_hidden"], w["W_out"], w["b_out"])
-
-
-def _ids(value, what):
-    if not isinstance(value, (list, tuple)) or not all(isinstance(i, int) and not isinstance(i, bool)
-                                                       for i in value):
-        fail(f"{what} returned {fmt(value)}; it should return a list of int token ids")
-    return list(value)
-
-
 @check("generate", 'greedy (T = 0) from "long live", 4 steps: long live the king said yes', points=1)
 def check_generate_greedy(generate, submission):
     got = _ids(generate(_toy_model(submission), list(PROMPT), 4, 0, None), "generate")
@@ -256,9 +205,34 @@ def check_generate_sampled(generate, submission):
     if len(stuck) != 2 + STEPS or not all(0 <= i < len(VOCAB) for i in stuck):
         fail(f"generate(model, [1, 2], {STEPS}, 1, rng) returned {len(stuck)} ids; it should return "
              f"the 2 ids of the prompt and {STEPS} new ones, each from 0 to {len(VOCAB) - 1}")
-    _judge_counts(counts, shares, RUNS, f'the word after "long live the" in {RUNS} runs at T = 1', mistakes=greedy)
-    _judge_counts(np.bincount(stuck[2:], minlength=len(VOCAB)), shares, STEPS,
-                  f'{STEPS} steps at T = 1 of a model that always gives the "live the" scores', mistakes=greedy)
+    if any(i != KING for i in stuck[2:]):
+        # Not greedy: the one run of STEPS steps draws; runs that all give one word share a generator.
+        greedy = {SAME_DRAWS_EACH_RUN: np.eye(len(VOCAB))[int(np.argmax(counts))]}
+    try:
+        _judge_counts(counts, shares, RUNS, f'the word after "long live the" in {RUNS} runs at T = 1',
+                      mistakes=greedy)
+        _judge_counts(np.bincount(stuck[2:], minlength=len(VOCAB)), shares, STEPS,
+                      f'{STEPS} steps at T = 1 of a model that always gives the "live the" scores', mistakes=greedy)
+    except Mismatch as failure:
+        if not _loop_of_reference_fails(submission, shares):
+            raise
+        # One bug, charged once (a sampler whose draws depend on earlier ones cannot be replayed
+        # call by call, so this is judged on fresh draws); sample_next's own checks charge it.
+        excuse("sample_next", "the reference generate calling your sample_next draws as wrongly on the same "
+               "seeds, so the mistake is in sample_next and is charged there only", failure)
+
+
+@check("generate", "the same seed gives the same text, other seeds other texts, and rng moves on (40 steps "
+                   "at T = 2, again in reverse order and in a fresh run of the notebook)", points=1)
+def check_generate_seeded(submission):
+    fault = _seeded_fault(submission)
+    # One bug, charged once: a sampler that does not draw from its generator makes any loop
+    # around it fail here; sample_next's own check charges it (its feedback says why).
+    if fault and _sampler_at_fault(submission):
+        excuse("sample_next", "your sample_next does not draw from the generator it is given, so no loop "
+               "around it can; the mistake is charged there only", Mismatch(fault))
+    if fault:
+        fail(fault)
 
 
 @check("generate", "a model that reads the whole list: n steps, greedy and sampled, against the reference", points=1)

@@ -131,6 +131,7 @@ def generate(model, prompt, n, T, rng):
     return new                     # the prompt is missing in front
 ''', failing=("check_generate_greedy",
               _FORK,
+              "check_generate_seeded",
               "check_generate_whole_list"),
         feedback="return only the new ids"),
 

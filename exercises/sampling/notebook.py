@@ -240,6 +240,22 @@ for T in (0.5, 1, 2, 5, 20):
 # what makes a run reproducible: the same seed gives the same draws.
 #
 # Return the id as a plain `int`.
+#
+# **What the checks judge.** A draw cannot be compared with one right answer, so the hidden
+# checks judge what makes a sampler a sampler, each for a point of its own:
+#
+# * *it draws from `rng`*: after your draws the generator has moved on, a generator of the same
+#   seed that moved on beforehand gives other draws, and the same seed gives the same draws
+#   whatever numpy's global state;
+# * *the counts follow the shares*, on skewed shares (0.2/0.7/0.1) as well as near-even ones,
+#   with enough draws that a rule which only favours the larger share roughly right is caught;
+# * *each draw is independent of the ones before it*: keep nothing between calls;
+# * *the counts vary as chance makes them*: a sampler that hands out each token exactly as
+#   often as its share (a counter, a fixed sequence) is not drawing at random.
+#
+# Any correct way of drawing passes: `rng.choice`, a running total, `np.searchsorted` on the
+# cumulative shares, walking them from either end, the Gumbel-max trick, `rng.multinomial`.
+# Each check is set so that a correct sampler fails it less than once in a billion runs.
 
 # %% solution="sample_next"
 def sample_next(probs, rng):
@@ -349,6 +365,12 @@ for T in (1, 2):
 # Return the prompt followed by the `n` new ids, as a list of `int`s, and leave the caller's
 # `prompt` list as it was (work on a copy). The toy has no end-of-text token, so the loop
 # stops after `n` steps; a real model also stops when it picks its end token.
+#
+# Every draw comes from the `rng` you are given, never from a generator of your own: the hidden
+# checks run `generate` with generators of the same seed and expect the same text, with other
+# seeds and expect other texts, check that `rng` has moved on, and compare your texts with those
+# of a fresh run of your notebook, so nothing `generate` keeps between calls (a global, a
+# cache) may change what it returns.
 
 # %% solution="generate"
 def generate(model, prompt, n, T, rng):

@@ -28,6 +28,17 @@ ASCENDING = "sort the shares in ascending order, keeping the least likely tokens
 REVERSED_TIES = "reverse an ascending sort, which puts tied tokens in reverse id order"
 GLOBAL_STATE = ("draw from numpy's global random state (np.random.choice, np.random.random) or Python's "
                 "random module instead of the generator rng you are given")
+NEVER_DRAWS = "your sampler never draws from the generator it is given"
+NOT_INDEPENDENT = "consecutive draws depend on each other"
+LARGER_SHARE = "the larger share is picked more often than its share"
+TOO_EVEN = ("the counts are too even for chance: your draws track the shares (a counter or a fixed "
+            "sequence) instead of being drawn at random")
+OWN_GENERATOR = "the same seed gave a different text: `generate` draws from a generator of its own"
+IGNORES_RNG = "`generate` does not use the generator it is given"
+STATE_STEERS = ("what `generate` keeps between calls (a global, a function attribute, a cache) steers it: "
+                "the same seed must give the same text, whatever ran before")
+SAME_DRAWS_EACH_RUN = ("draw from a generator of your own, made afresh with one seed in each run, instead of "
+                       "the rng each run is given (every run then draws the same)")
 PROMPT_DROPPED = "return only the new ids, without the prompt in front"
 GREEDY_DECODING = "decode greedily whatever T is"
 

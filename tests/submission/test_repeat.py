@@ -237,3 +237,51 @@ def test_an_argument_can_vary_between_repetitions(kind):
             sub.repeat("run", 4, ([4, 4], 2, None), vary={3: rngs})
     finally:
         sub.close()
+
+
+@pytest.mark.parametrize("kind", ["child", "local"])
+def test_one_repetition_with_a_varied_argument_gets_that_argument(kind):
+    if kind == "child":
+        sub = ChildSubmission([(1, VARY)], LIMITS)
+    else:
+        ns = {"__name__": "__main__"}
+        exec(compile(VARY, "<cell 1>", "exec"), ns)
+        sub = LocalSubmission(ns)
+    try:
+        rng = sub.probe("generator", 9)
+        mine = np.random.default_rng(9)
+        assert sub.repeat("run", 1, ([4, 4], 2, None), vary={2: [rng]}) == \
+            [[4, 4] + [int(mine.integers(0, 10)) for _ in range(2)]]
+    finally:
+        sub.close()
+
+
+def test_thousands_of_quick_calls_come_back_in_a_few_lines():
+    """The child answers the values of a repetition in batches (``ok_many``), in order, each
+    as a separate call would have returned it."""
+    sub = ChildSubmission([(1, CODE)], LIMITS)
+    lines = []
+    try:
+        rng = sub.probe("generator", 2026)
+        exchange = sub._exchange
+
+        def counting(message, seconds, more=None):
+            if more is None:
+                return exchange(message, seconds, more)
+            inner = more.__call__
+
+            class Counted:
+                def __getattr__(self, name):
+                    return getattr(more, name)
+
+                def __call__(self, answer):
+                    lines.append(len(answer.get("ok_many", [answer.get("ok")])))
+                    return inner(answer)
+            return exchange(message, seconds, Counted())
+        sub._exchange = counting
+        got = sub.repeat("draw", 3000, (rng,))
+        mine = np.random.default_rng(2026)
+        assert got == [int(mine.integers(0, 1000)) for _ in range(3000)]
+        assert sum(lines) == 3000 and len(lines) < 100, lines
+    finally:
+        sub.close()
