@@ -41,6 +41,7 @@ SAME_DRAWS_EACH_RUN = ("draw from a generator of your own, made afresh with one 
                        "the rng each run is given (every run then draws the same)")
 PROMPT_DROPPED = "return only the new ids, without the prompt in front"
 GREEDY_DECODING = "decode greedily whatever T is"
+GREEDY_OR_SAME_DRAWS = f"{GREEDY_DECODING} (or {SAME_DRAWS_EACH_RUN})"
 
 
 def _softmax(z):
