@@ -87,13 +87,16 @@ def _fresh_runner(exercise, shell=None):
     return run
 
 
-def grade(exercise_name, function, namespace=None, student_id=None, code_digest=None):
+def grade(exercise_name, function, namespace=None, student_id=None, code_digest=None, fresh_namespace=None):
     """Run the hidden checks of ``function`` and return the points earned (``float``).
 
     Args:
         exercise_name: e.g. "attention".
         function: the student-facing function, e.g. "attention_row".
         namespace: where the student's functions are (default: the notebook's globals).
+        fresh_namespace: with ``namespace``, ``fresh_namespace(checkpoint)`` runs the same code again
+            in a new namespace (``LocalSubmission.fresh``); without ``namespace`` the kernel's history
+            is run again.
         student_id: for the per-student seeds (default: from nbgrader's working directory).
         code_digest: digest of the notebook's code before this cell, for the seeds (default:
             from the kernel's history, ``digest.digest_in_kernel``, the same digest
@@ -110,7 +113,7 @@ def grade(exercise_name, function, namespace=None, student_id=None, code_digest=
     # caller ("one bug, charged once", plugin.py). Kept in the kernel's namespace because the
     # hidden cells re-import the grader each time.
     charged = ns.setdefault(CHARGED_KEY, set())
-    fresh = _fresh_runner(exercise) if namespace is None else None
+    fresh = _fresh_runner(exercise) if namespace is None else fresh_namespace
     with warnings.catch_warnings(), contextlib.redirect_stderr(sys.stdout):
         warnings.simplefilter("ignore")
         results = run_checks(exercise, LocalSubmission(ns, fresh), sid, load_secret(create=True), select=function,

@@ -137,9 +137,29 @@ def _ids(value, what):
     return list(value)
 
 
+def _in_fresh_run(submission, judge):
+    """``judge(other)`` on a fresh run of the student's notebook up to ``generate``'s hidden-test
+    cell, where none of this submission's calls (the student's ``generate`` among them) ran: a
+    ``sample_next`` that answers wrongly only once ``generate`` has run cannot buy ``generate``
+    an excuse. Where the notebook cannot be run again (a namespace without its notebook), on
+    this submission."""
+    other = submission.fresh("test_generate") if hasattr(submission, "fresh") else None
+    if other is None:
+        return judge(submission)
+    try:
+        return judge(other)
+    finally:
+        other.close()
+
+
 def _loop_of_reference_fails(submission, shares):
     """Whether the reference ``generate`` calling the student's ``sample_next`` fails the counts
-    of ``check_generate_sampled`` too (the same seeds; the toy model run here)."""
+    of ``check_generate_sampled`` too (the same seeds; the toy model run here), in a fresh run
+    of the notebook (``_in_fresh_run``)."""
+    return _in_fresh_run(submission, lambda other: _reference_loop_fails(other, shares))
+
+
+def _reference_loop_fails(submission, shares):
     weights = toy_weights(ref)
     sample_next = submission.function("sample_next")
     counts = np.zeros(len(VOCAB), dtype=int)
@@ -159,11 +179,14 @@ def _loop_of_reference_fails(submission, shares):
 
 
 def _sampler_at_fault(submission):
-    """Whether the student's ``sample_next`` misuses its generator (or fails on the way)."""
-    try:
-        return _generator_fault(submission) is not None
-    except (Mismatch, StudentCodeError):
-        return True
+    """Whether the student's ``sample_next`` misuses its generator (or fails on the way), in a
+    fresh run of the notebook (``_in_fresh_run``)."""
+    def judge(other):
+        try:
+            return _generator_fault(other) is not None
+        except (Mismatch, StudentCodeError):
+            return True
+    return _in_fresh_run(submission, judge)
 
 
 def _seeded_fault(submission):

@@ -171,11 +171,13 @@ def test_a_helper_answering_on_cue_does_not_excuse_a_caller_given_handles(hand_i
     points = points_by_function(SAMPLING)
     scores = _by_function(result)
     assert scores["sample_next"] == (points["sample_next"] - 1, points["sample_next"])
-    sampled = next(c for c in result.checks if "queen at the fork" in c.name)
-    # before the fix the grader excused it: "passed on account of sample_next", all 4 points
-    assert sampled.score == 0.0, sampled.output
-    assert "own code is wrong" in sampled.output, sampled.output
-    assert scores["generate"] == (points["generate"] - sampled.max_score, points["generate"])
+    # the stub generate ignores rng at T > 0: it loses the sampled and the seeded checks, and the
+    # cued sample_next (right again in a fresh run of the notebook) excuses neither
+    lost = [c for c in result.checks if c.function == "generate" and c.score < c.max_score]
+    assert {c.name.split(" (")[0] for c in lost} >= {
+        'generate: T = 1: queen at the fork about half the time'}, [c.name for c in lost]
+    assert len(lost) == 2 and not [c for c in result.checks if "passed on account of" in c.output]
+    assert scores["generate"] == (points["generate"] - sum(c.max_score for c in lost), points["generate"])
 
 
 def test_in_the_kernel_handles_are_matched_too(monkeypatch, capsys):
@@ -191,6 +193,8 @@ def test_in_the_kernel_handles_are_matched_too(monkeypatch, capsys):
 
     def generate_points(replacements):
         ns = _namespace(SAMPLING, replacements)
+        def fresh(checkpoint):  # the same code run again: what the kernel's history gives
+            return _namespace(SAMPLING, replacements)
         for function in ("apply_temperature", "sample_next", "top_p_filter"):
             try:
                 grade(SAMPLING.name, function, namespace=ns, student_id="k1")
@@ -198,12 +202,12 @@ def test_in_the_kernel_handles_are_matched_too(monkeypatch, capsys):
                 pass
         capsys.readouterr()
         try:
-            earned = grade(SAMPLING.name, "generate", namespace=ns, student_id="k1")
+            earned = grade(SAMPLING.name, "generate", namespace=ns, student_id="k1", fresh_namespace=fresh)
         except AssertionError:
             earned = 0.0
         return earned, capsys.readouterr().out
     earned, out = generate_points({"sample_next": STATEFUL_SAMPLE, "generate": STUB_GENERATE})
-    assert earned == points["generate"] - 1, out
+    assert earned == points["generate"] - 2, out  # the sampled and the seeded checks: its own code
     assert "own code is wrong" in out and "passed on account of" not in out, out
     earned, out = generate_points({"sample_next": greedy.code})
     assert earned == points["generate"], out
