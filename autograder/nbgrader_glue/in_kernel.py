@@ -19,6 +19,7 @@ from pathlib import Path
 
 from autograder.checks.plugin import run_checks
 from autograder.checks.seeds import load_secret
+from autograder.child.cells import Shell
 from autograder.core.registry import find
 from autograder.submission.digest import digest_in_kernel
 from autograder.submission.local import LocalSubmission
@@ -49,6 +50,27 @@ def _namespace():
     return sys._getframe(2).f_globals
 
 
+class _FreshCells:
+    """The runner behind the fresh run's ``get_ipython()``: the magics the grader's child runs
+    (``%time``, ``%%time``, ``%%capture``: their code, in the fresh namespace, as IPython runs
+    it in the kernel's) run here in the fresh namespace, the rest do nothing, with the magic
+    table the child uses (``child/cells.py``'s ``Shell``). Without it a ``%%time`` solution
+    cell would define its function in the kernel, not in the fresh run."""
+
+    def __init__(self, shell, ns):
+        self._shell, self.ns = shell, ns
+
+    def run_source(self, source, label, top=False, value=False):
+        code = self._shell.transform_cell(source)
+        if value:
+            try:
+                return eval(compile(code, "<cell>", "eval"), self.ns)
+            except SyntaxError:
+                pass
+        exec(compile(code, "<cell>", "exec"), self.ns)
+        return None
+
+
 def _fresh_runner(exercise, shell=None):
     """``run(checkpoint)`` -> a new namespace holding the kernel's earlier cells run again up to
     the hidden-test cell of ``checkpoint`` (``test_<function>``), with none of the checks' calls
@@ -70,6 +92,8 @@ def _fresh_runner(exercise, shell=None):
     def run(checkpoint):
         function = checkpoint[len("test_"):]
         ns = {"__name__": "__main__"}
+        magics = Shell(_FreshCells(shell, ns))
+        ns["get_ipython"] = lambda: magics
         with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             for text in cells:
                 if cell_text(text) in course:
