@@ -178,7 +178,7 @@ def write_class_outputs(jobs: list, results, out, *, totals: dict | None = None,
     for r in _each(results):
         student.write_html(r, out, paths.get(shown_name(r.student_id)),
                            totals.get((r.student_id, r.assignment_id)))  # headline: the grade of record
-        feedback = out / r.assignment_id / r.student_id / "feedback.txt"
+        feedback = out / console.fs_name(r.assignment_id) / console.fs_name(r.student_id) / "feedback.txt"
         first = student.fix_first_text(r)  # the named mistakes by points lost, then every check
         feedback.write_text((first + "\n\n" if first else "") + console.table(r) + "\n",
                             encoding="utf-8")  # wrapped, never cut
