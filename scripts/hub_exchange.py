@@ -153,6 +153,8 @@ CLAIM_SLACK_SECONDS = 60
 # and max_dir_size): how deep its folders go and how many entries it may hold.
 MAX_DEPTH = 8
 MAX_ENTRIES = 10_000
+# nbgrader's submit: base64.urlsafe_b64encode(os.urandom(9)), after the time (add_random_string)
+_RANDOM_TAIL = re.compile(r"\+[A-Za-z0-9_-]{12}$")
 _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _OPEN_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
@@ -425,8 +427,12 @@ class ExchangeCollect(_Collect):  # type: ignore[misc,valid-type]
 
     @staticmethod
     def _parse_time(rest):
-        """The UTC time (naive datetime) at the end of a submission's name, or None."""
-        for text in (rest, rest.rsplit("+", 1)[0]):
+        """The UTC time (naive datetime) of a submission's name after ``<student>+<assignment>+``,
+        or None. The random string nbgrader's submit appends (``+`` and 12 characters of
+        URL-safe base64) is cut off before parsing: dateutil reads one such as ``+3KqE...`` as a
+        zone offset of three hours, which would put a true claim outside the slack."""
+        random_tail = _RANDOM_TAIL.search(rest)
+        for text in ((rest[:random_tail.start()], rest) if random_tail else (rest,)):
             try:
                 return parse_utc(text)
             except Exception:  # dateutil raises ParserError, OverflowError, ValueError ...

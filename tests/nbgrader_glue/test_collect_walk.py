@@ -81,3 +81,19 @@ def test_the_time_of_record_is_when_the_submission_last_changed_unless_the_claim
 def test_a_name_shown_in_a_log_line_has_no_control_character():
     shown = hub_exchange.shown("eve+ps+\x1b]0;owned\x07<b>\u202e")
     assert shown.isascii() and "\x1b" not in shown and "\\x1b" in shown and "\\u202e" in shown
+
+
+def test_the_time_in_a_submissions_name_is_read_whatever_random_string_follows_it():
+    """nbgrader's submit names a folder ``<student>+<assignment>+<time>+<12 characters of URL-safe
+    base64>``; dateutil alone reads a tail such as ``+3KqEYpQADLtH`` as a zone three hours off."""
+    import base64
+
+    claimed = datetime.datetime(2026, 12, 4, 0, 26, 12, 976037)
+    when = "2026-12-04 00:26:12.976037 UTC"
+    tails = ["3KqEYpQADLtH", "4_LVfOcrzxoy", "9hFPAVkUZpET", "-_Ab12Cd34Ef"]
+    tails += [base64.urlsafe_b64encode(os.urandom(9)).decode("ascii") for _ in range(2000)]
+    wrong = {t: hub_exchange.ExchangeCollect._parse_time(f"{when}+{t}") for t in tails}
+    assert {t: v for t, v in wrong.items() if v != claimed} == {}
+    # without a random string (add_random_string off)
+    assert hub_exchange.ExchangeCollect._parse_time(when) == claimed
+    assert hub_exchange.ExchangeCollect._parse_time("not a time+3KqEYpQADLtH") is None
