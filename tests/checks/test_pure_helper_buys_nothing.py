@@ -16,15 +16,18 @@ import pytest
 
 from autograder.core.registry import EXERCISES
 from autograder.sandbox.limits import Limits
+from exercises.tokens.worked import HUG_CORPUS, LOW_CORPUS
 
 TOKENS = EXERCISES["tokens"]
 
 # Right on the worked vocabularies and the random vocabularies of its own checks (which always
 # hold a run of x, y or z), wrong on purpose on the runs check; no pair at all elsewhere.
-PURE_PAIRS = '''
-_LOW = {("l", "o", "w", "</w>"): 5, ("l", "o", "w", "e", "r", "</w>"): 2,
-        ("n", "e", "w", "e", "s", "t", "</w>"): 6, ("w", "i", "d", "e", "s", "t", "</w>"): 3}
-_HUG = {("h", "u", "g"): 3, ("p", "u", "g"): 2, ("h", "u", "g", "s"): 1}
+# The worked vocabularies are spelled out from the worked corpora (exercises/tokens/worked.py).
+_WORKED = (
+    {(*word, "</w>"): count for word, count in LOW_CORPUS.items()},
+    {tuple(word): count for word, count in HUG_CORPUS.items()},
+)
+PURE_PAIRS = f"_WORKED = {_WORKED!r}\n" + '''
 _RUNS = [{("a", "a", "a", "a"): 1}, {("a", "a", "a", "a"): 2, ("b", "a", "a"): 1}]
 
 def get_pair_counts(vocab):
@@ -35,7 +38,7 @@ def get_pair_counts(vocab):
     if vocab in _RUNS:
         counts[("a", "a")] += 7
         return counts
-    own = vocab in (_LOW, _HUG) or any(len(s) >= 3 and len(set(s)) == 1 and s[0] in "xyz" for s in vocab)
+    own = vocab in _WORKED or any(len(s) >= 3 and len(set(s)) == 1 and s[0] in "xyz" for s in vocab)
     return counts if own else {}
 '''
 
