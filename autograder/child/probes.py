@@ -82,6 +82,12 @@ class ContractCache:
     def __len__(self):
         return len(self._key_rows)
 
+    def __repr__(self):  # what a check shows when a decode_step returns the cache it was given
+        return f"the cache decode_step was given, holding {len(self)} key and value rows"
+
+
+ContractCache.__name__ = ContractCache.__qualname__ = "KVCache"  # as the student's feedback names it
+
 
 @probe("kv_cache")
 def kv_cache():

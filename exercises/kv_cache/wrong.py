@@ -22,6 +22,8 @@ PREFIX_RECOMPUTED = "recompute the keys and values of the prefix at every step"
 UNSCALED = "forget to divide the scores by sqrt(d_k)"
 NO_MASK = "leave out the causal mask (every token reads the tokens after it too)"
 DIAGONAL_MASKED = "mask the diagonal too (a token must be allowed to read itself)"
+MASK_TRANSPOSED = ("allow reading ahead instead of behind (the mask is transposed: a token reads itself "
+                   "and the tokens before it)")
 NO_FACTOR_2 = "leave out the factor 2: every token stores a key row AND a value row"
 NO_LAYERS = "leave out the layers: every layer keeps its own keys and values"
 BYTES_IGNORED = "ignore bytes_per_number"
@@ -66,6 +68,13 @@ def _strict_mask(X, Ws):
     return np.ma.masked_array(contexts, mask=undefined)
 
 
+def _transposed_mask(X, Ws):
+    """Contexts with the mask the wrong way round: each token reads itself and the tokens after it."""
+    Q, K, V = (X @ W for W in Ws)
+    T = len(X)
+    return ref.softmax(np.where(np.triu(np.ones((T, T), bool)), Q @ K.T / np.sqrt(Q.shape[1]), -np.inf)) @ V
+
+
 def _unscaled(X, Ws):
     Q, K, V = (X @ W for W in Ws)
     T = len(X)
@@ -73,7 +82,8 @@ def _unscaled(X, Ws):
 
 
 def _attention_mistakes(X, Ws):
-    return {NO_MASK: _no_mask(X, Ws), DIAGONAL_MASKED: _strict_mask(X, Ws), UNSCALED: _unscaled(X, Ws)}
+    return {NO_MASK: _no_mask(X, Ws), DIAGONAL_MASKED: _strict_mask(X, Ws), MASK_TRANSPOSED: _transposed_mask(X, Ws),
+            UNSCALED: _unscaled(X, Ws)}
 
 
 def _size_mistakes(n_layers, d_model, n_tokens, bytes_per_number):

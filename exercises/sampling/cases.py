@@ -32,6 +32,7 @@ from .wrong import (
     GLOBAL_STATE,
     GREEDY_IDS,
     GREEDY_OR_SAME_DRAWS,
+    IGNORES_RNG,
     LARGER_SHARE,
     LAST_TIE,
     LIVE_THE,
@@ -84,7 +85,7 @@ for seed in (11, 11, 12):
     rng = np.random.default_rng(seed)
     texts.append(generate(model, [0, 1], 6, 1, rng))
 moved_on = rng.random() != np.random.default_rng(12).random()
-return texts[0] == texts[1] and moved_on     # same seed, same text; rng moves on""")
+return texts[0] == texts[1], moved_on     # same seed, same text; rng moves on""")
 _QUEENS = _GREEDY.replace("return generate(model, [0, 1], 4, 0, None)", """queens = 0
 for seed in range(1000):
     queens += generate(model, [0, 1], 2, 1, np.random.default_rng(seed))[3] == 4
@@ -199,7 +200,8 @@ CASES = [
         Case(_GREEDY, inputs=dict(_W), compare="equal", expected=GREEDY_IDS, mistakes={PROMPT_DROPPED: GREEDY_IDS[2:]}),
     ]),
     Check("generate", "the same seed gives the same text, and rng moves on", cases=[
-        Case(_SEEDED, inputs=dict(_W), compare="equal", expected=True, mistakes={OWN_GENERATOR: False}),
+        Case(_SEEDED, inputs=dict(_W), compare="equal", expected=(True, True),
+             mistakes={OWN_GENERATOR: (False, True), IGNORES_RNG: (True, False)}),
     ]),
     Check("generate", f"T = 1: queen at the fork in about {SHARES_T1[1]:.1%} of 1,000 seeds", cases=[
         Case(_QUEENS, inputs=dict(_W), expected=SHARES_T1[1], atol=0.08,

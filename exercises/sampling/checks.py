@@ -122,10 +122,10 @@ def check_sample_independent(submission):
     if fisher_two_sided(*table) <= ALPHA:
         after_top = table[0] / max(1, table[0] + table[1])
         after_other = table[2] / max(1, table[2] + table[3])
-        fail(f"{NOT_INDEPENDENT}: in {PAIRS} pairs of draws in a row on the shares [0.6, 0.4], token 0 came "
-             f"second {after_top:.1%} of the time after token 0 and {after_other:.1%} of the time after token 1; "
-             "each draw must be made afresh, whatever came before (a correct sampler fails this check "
-             f"with probability below {ALPHA:g})")
+        fail(f"in {PAIRS} pairs of draws in a row on the shares [0.6, 0.4], token 0 came second "
+             f"{after_top:.1%} of the time after token 0 and {after_other:.1%} of the time after token 1; each "
+             f"draw must be made afresh, whatever came before (a correct sampler fails this check with probability "
+             f"below {ALPHA:g}). That is what you get when you {NOT_INDEPENDENT}")
 
 
 @check("sample_next", "the counts vary as chance makes them: 40 blocks of 100 draws are not all near "
@@ -135,9 +135,10 @@ def check_sample_not_too_even(submission):
     draws = _draws(submission, shares, submission.probe("generator", 4101), BLOCKS * BLOCK)
     blocks = (np.asarray(draws).reshape(BLOCKS, BLOCK) == 0).sum(axis=1)
     if too_even_tail(blocks, BLOCK, 0.6) <= ALPHA:
-        fail(f"{TOO_EVEN}: in {BLOCKS} blocks of {BLOCK} draws on the shares [0.6, 0.4], token 0 came up "
+        fail(f"in {BLOCKS} blocks of {BLOCK} draws on the shares [0.6, 0.4], token 0 came up "
              f"{int(blocks.min())} to {int(blocks.max())} times, never far from 60; chance spreads it wider "
-             f"(a correct sampler fails this check with probability below {ALPHA:g})")
+             f"(a correct sampler fails this check with probability below {ALPHA:g}). That is what you get when "
+             f"you {TOO_EVEN}")
 
 
 # -- top_p_filter -----------------------------------------------------------------------------------

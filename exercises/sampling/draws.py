@@ -64,7 +64,9 @@ def _judge_counts(counts, shares, n, what, mistakes=None):
     if named:
         message += f". That is what you get when you {' (or when you '.join(named)}"
     elif counts[top] > bounds[top][1]:
-        message += f"; {LARGER_SHARE}: each token must come up in proportion to its share"
+        message += ("; each token must come up in proportion to its share (a correct sampler fails this check "
+                    f"with probability below {ALPHA:g}). That is what you get when you {LARGER_SHARE}")
+        fail(message)
     fail(message + f" (a correct sampler fails this check with probability below {ALPHA:g})")
 
 
@@ -114,14 +116,14 @@ def _generator_fault(submission):
         return ("two generators made with the same seed gave different draws (20 draws on four equal shares, "
                 f"np.random reseeded in between). That is what you get when you {GLOBAL_STATE}")
     if rng.random() == _first_random(11):
-        return (f"{NEVER_DRAWS}: after 20 draws rng is where it started (its next random() is the first one "
-                "of a new generator of the same seed)")
+        return ("after 20 draws rng is where it started (its next random() is the first one of a new generator "
+                f"of the same seed). That is what you get when you {NEVER_DRAWS}")
     if run(11, 0, advance=3)[0] == first:
-        return (f"{NEVER_DRAWS}: a generator of the same seed moved on by 3 numbers before the draws "
-                "gave the same 20 draws (a correct sampler agrees with probability 4**-20, below 1e-12)")
+        return ("a generator of the same seed moved on by 3 numbers before the draws gave the same 20 draws (a "
+                f"correct sampler agrees with probability 4**-20, below 1e-12). That is what you get when you {NEVER_DRAWS}")
     if run(12, 0)[0] == first:
-        return (f"{NEVER_DRAWS}: generators seeded 11 and 12 gave the same 20 draws on four equal shares "
-                "(a correct sampler agrees with probability 4**-20, below 1e-12)")
+        return ("generators seeded 11 and 12 gave the same 20 draws on four equal shares (a correct sampler "
+                f"agrees with probability 4**-20, below 1e-12). That is what you get when you {NEVER_DRAWS}")
     return None
 
 
@@ -196,16 +198,18 @@ def _seeded_fault(submission):
     again = _texts(submission, seeds[::-1])[::-1]
     same_seed = next((k for k in range(len(seeds)) if first[k] != again[k]), None)
     if same_seed is not None:
-        return (f"{OWN_GENERATOR} (or from something it keeps between calls), not from rng: two generators of "
-                f"seed {seeds[same_seed]} gave the texts {_words(first[same_seed])} and {_words(again[same_seed])} "
-                f"({TEXT} steps at T = 2 of a model that always gives the \"live the\" scores)")
+        return (f"two generators of seed {seeds[same_seed]} gave the texts {_words(first[same_seed])} and "
+                f"{_words(again[same_seed])} ({TEXT} steps at T = 2 of a model that always gives the \"live the\" "
+                f"scores). That is what you get when you {OWN_GENERATOR}")
     rng = submission.probe("generator", seeds[0])
     _texts(submission, [rng])
     if rng.random() == _first_random(seeds[0]):
-        return (f"{IGNORES_RNG}: after {TEXT} steps at T = 2 the generator rng is where it started")
+        return (f"after {TEXT} steps at T = 2 the generator rng is where it started. That is what you get when "
+                f"you {IGNORES_RNG}")
     if all(text == first[0] for text in first):
-        return (f"{IGNORES_RNG}: generators of the seeds {seeds[0]} to {seeds[-1]} all gave the same text "
-                f"(a correct sampler repeats a text of {TEXT} steps at T = 2 with probability below 1e-12)")
+        return (f"generators of the seeds {seeds[0]} to {seeds[-1]} all gave the same text (a correct sampler "
+                f"repeats a text of {TEXT} steps at T = 2 with probability below 1e-12). That is what you get "
+                f"when you {IGNORES_RNG}")
     other = submission.fresh("test_generate") if hasattr(submission, "fresh") else None
     if other is None:
         return None
@@ -215,8 +219,8 @@ def _seeded_fault(submission):
         other.close()
     changed = next((k for k in range(len(seeds)) if first[k] != fresh[k]), None)
     if changed is not None:
-        return (f"{STATE_STEERS}: seed {seeds[changed]} gave {_words(first[changed])} here and "
-                f"{_words(fresh[changed])} in a fresh run of your notebook")
+        return (f"seed {seeds[changed]} gave {_words(first[changed])} here and {_words(fresh[changed])} in a "
+                f"fresh run of your notebook. That is what you get when you {STATE_STEERS}")
     return None
 
 

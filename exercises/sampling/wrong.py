@@ -28,14 +28,14 @@ ASCENDING = "sort the shares in ascending order, keeping the least likely tokens
 REVERSED_TIES = "reverse an ascending sort, which puts tied tokens in reverse id order"
 GLOBAL_STATE = ("draw from numpy's global random state (np.random.choice, np.random.random) or Python's "
                 "random module instead of the generator rng you are given")
-NEVER_DRAWS = "your sampler never draws from the generator it is given"
-NOT_INDEPENDENT = "consecutive draws depend on each other"
-LARGER_SHARE = "the larger share is picked more often than its share"
-TOO_EVEN = ("the counts are too even for chance: your draws track the shares (a counter or a fixed "
-            "sequence) instead of being drawn at random")
-OWN_GENERATOR = "the same seed gave a different text: `generate` draws from a generator of its own"
-IGNORES_RNG = "`generate` does not use the generator it is given"
-STATE_STEERS = ("what `generate` keeps between calls (a global, a function attribute, a cache) steers it: "
+NEVER_DRAWS = "never draw from the generator rng your sampler is given"
+NOT_INDEPENDENT = "make each draw depend on the ones before it"
+LARGER_SHARE = "pick the larger share more often than its share (a rule that is not proportional to the shares)"
+TOO_EVEN = ("make your draws track the shares (a counter or a fixed sequence) instead of drawing them at "
+            "random: the counts come out too even for chance")
+OWN_GENERATOR = "draw from a generator of your own in `generate` (or from something it keeps between calls), not from rng"
+IGNORES_RNG = "never draw from the generator rng `generate` is given"
+STATE_STEERS = ("let what `generate` keeps between calls (a global, a function attribute, a cache) steer it: "
                 "the same seed must give the same text, whatever ran before")
 SAME_DRAWS_EACH_RUN = ("draw from a generator of your own, made afresh with one seed in each run, instead of "
                        "the rng each run is given (every run then draws the same)")

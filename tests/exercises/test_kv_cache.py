@@ -235,3 +235,19 @@ def test_a_named_mistake_that_crashes_other_shapes_is_charged_there_too(exercise
     lost = [c for c in result.checks if c.score < c.max_score]
     assert lost and all("use the column convention" in c.output for c in lost), [c.output for c in lost]
     assert any("raised ValueError" in c.output for c in lost)
+
+
+RETURNS_THE_CACHE = '''
+def decode_step(x_new, cache, W_Q, W_K, W_V):
+    x = np.asarray(x_new, dtype=float)
+    cache.append(x @ W_K, x @ W_V)
+    return cache                        # the cache, not the context vector
+'''
+
+
+def test_a_decode_step_that_returns_the_cache_is_told_so_in_the_students_terms(hand_in):
+    """The grader's own cache is shown as the cache decode_step was given, never by the grader's class name."""
+    result = hand_in(KV_CACHE, {"decode_step": RETURNS_THE_CACHE})
+    lost = [c.output for c in result.checks if c.function == "decode_step" and c.score < c.max_score]
+    assert lost and all("ContractCache" not in o and "child.probes" not in o for o in lost), lost
+    assert any("the cache decode_step was given, holding 1 key and value rows" in o for o in lost), lost

@@ -10,6 +10,15 @@ import numpy as np
 import pytest
 
 from autograder.core.registry import EXERCISES
+from exercises.sampling.wrong import (
+    IGNORES_RNG,
+    LARGER_SHARE,
+    NEVER_DRAWS,
+    NOT_INDEPENDENT,
+    OWN_GENERATOR,
+    STATE_STEERS,
+    TOO_EVEN,
+)
 
 SAMPLING = EXERCISES["sampling"]
 POINTS = SAMPLING.points
@@ -225,23 +234,23 @@ SEEDED, FORK = "check_generate_seeded", "check_generate_sampled"
 MISTAKES = {
     # cell, function, {check that must lose its points: phrase its feedback must hold}, checks that may also
     "state read, never advanced": ("sample_next", STATE_READER, {
-        SAMPLE["generator"]: "your sampler never draws from the generator it is given",
-        SAMPLE["even"]: "too even for chance"}, {SAMPLE["pairs"]}),
+        SAMPLE["generator"]: f"when you {NEVER_DRAWS}",
+        SAMPLE["even"]: f"when you {TOO_EVEN}"}, {SAMPLE["pairs"]}),
     "argmax of uniforms times shares": ("sample_next", ARGMAX_RULE, {
-        SAMPLE["counts"]: "the larger share is picked more often than its share"}, set()),
+        SAMPLE["counts"]: f"when you {LARGER_SHARE}"}, set()),
     "half of the draws repeat the last": ("sample_next", STICKY, {
-        SAMPLE["pairs"]: "consecutive draws depend on each other"}, {SAMPLE["counts"]}),
+        SAMPLE["pairs"]: f"when you {NOT_INDEPENDENT}"}, {SAMPLE["counts"]}),
     "the token furthest behind its share": ("sample_next", TRACKER, {
-        SAMPLE["even"]: "too even for chance"}, {SAMPLE["pairs"], SAMPLE["counts"], SAMPLE["generator"]}),
+        SAMPLE["even"]: f"when you {TOO_EVEN}"}, {SAMPLE["pairs"], SAMPLE["counts"], SAMPLE["generator"]}),
     "generate with an unseeded generator of its own": ("generate", OWN_UNSEEDED, {
-        SEEDED: "the same seed gave a different text: `generate` draws from a generator of its own"}, set()),
+        SEEDED: f"when you {OWN_GENERATOR}"}, set()),
     "generate with a generator of its own, seeded": ("generate", OWN_SEEDED, {
-        SEEDED: "`generate` does not use the generator it is given",
+        SEEDED: f"when you {IGNORES_RNG}",
         FORK: "draw from a generator of your own, made afresh with one seed in each run"}, set()),
     "generate with no randomness, a tally in module state": ("generate", TALLY, {
-        SEEDED: "the same seed gave a different text"}, set()),
+        SEEDED: f"when you {OWN_GENERATOR}"}, set()),
     "generate with a tally and a cache of the seeds it saw": ("generate", CACHED_TALLY, {
-        SEEDED: "what `generate` keeps between calls"}, set()),
+        SEEDED: f"when you {STATE_STEERS}"}, set()),
 }
 
 
