@@ -183,7 +183,9 @@ CASES = [
     ]),
     Check("top_p_filter", '"the cat" with p = 0.4: sat alone reaches it', cases=[
         Case("top_p_filter({probs}, 0.4)", inputs={"probs": _THE_CAT_P}, expected=ref.top_p_filter(_THE_CAT_P, 0.4),
-             mistakes={ASCENDING: _top_p_variant(_THE_CAT_P, 0.4, "ascending")}),
+             mistakes={ASCENDING: _top_p_variant(_THE_CAT_P, 0.4, "ascending"),
+                       CROSSING_DROPPED: _top_p_variant(_THE_CAT_P, 0.4, "crossing_dropped"),
+                       NOT_RENORMALISED: _top_p_variant(_THE_CAT_P, 0.4, "not_renormalised")}),
     ]),
     Check("top_p_filter", 'toy model 1 after "live the" with p = 0.9 and p = 0.5, at T = 1 and 2', points=1,
           name="check_top_p_toy", cases=[

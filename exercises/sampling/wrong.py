@@ -77,8 +77,8 @@ def _top_p_variant(probs, p, how):
     kept[order[:k]] = probs[order[:k]]
     if how == "not_renormalised":
         return kept
-    if kept.sum() == 0:
-        return None
+    if kept.sum() == 0:  # nothing kept: renormalising divides 0 by 0, every share nan
+        return np.full_like(probs, np.nan) if how == "crossing_dropped" else None
     return kept / kept.sum()
 
 

@@ -151,3 +151,18 @@ def test_the_grader_never_runs_a_visible_check(name):
     for cell in cells:
         for node in ast.parse(cell.source).body:
             assert isinstance(node, (ast.FunctionDef, ast.If, ast.Expr)), ast.dump(node)[:200]
+
+
+@pytest.mark.slow
+def test_every_failing_visible_check_of_top_p_names_the_dropped_crossing_token(tmp_path):
+    """With p = 0.4 on "the cat" the crossing token is the only one: dropping it leaves nothing
+    and every share nan; that check names the mistake as the p = 0.75 one does."""
+    exercise = EXERCISES["sampling"]
+    kernel = Kernel(exercise, tmp_path)
+    mistake = next(m for m in all_mistakes() if m.id == "sampling-crossing_token_dropped")
+    with kernel.client.setup_kernel():
+        for cell in kernel.setup:
+            kernel.run(cell)
+        text = kernel.hand_in(dict(reference_code(exercise), top_p_filter=mistake.code))["visible_top_p_filter"]
+    phrase = "drop the token whose share makes the total reach p"
+    assert text.count("FAIL  ") >= 2 and text.count("FAIL  ") == text.count(phrase), text
