@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
 import sys
 import types
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +59,9 @@ class Visible:
         atol: absolute tolerance of "close".
         hints: ``{exception class name: a sentence}`` printed when the call raises it, e.g.
             why ``UnicodeDecodeError`` happens and what to do instead.
+        uses: the other contract functions the case runs: those its call names (a cache
+            class) and the function's helpers (``exercise.toml``). When one of them fails a
+            visible check, a failure here is shown as coming from it ("one bug, charged once").
     """
     function: str
     label: str
@@ -70,6 +74,7 @@ class Visible:
     parts: int | None = None
     atol: float = 1e-4
     hints: dict = field(default_factory=dict)
+    uses: tuple = ()
 
     @property
     def name(self):
@@ -179,12 +184,20 @@ def visible_cases(exercise, solution_text=None):
         module = importlib.import_module(exercise.cases_module)
         declared = list(getattr(module, "CASES", []))
     cases = [shown(check, case) for check in declared for case in check.cases if not case.hidden]
+    cases = [replace(c, uses=_uses(exercise, c)) for c in cases]
     seen = set()
     for case in cases:
         if case.function not in exercise.functions or case.name in seen:
             raise ValueError(f"{exercise.name}/cases.py: bad or duplicate visible case {case.name!r}")
         seen.add(case.name)
     return cases
+
+
+def _uses(exercise, case):
+    """The contract functions other than ``case.function`` that ``case`` runs (``Visible.uses``)."""
+    named = {f for f in exercise.functions if f != case.function and re.search(rf"\b{re.escape(f)}\b", case.call)}
+    named |= set(exercise.helpers.get(case.function, ()))
+    return tuple(f for f in exercise.functions if f in named)
 
 
 def shown(check, case) -> Visible:
@@ -229,6 +242,8 @@ def _case_source(case, number):
         lines.append(f"     atol={case.atol!r},")
     if case.hints:
         lines.append(f"     hints={case.hints!r},")
+    if case.uses:
+        lines.append(f"     uses={list(case.uses)!r},")
     expected = repr(case.expected) if case.compare == "raises" else _value(case.expected)
     lines.append(f"     expected={expected},")
     shown = shown_mistakes(case)

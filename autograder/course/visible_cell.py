@@ -7,6 +7,7 @@ from autograder.checks.values import like_mistake, show, show_pair  # PASTE show
 
 _visible_results = {}  # "function: label" -> True (passed) or False (failed), latest run
 _visible_named = {}    # "function: label" -> the mistakes its latest wrong value matched
+_visible_blamed = {}   # "function: label" -> the functions it runs that fail a visible check above
 _visible_cases = {}    # function -> its visible cases (written at the end of this cell)
 
 
@@ -139,6 +140,11 @@ def _outcome(function, case):
     return False, lines, named
 
 
+def _fails(function):
+    """Whether a visible check of ``function`` failed in its latest run."""
+    return any(passed is False for name, passed in _visible_results.items() if name.split(": ", 1)[0] == function)
+
+
 FAILURE_WIDTH = 76  # nbgrader validate shows each line of an error up to 86 characters, indented by 4
 
 
@@ -153,28 +159,41 @@ def check_visible(function, cases=None):
     for case in cases:
         name = f"{function}: {case['label']}"
         passed, lines, named = _outcome(function, case)
+        # one bug, charged once: a failure of a case that runs a function failing above comes from it
+        unfinished = bool(lines) and lines[0].startswith("not implemented yet")
+        blamed = [] if passed or unfinished else [f for f in case.get("uses", ()) if _fails(f)]
+        if blamed:
+            lines.append(f"This check runs {' and '.join(blamed)}, which fail{'s' if len(blamed) == 1 else ''} "
+                         "a visible check above: fix that first; this check may then pass.")
         _visible_results[name] = passed
         _visible_named[name] = named
+        _visible_blamed[name] = blamed
         print(("PASS  " if passed else "FAIL  ") + name)
         for line in lines:
             print("      " + line)
 
 
-def failure_message(failing, points, width=FAILURE_WIDTH):
+def failure_message(failing, points, width=FAILURE_WIDTH, blamed=None):
     """The text the summary cell raises ``VisibleCheckFailed`` with, which is what
     ``nbgrader validate`` and its Validate button show: short, what to fix first.
 
     failing: ``[(check name, [named mistakes])]`` of the checks that fail or did not run;
-    points: ``{function: points}``. The named mistakes come first, the functions worth most
-    points first; then how many other checks fail per function; lines of at most ``width``.
+    points: ``{function: points}``; blamed: ``{check name: [functions it runs that fail a
+    visible check]}``: such checks are listed as coming from those functions, not as mistakes
+    of their own. The named mistakes come first, the functions worth most points first; then
+    the checks that come from another function; then how many other checks fail per function;
+    lines of at most ``width``.
     """
     import textwrap
 
     def weight(item):
         return -points.get(item[0].split(":", 1)[0], 0.0)
 
-    named = sorted((f for f in failing if f[1]), key=weight)
-    other = sorted((f for f in failing if not f[1]), key=weight)
+    blamed = blamed or {}
+    caused = [f for f in failing if blamed.get(f[0])]
+    own = [f for f in failing if not blamed.get(f[0])]
+    named = sorted((f for f in own if f[1]), key=weight)
+    other = sorted((f for f in own if not f[1]), key=weight)
     out = [f"{len(failing)} visible check{'s' if len(failing) != 1 else ''} did not pass."]
     if named:
         out.append("Fix first (a known mistake gives these values):")
@@ -192,6 +211,14 @@ def failure_message(failing, points, width=FAILURE_WIDTH):
             counts[function] = counts.get(function, 0) + 1
         listed = ", ".join(f"{f} ({n} check{'s' if n != 1 else ''})" for f, n in counts.items())
         out += textwrap.wrap(("Also failing: " if named else "Failing: ") + listed, width, subsequent_indent="  ")
+    if caused:
+        by = {}  # (function, the functions it runs that fail) -> how many of its checks
+        for name, _ in caused:
+            key = (name.split(":", 1)[0], tuple(blamed[name]))
+            by[key] = by.get(key, 0) + 1
+        for (function, causes), n in by.items():
+            out += textwrap.wrap(f"{function} ({n} check{'s' if n != 1 else ''}) runs {' and '.join(causes)}: "
+                                 "fix that first, then run these again.", width, subsequent_indent="  ")
     out.append("Each FAIL above, under its function's check cell, shows expected and got.")
     return "\n".join(out)
 
@@ -204,7 +231,7 @@ def visible_checks_gate(function):
     names = [f"{function}: {c['label']}" for c in _visible_cases.get(function, [])]
     failing = [(n, _visible_named.get(n, [])) for n in names if _visible_results.get(n) is not True]
     if failing:
-        raise VisibleCheckFailed(failure_message(failing, {}) + "\n(nbgrader validate runs without the "
+        raise VisibleCheckFailed(failure_message(failing, {}, blamed=_visible_blamed) + "\n(nbgrader validate runs without the "
                                  "course's settings,\nstudent/nbgrader_config.py: see docs/students.md)")
 
 
@@ -232,4 +259,4 @@ def visible_checks_summary(hidden_checks, points, names=None):
           f"({per_function}). They use these worked examples AND cases randomized for each "
           "student, so passing every visible check is a good sign, not a guarantee.")
     failing = [(n, _visible_named.get(n, [])) for n in names if _visible_results.get(n) is not True]
-    return failure_message(failing, points) if failing else ""
+    return failure_message(failing, points, blamed=_visible_blamed) if failing else ""

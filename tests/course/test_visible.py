@@ -166,3 +166,47 @@ def test_every_failing_visible_check_of_top_p_names_the_dropped_crossing_token(t
         text = kernel.hand_in(dict(reference_code(exercise), top_p_filter=mistake.code))["visible_top_p_filter"]
     phrase = "drop the token whose share makes the total reach p"
     assert text.count("FAIL  ") >= 2 and text.count("FAIL  ") == text.count(phrase), text
+
+
+# KVCache stacking its rows side by side: the transpose of what decode_step reads.
+KVCACHE_TRANSPOSED = '''
+class KVCache:
+    def __init__(self):
+        self.key_rows, self.value_rows = [], []
+
+    def append(self, k, v):
+        self.key_rows.append(np.array(k, dtype=float))
+        self.value_rows.append(np.array(v, dtype=float))
+
+    @property
+    def keys(self):
+        return np.stack(self.key_rows, axis=1) if self.key_rows else np.zeros((0, 0))
+
+    @property
+    def values(self):
+        return np.stack(self.value_rows, axis=1) if self.value_rows else np.zeros((0, 0))
+
+    def __len__(self):
+        return len(self.key_rows)
+'''
+
+
+@pytest.mark.slow
+def test_a_visible_failure_that_comes_from_a_function_failing_above_says_so(tmp_path):
+    """One bug, charged once, in the visible checks too: decode_step's cases run the student's
+    KVCache; with a KVCache that fails its own check, each failing decode_step case and the
+    summary point at KVCache instead of listing decode_step as a failure of its own."""
+    exercise = EXERCISES["kv_cache"]
+    kernel = Kernel(exercise, tmp_path)
+    summary = next(c for c in kernel.nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "visible_summary")
+    with kernel.client.setup_kernel():
+        for cell in kernel.setup:
+            kernel.run(cell)
+        printed = kernel.hand_in(dict(reference_code(exercise), KVCache=KVCACHE_TRANSPOSED))
+        raised = kernel.run(summary)
+    assert "FAIL  " in printed["visible_KVCache"]
+    decode = printed["visible_decode_step"]
+    assert decode.count("FAIL  ") >= 1, decode
+    assert decode.count("FAIL  ") == decode.count("This check runs KVCache, which fails a visible check above"), decode
+    assert "runs KVCache: fix that first" in raised, raised
+    assert "Failing: decode_step" not in raised and "Also failing: decode_step" not in raised, raised
