@@ -17,7 +17,7 @@
 # | `kv_cache_size(n_layers, d_model, n_tokens, bytes_per_number=2)` | how many numbers and bytes the cache holds |
 #
 # Conventions, as in the attention notebook: vectors are **rows**, so a projection is
-# `x @ W`; scores are scaled by $\sqrt{d_k}$; arrays are numpy `float64`.
+# `x @ W`; scores are divided by $\sqrt{d_k}$; arrays are numpy `float64`.
 #
 # **Visible checks.** Under each function a locked cell runs it on the course's worked
 # examples and prints PASS, or what was expected, what came back and, when your value is

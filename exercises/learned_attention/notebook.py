@@ -21,7 +21,7 @@
 # | `train_step(params, data, lr, ...)` | the weights after one step of gradient descent, and the loss before it |
 # | `multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads, causal=False)` | the output of several heads, and each head's weights |
 #
-# Conventions, as before: vectors are **rows** (`x @ W`), scores are scaled by the square
+# Conventions, as before: vectors are **rows** (`x @ W`), scores are divided by the square
 # root of the query width, arrays are numpy `float64`.
 #
 # **How this notebook is graded:** under each function, a locked *visible check* cell runs
@@ -622,7 +622,7 @@ another_seed()
 # model. Split the $d_{\text{model}}$ columns of $Q = X W_Q$, $K = X W_K$ and $V = X W_V$
 # into $n_{\text{heads}}$ consecutive blocks of width $d_{\text{head}} = d_{\text{model}} / n_{\text{heads}}$:
 # head $h$ owns columns $h\, d_{\text{head}}$ to $(h+1)\, d_{\text{head}} - 1$. Each head is the
-# attention of the attention notebook on its own block, scaled by $\sqrt{d_{\text{head}}}$ (its
+# attention of the attention notebook on its own block, scores divided by $\sqrt{d_{\text{head}}}$ (its
 # own query width, not $d_{\text{model}}$). Lay the heads' outputs side by side again, head 0
 # first, to get a $(T, d_{\text{model}})$ matrix, and mix them with one more learned matrix,
 # $W_O$. The original transformer used 8 heads of 64 on a width of 512; GPT-2 small uses 12
