@@ -390,9 +390,17 @@ def test_a_planted_cache_link_does_not_overwrite_the_instructors_or_roots_files(
     as_student = f"runuser -u {ATTACKER} -- "
     as_instructor = (f"runuser -u {INSTRUCTOR} -- env -i HOME={home} PATH={term.prefix / 'venv' / 'bin'}:/usr/bin:/bin "
                      f"PYTHONPATH={term.course} LANG=C.UTF-8 ")
+    # The fresh /tmp would hide a clone (or its venv) that lives under /tmp: bound back in place.
+    held = Path(tempfile.mkdtemp(prefix="lmrt-held-", dir="/var/tmp"))
+    under_tmp = sorted({p for p in (PROJECT_ROOT.resolve(), Path(sys.prefix).resolve())
+                        if Path("/tmp") in p.parents})
+    keep = [f"mkdir {held / str(i)} && mount --bind {p} {held / str(i)}" for i, p in enumerate(under_tmp)]
+    back = [f"mkdir -p {p} && mount --bind {held / str(i)} {p}" for i, p in enumerate(under_tmp)]
     script = "\n".join([
         "set -eu",
+        *keep,
         "mount -t tmpfs -o mode=1777 lmrt-tmp /tmp",
+        *back,
         f"{as_student} mkdir -m 777 /tmp/data-gym-cache",
         f"{as_student} ln -s {secret} /tmp/data-gym-cache/{key}.tmp",
         f"{as_student} ln -s {secret} /tmp/data-gym-cache/{key}",
@@ -411,4 +419,5 @@ def test_a_planted_cache_link_does_not_overwrite_the_instructors_or_roots_files(
         assert "data-gym-cache" in proc.stdout + proc.stderr  # the refused folder is named
     finally:
         shutil.rmtree(roots.parent, ignore_errors=True)
+        shutil.rmtree(held, ignore_errors=True)  # its mounts ended with the namespace
     term.assert_honest_untouched(term.grade())
