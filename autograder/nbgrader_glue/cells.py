@@ -1,4 +1,5 @@
-"""nbgrader's ``OverwriteCells``, minus its false alarm on hidden-test cells left as released.
+"""nbgrader's ``OverwriteCells``, minus its false alarm on hidden-test cells left as released;
+its ``OverwriteKernelspec`` and ``CheckCellMetadata`` made cheap for a class recorded at once.
 
 nbgrader saves a test cell's checksum with its hidden tests, then strips them from the
 release, so its ``OverwriteCells`` reports "Attribute 'checksum' for cell test_... has
@@ -10,10 +11,14 @@ Used by ``nbgrader_glue/gradebook.py`` and, through ``nbgrader_config.py``
 (``Autograde.sanitize_preprocessors``), by ``nbgrader autograde``. Importing this module
 imports nbgrader (a few seconds), which is why it is separate.
 """
+import json
+import traceback
+
 import nbformat
 from nbgrader import utils
 from nbgrader.api import MissingEntry
-from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
+from nbgrader.nbgraderformat import MetadataValidator, ValidationError
+from nbgrader.preprocessors import CheckCellMetadata, ClearHiddenTests, OverwriteCells, OverwriteKernelspec
 
 
 def released_source(source, parent=None):
@@ -119,3 +124,52 @@ class _SourceCells:
     def __getattr__(self, name):
         return getattr(self._gb, name)
 
+
+
+class OverwriteKernelspecOpen(OverwriteKernelspec):
+    """nbgrader's ``OverwriteKernelspec`` through the open gradebook ``resources["nbgrader"]
+    ["gradebook"]`` when the caller gives one: nbgrader's opens a ``Gradebook`` (an engine and
+    a session) for every notebook. The same kernelspec is put in place."""
+
+    def preprocess(self, nb, resources):
+        gb = resources["nbgrader"].get("gradebook")
+        if gb is None:
+            return super().preprocess(nb, resources)
+        notebook = gb.find_notebook(resources["nbgrader"]["notebook"], resources["nbgrader"]["assignment"])
+        if notebook.kernelspec:
+            nb.metadata["kernelspec"] = json.loads(notebook.kernelspec)
+        return nb, resources
+
+
+class _MetadataValidatorOnce(MetadataValidator):
+    """nbgrader's metadata validator, each distinct cell checked once in this process: what
+    ``validate_cell`` decides depends on the cell's type and its nbgrader metadata alone, and
+    ``jsonschema.validate`` checks the schema itself again at every call. Failures are not kept:
+    a cell that fails fails each time, with nbgrader's own error."""
+
+    _passed: set = set()
+
+    def validate_cell(self, cell):
+        meta = cell.metadata.get("nbgrader") if isinstance(cell.get("metadata"), dict) else None
+        try:
+            key = (cell.cell_type, json.dumps(meta, sort_keys=True))
+        except (TypeError, ValueError):
+            key = None
+        if key is not None and key in self._passed:
+            return
+        super().validate_cell(cell)
+        if key is not None and (not isinstance(meta, dict) or meta.get("cell_type", cell.cell_type) == cell.cell_type):
+            self._passed.add(key)  # a changed cell type is logged again each time, as nbgrader does
+
+
+class CheckCellMetadataOnce(CheckCellMetadata):
+    """nbgrader's ``CheckCellMetadata`` with ``_MetadataValidatorOnce``: the same verdicts, the
+    same error on a notebook that fails."""
+
+    def preprocess(self, nb, resources):
+        try:
+            _MetadataValidatorOnce().validate_nb(nb)
+        except ValidationError:
+            self.log.error(traceback.format_exc())
+            raise ValidationError("Notebook failed to validate; the nbgrader metadata may be corrupted.") from None
+        return nb, resources

@@ -51,7 +51,12 @@ def feedback_notebook(course, result, path, record=None, gb=None):
         cannot be read or sanitized gives a notebook holding the report alone.
     """
     from autograder.core.registry import find
-    from autograder.nbgrader_glue.cells import OverwriteReleasedCells, released_source
+    from autograder.nbgrader_glue.cells import (
+        CheckCellMetadataOnce,
+        OverwriteKernelspecOpen,
+        OverwriteReleasedCells,
+        released_source,
+    )
     from autograder.nbgrader_glue.inert import inert_notebook
     from autograder.reports.console import table
     from autograder.reports.student import render_fragment
@@ -64,8 +69,8 @@ def feedback_notebook(course, result, path, record=None, gb=None):
     student_log = student_logger(sid, aid)
     try:
         nb = nbformat.read(path, as_version=4)
-        for pp in (preprocessors.ClearOutput, preprocessors.DeduplicateIds, preprocessors.OverwriteKernelspec,
-                   OverwriteReleasedCells, preprocessors.CheckCellMetadata):
+        for pp in (preprocessors.ClearOutput, preprocessors.DeduplicateIds, OverwriteKernelspecOpen,
+                   OverwriteReleasedCells, CheckCellMetadataOnce):
             nb, resources = pp(parent=course, log=student_log).preprocess(nb, resources)
         inert_notebook(nb)  # nothing the student wrote runs where formgrader or the feedback shows it
     except Exception as exc:  # anything a hostile notebook does to nbformat or nbgrader

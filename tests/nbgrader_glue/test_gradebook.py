@@ -51,7 +51,9 @@ def test_scores_land_on_each_functions_hidden_test_cell_and_feedback_is_written(
     course = _course(tmp_path)
     submission = tmp_path / "submitted" / "alice" / ATTENTION.assignment
     submission.mkdir(parents=True)
-    shutil.copy(ATTENTION.release_notebook, submission / ATTENTION.notebook)
+    handed_in = nbformat.read(ATTENTION.release_notebook, as_version=4)
+    handed_in.metadata["kernelspec"] = {"name": "my-kernel", "display_name": "Mine", "language": "python"}
+    nbformat.write(handed_in, submission / ATTENTION.notebook)
     (submission / "timestamp.txt").write_text("2026-01-10 12:00:00.000000 UTC")
     result = _result("softmax")
     warnings, totals = gradebook.record_scores(course, result, submission)
@@ -75,3 +77,10 @@ def test_scores_land_on_each_functions_hidden_test_cell_and_feedback_is_written(
     shown = softmax_cell.outputs[0]["text"]
     assert "FAIL" in shown and f"softmax: 0 of {sum(m.points for m in check_metas(ATTENTION) if m.function == 'softmax'):g} points" in shown
     assert "BEGIN HIDDEN TESTS" not in softmax_cell.source  # the hidden code stays hidden
+    # the kernelspec is the source's, not the student's, through nbgrader's own preprocessor and
+    # through the gradebook the grade command keeps open for the class
+    source_spec = nbformat.read(ATTENTION.source_notebook, as_version=4).metadata["kernelspec"]
+    with api.Gradebook(course.db_url, course.course_id) as gb:
+        through_open = feedback.feedback_notebook(course, result, submission / ATTENTION.notebook, gb=gb)
+    assert nb.metadata["kernelspec"] == through_open.metadata["kernelspec"] == source_spec
+    assert source_spec["name"] != "my-kernel"
