@@ -27,7 +27,15 @@ from solutions import kv_cache as ref
 
 from .cases import ALIASED_KEYS, ALIASED_VALUES, CASES, REUSED_KEYS, REUSED_VALUES
 from .worked import CONTEXT_CAT, CONTEXT_THE, K_CAT, K_THE, V_CAT, V_THE, W_K, W_Q, W_V, X_THE_CAT
-from .wrong import ALIAS, SEEN_RECOMPUTED, _attend, _attention_mistakes, _decode_mistakes, _size_mistakes
+from .wrong import (
+    ALIAS,
+    ROWS_AS_COLUMNS,
+    SEEN_RECOMPUTED,
+    _attend,
+    _attention_mistakes,
+    _decode_mistakes,
+    _size_mistakes,
+)
 
 globals().update(hidden_checks(CASES))  # the graded fixed cases of cases.py, first (declared.py's order)
 
@@ -44,8 +52,10 @@ def _rows(cache, name):
 
 def _expect_cache(cache, keys, values, what):
     expect_equal(len(cache), len(keys), what=f"len(cache) {what}")
-    expect_close(_rows(cache, "keys"), keys, atol=1e-9, what=f"cache.keys {what}")
-    expect_close(_rows(cache, "values"), values, atol=1e-9, what=f"cache.values {what}")
+    expect_close(_rows(cache, "keys"), keys, atol=1e-9, what=f"cache.keys {what}",
+                 mistakes={ROWS_AS_COLUMNS: np.transpose(keys)})
+    expect_close(_rows(cache, "values"), values, atol=1e-9, what=f"cache.values {what}",
+                 mistakes={ROWS_AS_COLUMNS: np.transpose(values)})
 
 
 def _random_weights(rng, d_model, d_k, d_v):
@@ -85,9 +95,9 @@ def check_cache_copies(KVCache, submission):
     cache.append(k, v)
     what = "after append(k, v), then writing new numbers into the same k and v arrays and appending them again"
     expect_close(_rows(cache, "keys"), REUSED_KEYS, atol=1e-12, what=f"cache.keys {what}",
-                 mistakes={ALIAS: ALIASED_KEYS})
+                 mistakes={ALIAS: ALIASED_KEYS, ROWS_AS_COLUMNS: np.transpose(REUSED_KEYS)})
     expect_close(_rows(cache, "values"), REUSED_VALUES, atol=1e-12, what=f"cache.values {what}",
-                 mistakes={ALIAS: ALIASED_VALUES})
+                 mistakes={ALIAS: ALIASED_VALUES, ROWS_AS_COLUMNS: np.transpose(REUSED_VALUES)})
 
 
 # -- decode_step --------------------------------------------------------------------------------------------

@@ -103,6 +103,29 @@ class KVCache:
               "check_cache_copies"),
         feedback="cache.keys after 4 appends"),
 
+    Mistake(E, "KVCache", "rows_as_columns", '''
+class KVCache:
+    def __init__(self):
+        self.key_rows, self.value_rows = [], []
+
+    def append(self, k, v):
+        self.key_rows.append(np.array(k, dtype=float))
+        self.value_rows.append(np.array(v, dtype=float))
+
+    @property
+    def keys(self):
+        return np.stack(self.key_rows, axis=1) if self.key_rows else np.zeros((0, 0))   # one column per token
+
+    @property
+    def values(self):
+        return np.stack(self.value_rows, axis=1) if self.value_rows else np.zeros((0, 0))
+
+    def __len__(self):
+        return len(self.key_rows)
+''', failing=("check_cache_append",
+              "check_cache_copies"),
+        feedback="stack the rows side by side"),
+
     Mistake(E, "kv_cache_size", "size_no_factor_2", '''
 def kv_cache_size(n_layers, d_model, n_tokens, bytes_per_number=2):
     numbers = n_layers * d_model * n_tokens          # keys only

@@ -11,6 +11,8 @@ from solutions import kv_cache as ref
 # -- what the student did, as the feedback names it ("That is the value you get when you ...") --
 ALIAS = ("keep a reference to the caller's array instead of a copy (list.append(k) and np.asarray(k) "
          "do not copy; np.array(k, dtype=float) does)")
+ROWS_AS_COLUMNS = ("stack the rows side by side (np.stack(rows, axis=1), or a transpose): keys and values "
+                   "hold one ROW per token, shape (t, d_k) and (t, d_v)")
 ATTEND_FIRST = ("attend before appending the new token's own key and value (a token must read itself "
                 "too: append first, then attend)")
 CACHE_IGNORED = ("ignore the rows already in the cache (recomputing keys and values only from inputs "
