@@ -168,29 +168,6 @@ def test_every_failing_visible_check_of_top_p_names_the_dropped_crossing_token(t
     assert text.count("FAIL  ") >= 2 and text.count("FAIL  ") == text.count(phrase), text
 
 
-# KVCache stacking its rows side by side: the transpose of what decode_step reads.
-KVCACHE_TRANSPOSED = '''
-class KVCache:
-    def __init__(self):
-        self.key_rows, self.value_rows = [], []
-
-    def append(self, k, v):
-        self.key_rows.append(np.array(k, dtype=float))
-        self.value_rows.append(np.array(v, dtype=float))
-
-    @property
-    def keys(self):
-        return np.stack(self.key_rows, axis=1) if self.key_rows else np.zeros((0, 0))
-
-    @property
-    def values(self):
-        return np.stack(self.value_rows, axis=1) if self.value_rows else np.zeros((0, 0))
-
-    def __len__(self):
-        return len(self.key_rows)
-'''
-
-
 @pytest.mark.slow
 def test_a_visible_failure_that_comes_from_a_function_failing_above_says_so(tmp_path):
     """One bug, charged once, in the visible checks too: decode_step's cases run the student's
@@ -202,7 +179,9 @@ def test_a_visible_failure_that_comes_from_a_function_failing_above_says_so(tmp_
     with kernel.client.setup_kernel():
         for cell in kernel.setup:
             kernel.run(cell)
-        printed = kernel.hand_in(dict(reference_code(exercise), KVCache=KVCACHE_TRANSPOSED))
+        # KVCache stacking its rows side by side: the transpose of what decode_step reads
+        stacked = next(m for m in all_mistakes() if m.id == "kv_cache-rows_as_columns")
+        printed = kernel.hand_in(dict(reference_code(exercise), KVCache=stacked.code))
         raised = kernel.run(summary)
     assert "FAIL  " in printed["visible_KVCache"]
     decode = printed["visible_decode_step"]
