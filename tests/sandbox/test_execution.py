@@ -194,6 +194,22 @@ def test_cells_ipython_leaves_alone_skip_the_transformer_with_the_same_result():
         assert ipython_transform(source) == manager.transform_cell(source), source
 
 
+def test_a_cell_many_notebooks_share_is_translated_once_a_process(monkeypatch):
+    from autograder.submission import notebook
+    calls = []
+    real = notebook._transform
+    monkeypatch.setattr(notebook, "_transform", lambda source: calls.append(source) or real(source))
+    notebook._transform_cached.cache_clear()
+    shared = "def f():\n    \"\"\"Does it?\n    \"\"\"\n    return 1\n"  # a "?" ends a line: IPython is asked
+    first = [ipython_transform(shared) for _ in range(3)]
+    assert calls == [shared] and first == [shared] * 3
+    huge = "x = %time 1\n" + "y = 1\n" * (notebook.CACHED_CELL_CHARS // 6)  # too large to keep: asked each time
+    ipython_transform(huge)
+    ipython_transform(huge)
+    assert calls[1:] == [huge, huge]
+    notebook._transform_cached.cache_clear()
+
+
 def test_translating_ipython_syntax_has_a_cost_limit(tmp_path):
     path = _write(tmp_path / "magic.ipynb", [_code("%time x = 1\n" * 100_000), _code("def ok():\n    return 1\n")])
     notebook = read_notebook(path)
