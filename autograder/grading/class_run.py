@@ -152,28 +152,33 @@ def find(run: ClassRun) -> None:
 
 def preflight(run: ClassRun) -> None:
     """Stop before grading anything (``preflight.PreflightError``) when the gradebook's points differ
-    from the checks' (``points_guard``), the course secret is missing, or tiktoken's file or the
-    sandbox are (``preflight.run``, while the workers start: ``early.py``; it picks the confinement
-    level every worker uses). A shard writes its manifest (``shards.ShardRun.start``). Then find the
+    from the checks' (``points_guard``, while the workers start), the course secret is missing, or
+    tiktoken's file or the sandbox are (``preflight.run``, while the workers start: ``early.py``; it
+    picks the confinement level every worker uses). A shard writes its manifest (``shards.ShardRun.start``). Then find the
     late resubmissions (``late.for_cli``), before grading
     replaces the resume records that hold an on-time copy's earlier score."""
     from autograder.grading import late
     from autograder.grading import preflight as checks
     from autograder.grading.early import preflight_with_workers
     o = run.options
-    if o.path is not None:
-        from autograder.nbgrader_glue.points_guard import check_for_cli
-        mismatch = check_for_cli(o.gradebook, o.path, run.class_jobs or run.jobs)  # points changed mid-term
-        if mismatch:
-            raise checks.PreflightError("the gradebook and the checks give different points\n" + "\n".join(mismatch))
+
+    def points_agree():  # points changed mid-term (run while the workers start)
+        if o.path is not None:
+            from autograder.nbgrader_glue.points_guard import check_for_cli
+            mismatch = check_for_cli(o.gradebook, o.path, run.class_jobs or run.jobs)
+            if mismatch:
+                raise checks.PreflightError("the gradebook and the checks give different points\n"
+                                            + "\n".join(mismatch))
     if run.secret is None:
         run.secret = read_secret(o.secret_file)
-    if o.shard is not None:  # its manifest says it is running
+    if o.shard is not None:  # its manifest says it is running (once the points agree)
+        points_agree()
         from autograder.grading import shards
         run.shard = shards.ShardRun(o.out, *o.shard, o.path, run.class_jobs, run.jobs, run.secret, run.limits,
                                     o.confinement)
         run.shard.start()
-    chosen, run.started = preflight_with_workers(run.jobs, run.limits, o.confinement, o.workers, o.out, o.resume)
+    chosen, run.started = preflight_with_workers(run.jobs, run.limits, o.confinement, o.workers, o.out, o.resume,
+                                                 meanwhile=points_agree if o.shard is None else None)
     if chosen is not None:
         run.limits = dataclasses.replace(run.limits, level=chosen)
     if o.path is not None and o.shard is None:

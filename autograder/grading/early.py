@@ -48,12 +48,18 @@ def early_pool(jobs: list, limits, level, workers: int, out, resume: bool) -> Wo
     return WorkerPool(size, limits.grader_memory_bytes, at_exit=close_worker, at_start=steps).start()
 
 
-def preflight_with_workers(jobs: list, limits, level, workers: int, out, resume: bool):
+def preflight_with_workers(jobs: list, limits, level, workers: int, out, resume: bool, meanwhile=None):
     """``preflight.run(jobs, limits.confine, level=level)`` while ``early_pool``'s workers start (in
     a thread of its own, which waits on the test sandbox while this one imports what comes next).
 
+    ``meanwhile``: ``None``, or a check of the caller's run in this thread at the same time (the
+    gradebook's points against the checks': importing nbgrader and reading the gradebook take
+    about a second, which the workers' start and the test sandbox hide); it raises to stop the
+    run before anything is graded.
+
     Returns: ``(chosen, started)``: the confinement level chosen (``str`` or ``None``) and the started
-    ``WorkerPool`` (or ``None``). Raises: ``preflight.PreflightError`` (the workers shut down first)."""
+    ``WorkerPool`` (or ``None``). Raises: ``preflight.PreflightError``, or what ``meanwhile`` raises
+    (the workers shut down first)."""
     import concurrent.futures as cf
 
     from autograder.grading import preflight
@@ -65,6 +71,8 @@ def preflight_with_workers(jobs: list, limits, level, workers: int, out, resume:
     try:
         with cf.ThreadPoolExecutor(1, thread_name_prefix="preflight") as thread:
             checked = thread.submit(preflight.run, jobs, confined=limits.confine, level=level)
+            if meanwhile is not None:
+                meanwhile()
             _result_types()  # while the test sandbox runs: what reading results back needs (numpy, pytest)
             return checked.result(), started
     except BaseException:

@@ -59,3 +59,21 @@ def test_a_run_over_resume_records_starts_no_worker_before_the_preflight(tmp_pat
         assert started is not None and started.size == 1 and pools == [started]  # one student: one worker
     finally:
         started.shutdown()
+
+
+def test_a_check_run_while_the_workers_start_stops_the_run_and_ends_them(tmp_path, monkeypatch):
+    # The gradebook's points against the checks' run meanwhile (class_run.preflight): when they
+    # differ, the workers started early end unused, as for a failed preflight.
+    jobs = _class(tmp_path / "submitted")
+    pools = _recording(monkeypatch)
+    seen = []
+
+    def points_differ():
+        seen.append(len(pools))  # the workers were started before it ran
+        raise preflight.PreflightError("the gradebook and the checks give different points (a test)")
+    with pytest.raises(preflight.PreflightError, match="different points"):
+        early.preflight_with_workers(jobs, Limits(), None, 2, tmp_path / "graded", False, meanwhile=points_differ)
+    assert seen == [1]
+    codes = pools[0].exit_codes()
+    assert len(codes) == 2 and all(code is not None for code in codes.values())
+    assert not (tmp_path / "graded").exists() or not any((tmp_path / "graded").rglob("results.json"))
