@@ -6,7 +6,8 @@ of stages ``STAGES`` names (read them top to bottom; a notebook's own stages are
    points, the course secret, tiktoken's file, the sandbox), while the workers start; then the late
    resubmissions are found, before grading replaces the records they are found in;
 3. ``grade``: each student's notebooks on a pool of workers (``workers.grade_all``);
-4. ``record``: the grades into nbgrader's gradebook, its late penalties and manual overrides into the results;
+4. ``record``: the grades into nbgrader's gradebook (most of them recorded while the class was graded:
+   ``record_ahead.py``), its late penalties and manual overrides into the results;
 5. ``write_outputs``: every notebook's results.json, report.html (and feedback.txt), the identical flags,
    grades.csv and the class report (``outputs.write_class_outputs``); a shard writes its manifest instead;
 6. ``report``: what the grade command prints (the tables, the summary).
@@ -86,6 +87,7 @@ class ClassRun:
         shard: the ``shards.ShardRun`` of a shard run, else ``None``.
         started: the ``WorkerPool`` started during the preflight (``early.py``), or ``None``.
         late_found: ``{index: late.Late}``: late resubmissions that replaced an on-time one.
+        record_ahead: the ``record_ahead.RecordAhead`` recording grades while the class is graded, or ``None``.
         results: the ``NotebookResult`` of each job, in order (a ``stream.Results``).
         failures: notebooks on which the grader itself failed. reused: notebooks not regraded (resume).
         recorded: whether nbgrader's gradebook took every grade. totals: the gradebook's totals.
@@ -102,6 +104,7 @@ class ClassRun:
     shard: object = None
     started: object = None
     late_found: dict = dataclasses.field(default_factory=dict)
+    record_ahead: object = None
     results: object = None
     failures: int = 0
     reused: int = 0
@@ -185,18 +188,36 @@ def preflight(run: ClassRun) -> None:
         run.late_found = late.for_cli(o.gradebook, o.path, run.jobs, o.out, run.secret, run.limits)
 
 
+class _Ahead:
+    """What is given each result as it is graded: the outputs' reading (``outputs.WarmUp``) and the
+    gradebook's recording (``record_ahead.RecordAhead``), either ``None``."""
+
+    def __init__(self, read, record):
+        self.read, self.record = read, record
+
+    def take(self, job, result) -> None:
+        for ahead in (self.read, self.record):
+            if ahead is not None:
+                ahead.take(job, result)
+
+
 def grade(run: ClassRun) -> None:
     """Grade every notebook on ``options.workers`` workers (``workers.grade_all``; the results stay on
-    disk, ``stream.Results``), reading the graded notebooks ahead for the outputs meanwhile."""
+    disk, ``stream.Results``), reading the graded notebooks ahead for the outputs and recording them
+    in the gradebook meanwhile (``record_ahead.py``)."""
     from autograder.grading.outputs import WarmUp
+    from autograder.grading.record_ahead import RecordAhead
     from autograder.grading.workers import grade_all
     from autograder.reports.console import Progress
     o = run.options
     read_ahead = WarmUp(run.jobs) if o.shard is None else None  # the outputs' reading, begun during grading
+    if o.shard is None and o.gradebook != "none":
+        run.record_ahead = RecordAhead(run.jobs, o.gradebook, o.path, run.late_found)
     progress = Progress(len(run.jobs), o.quiet) if o.progress else None
     try:
         graded = grade_all(run.jobs, run.secret, run.limits, max(1, o.workers), progress=progress, out=o.out,
-                           resume=o.resume, on_disk=True, started=run.started, read_ahead=read_ahead)
+                           resume=o.resume, on_disk=True, started=run.started,
+                           read_ahead=_Ahead(read_ahead, run.record_ahead))
     finally:
         if progress is not None:
             progress.close()
@@ -212,7 +233,7 @@ def record(run: ClassRun) -> None:
     if run.shard is None:
         run.recorded, run.totals = record_grades(run.jobs, run.results, gradebook=run.options.gradebook,
                                                  path=run.options.path, late_found=run.late_found,
-                                                 say=run.options.say)
+                                                 say=run.options.say, ahead=run.record_ahead)
 
 
 def write_outputs(run: ClassRun) -> None:

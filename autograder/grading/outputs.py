@@ -95,7 +95,7 @@ def write_results(result, out) -> Path:
 
 
 def record(jobs: list, results, *, gradebook: str = "none", path=None, late_found: dict | None = None,
-           say: Callable | None = None) -> tuple:
+           say: Callable | None = None, ahead=None) -> tuple:
     """Record ``results`` in nbgrader's gradebook and put what it made of them into them: its late
     penalties and manual overrides as notes (the reports show the grade of record), and the late
     resubmissions that replaced an on-time one (``late_found``), each said.
@@ -107,6 +107,9 @@ def record(jobs: list, results, *, gradebook: str = "none", path=None, late_foun
             path: what was graded, where the course is found.
         late_found: ``late.for_cli``'s finds (index in ``results`` -> ``late.Late``), or ``None``.
         say: prints the late lines (``None``: ``print``).
+        ahead: the ``record_ahead.RecordAhead`` that recorded results during the grading, or ``None``:
+            it records the rest and gives the totals; when it took nothing or failed, every
+            notebook is recorded here.
     Returns:
         ``(recorded, totals)``: whether the gradebook took every grade (``True`` when none was asked),
         and its totals (``{(student_id, assignment_id): totals.Totals}``, for grades.csv).
@@ -119,7 +122,11 @@ def record(jobs: list, results, *, gradebook: str = "none", path=None, late_foun
     results = Results.of(results)  # each result read back when its turn comes (grading/stream.py)
     for i, found in (late_found or {}).items():
         results.edit(i, lambda r, found=found: late.mark([r], {0: found}))
-    recorded = record_for_cli(gradebook, path, jobs, results, totals) if gradebook != "none" else True
+    done = ahead.finish(jobs, results) if ahead is not None and gradebook != "none" else None
+    if done is not None:
+        recorded, totals = done
+    else:
+        recorded = record_for_cli(gradebook, path, jobs, results, totals) if gradebook != "none" else True
     rows = results.rows()
     for i, row in enumerate(rows):  # what the gradebook made of it, in the reports (as gradebook.record does)
         counted = totals.get((row.student_id, row.assignment_id)) if row is not None else None

@@ -314,6 +314,14 @@ def record_for_cli(option, path, jobs, results, totals=None):
         ``True`` when there was nothing to record or everything was recorded; ``False``
         (after printing why to stderr) otherwise.
     """
+    # one result read at a time (``results`` may be a ``stream.Results``, which reads each from disk)
+    return record_pairs_for_cli(option, path, zip(jobs, results, strict=False), totals)
+
+
+def record_pairs_for_cli(option, path, graded, totals=None):
+    """``record_for_cli`` of ``graded``, an iterable of ``(vocabulary.Job, NotebookResult)`` in any
+    order, taken one at a time as it is recorded (``grading/record_ahead.py`` hands them in as
+    the workers grade them). Same options, lines printed and answer as ``record_for_cli``."""
     if option == "none":
         return True
     course = find_course(path)
@@ -332,8 +340,7 @@ def record_for_cli(option, path, jobs, results, totals=None):
         print(f"gradebook: no gradebook at {db_file}: run `nbgrader generate_assignment <name>` in "
               f"{course.root} first (or pass --gradebook none); grades not recorded", file=sys.stderr)
         return False
-    # one result read at a time (``results`` may be a ``stream.Results``, which reads each from disk)
-    graded, problems = zip(jobs, results, strict=False), []
+    problems: list = []
     if option == "auto":  # ids as nbgrader's layout gives them, not a lone notebook's file name
         submitted = Path(course.format_path(course.submitted_directory, ".", ".")).resolve()
 
