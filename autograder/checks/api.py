@@ -17,34 +17,14 @@ Example::
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pytest
 
+from autograder.checks.meta import CheckMeta
 from autograder.checks.values import like_mistake, plain, show, show_pair
 from autograder.child import wire
 
 WORKED_ATOL = 1e-4  # worked numbers are checked to 1e-4 absolute
-
-
-@dataclass(frozen=True)
-class CheckMeta:
-    """What a check is worth and which student-facing function it is about.
-
-    Attributes:
-        function: the student-facing name, e.g. "attention_row".
-        description: what is checked, e.g. 'weights for "the cat"'.
-        points: points awarded when the check passes (float).
-    """
-    function: str
-    description: str
-    points: float
-
-    @property
-    def name(self):
-        """The test name shown to students: ``"attention_row: weights for "the cat""``."""
-        return f"{self.function}: {self.description}"
 
 
 def check(function: str, description: str, points: float = 1.0):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from autograder.checks.api import CheckMeta
+from autograder.checks.meta import CheckMeta
 
 
 def check_metas(exercise) -> list:

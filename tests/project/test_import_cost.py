@@ -20,3 +20,14 @@ def test_the_grading_command_reaches_its_preflight_without_the_engine():
             "print(sorted(m for m in ('pytest', 'numpy', 'nbformat', 'copydetect') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_the_checks_points_are_read_without_the_engine():
+    # The points guard compares every exercise's checks' points with the gradebook's before any
+    # notebook is graded: reading them (their syntax) must not wait for pytest and numpy.
+    code = ("import sys\nfrom autograder.core.registry import EXERCISES\n"
+            "from autograder.checks.declared import points_by_function\n"
+            "points = [points_by_function(e) for e in EXERCISES.values()]\n"
+            "print(sorted(m for m in ('pytest', 'numpy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
