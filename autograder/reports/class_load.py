@@ -117,15 +117,6 @@ def _number(value, default=0.0):
     return number if number == number and abs(number) != float("inf") else default
 
 
-def read_grades_csv(path):
-    """``{(student, assignment): row}`` of grades.csv, or {} when absent or unreadable."""
-    try:
-        with open(path, newline="", encoding="utf-8") as f:
-            return {(r.get("student_id", ""), r.get("assignment_id", "")): r for r in csv.DictReader(f)}
-    except (OSError, UnicodeDecodeError, csv.Error):
-        return {}
-
-
 def _late_columns(row):
     """The late-work columns of a grades.csv row that say it was late (value not empty, 0 or no)."""
     late = {}

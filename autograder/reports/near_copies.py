@@ -153,7 +153,13 @@ def mistake_pairs(entries) -> list:
             if not t.passed:
                 for m in t.mistakes:
                     made.setdefault((e.assignment, t.function, m), set()).add(e.student)
-    rare = {key: who for key, who in made.items() if len(who) <= RARE}
+    return mistake_pairs_of(made)
+
+
+def mistake_pairs_of(made: dict) -> list:
+    """``mistake_pairs`` from ``{(assignment, function, mistake): the students who made it}`` (a set,
+    or a dict keyed by student: ``class_summary.Summary.made``)."""
+    rare = {key: set(who) for key, who in made.items() if len(who) <= RARE}
     pairs: dict = {}
     for key, who in rare.items():
         for a, b in combinations(sorted(who), 2):
