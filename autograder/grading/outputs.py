@@ -149,7 +149,9 @@ def write_class_outputs(jobs: list, results, out, *, totals: dict | None = None,
     only a ``stream.Row`` per notebook stays in memory, with the late notes, gradebook notes and
     identical flags as edits applied on every read. results.json files are written first (the
     students' paths across the unit are read from them), then the reports; the class report reads
-    the results.json files back (``class_load``: a compact ``Entry`` per notebook).
+    the results.json files back one at a time (``class_load.Listing``) into a small summary
+    (``class_summary.Summary``: a grid row of cell letters a notebook). identical.csv is written a
+    row at a time from the groups of same code (``identical.flag``).
 
     Args:
         jobs: the ``vocabulary.Job`` list; results: their results, same order: a ``stream.Results``,

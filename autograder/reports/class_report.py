@@ -75,13 +75,12 @@ from autograder.reports.student import STYLE, escape_html
 CLASS_HTML, CHECKS_CSV, MISTAKES_CSV = "class.html", "class_checks.csv", "class_mistakes.csv"
 
 
-def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = "Class report", stats=None,
-                      mistakes=None, absent=(), paths: dict | None = None, near: dict | None = None) -> str:
+def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = "Class report", absent=(),
+                      paths: dict | None = None, near: dict | None = None) -> str:
     """The class report page (see module docstring) as one str: ``class_html_parts`` joined.
 
-    Args: as ``class_html_parts``, but ``entries`` an ``Entry`` list (``load``), linked by their
-    ``link``; ``stats`` and ``mistakes``: ``check_stats(entries)`` and ``mistake_table(entries)``
-    (ignored: the summary has them)."""
+    Args: as ``class_html_parts``, but ``entries`` an ``Entry`` list (``load``), each linked by its
+    ``link`` relative to ``base`` (the folder the page is written to)."""
     entries = list(entries)
     base = os.path.abspath(base)
     for e in entries:
