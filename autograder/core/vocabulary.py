@@ -125,7 +125,7 @@ class NotebookResult:
         return sum(c.max_score for c in self.checks)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Job:
     """One notebook to grade, or several that hand in the same exercise.
 
@@ -136,6 +136,8 @@ class Job:
         alternatives: other notebooks of the same student for the same exercise (copies such
             as ``tokens (1).ipynb`` beside ``tokens.ipynb``): each is graded and the best
             counts; the others are named in the feedback (``grading/class_run.py``).
+
+    Slotted (no ``__dict__``): a class run holds one a notebook until its last file is written.
     """
     path: Path
     student_id: str

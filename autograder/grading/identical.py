@@ -82,7 +82,17 @@ def find(jobs: list, results: list) -> list:
     Returns:
         list of ``(index, Flag)``: ``index`` into ``results``; sorted by exercise and student.
     """
-    flags, by_code, release_digests = [], {}, {}
+    return list(_flags(results, _groups(jobs, results)))
+
+
+def _groups(jobs: list, results: list) -> tuple:
+    """What ``identical.csv`` is made of, kept small: ``(links, by_code)``. ``links``: a ``Flag`` per
+    hard-linked notebook file, with its index (rare). ``by_code``: ``{(exercise, digest): [index,
+    ...]}`` of the notebooks with the same code, each digest kept once as 32 raw bytes (not a hex str
+    per notebook), a group of one student dropped. A few dozen bytes a notebook: the other students
+    of each row are written from its group when the row is (``_flags``), never held per notebook
+    (a group of n students would hold n * n names)."""
+    links, by_code, release_digests = [], {}, {}
     for i, (job, result) in enumerate(zip(jobs, results, strict=False)):
         if job.exercise is None or result is None:
             continue
@@ -93,20 +103,46 @@ def find(jobs: list, results: list) -> list:
             release_digests[exercise.name] = _digest(release, exercise) if release.is_file() else None
         digest = _digest(path, exercise)
         if digest is not None and digest != release_digests[exercise.name]:
-            by_code.setdefault((exercise.name, digest), []).append(i)
-        linked = [p for p in (job.path, *job.alternatives) if _links(p) > 1]
-        for p in linked:
-            flags.append((i, Flag(exercise.name, result.student_id, safetext.display_name(p.name),
-                                  f"hard link ({_links(p)} links to this file)", (), (digest or "")[:16])))
-    for (exercise, digest), members in by_code.items():
-        students = {results[i].student_id for i in members}
-        if len(students) < 2:
+            by_code.setdefault((exercise.name, _raw(digest)), []).append(i)
+        for p in (job.path, *job.alternatives):
+            if _links(p) > 1:
+                links.append((i, Flag(exercise.name, result.student_id, safetext.display_name(p.name),
+                                      f"hard link ({_links(p)} links to this file)", (), (digest or "")[:16])))
+    for key in [k for k, members in by_code.items() if len({results[i].student_id for i in members}) < 2]:
+        del by_code[key]
+    return links, by_code
+
+
+def _raw(digest: str):
+    """A hex digest as its bytes (half the size, one object); any other text as it is."""
+    try:
+        return bytes.fromhex(digest)
+    except ValueError:
+        return digest
+
+
+def _flags(results, groups):
+    """The ``(index, Flag)`` of ``groups`` (``_groups``) one at a time, sorted by exercise, student
+    and why (as ``find`` lists them). Held while they are given: one small tuple a flagged notebook
+    (its sort key), and the one ``Flag`` given."""
+    links, by_code = groups
+    same = "the same code as another student's notebook"
+    order = [(fl.exercise, fl.student_id, fl.why, k, None) for k, (_, fl) in enumerate(links)]
+    for n, ((exercise, _), members) in enumerate(by_code.items()):
+        order += [(exercise, results[i].student_id, same, n, i) for i in members]
+    order.sort(key=lambda x: x[:3])  # stable: hard links first, then the groups as found (as before)
+    groups_of = list(by_code.items())
+    names: dict = {}  # group -> its students, sorted (each group's once: a pointer a member)
+    for exercise, student, _, k, i in order:
+        if i is None:
+            yield links[k]
             continue
-        for i in members:
-            others = tuple(sorted(students - {results[i].student_id}))
-            flags.append((i, Flag(exercise, results[i].student_id, results[i].notebook,
-                                  "the same code as another student's notebook", others, digest[:16])))
-    return sorted(flags, key=lambda f: (f[1].exercise, f[1].student_id, f[1].why))
+        (_, digest), members = groups_of[k]
+        if k not in names:
+            names[k] = tuple(sorted({results[j].student_id for j in members}))
+        digest = digest.hex() if isinstance(digest, bytes) else digest
+        yield i, Flag(exercise, student, results[i].notebook, same, tuple(s for s in names[k] if s != student),
+                      digest[:16])
 
 
 def _flag_identical(result):
@@ -117,22 +153,27 @@ def flag(jobs: list, results, out_dir):
     """Add ``Problem.IDENTICAL`` to each flagged result and write ``out_dir/identical.csv``.
 
     ``results``: a ``NotebookResult`` list (changed in place) or a ``stream.Results`` (flagged on
-    every later read).
+    every later read). Each row is written as it is made (``_flags``): what stays in memory is the
+    groups of ``_groups`` and an index a row.
 
     Returns:
-        ``(path, flags)``: the note file's ``Path`` and the ``Flag`` list (empty when none).
+        ``(path, flagged)``: the note file's ``Path`` and the index into ``results`` of each row
+        written (an int a row; empty when none is flagged).
     """
     from autograder.grading.stream import Results
     results = Results.of(results)  # a list's results are changed in place; a stream's on every read
-    found = find(jobs, results.rows())  # who and which notebook: no result is read
-    for i, _ in found:
-        results.edit(i, _flag_identical)
+    rows = results.rows()  # who and which notebook: no result is read
+    groups = _groups(jobs, rows)
     path = Path(out_dir) / NOTE_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
+    flagged = []
     with path.open("w", newline="", encoding="utf-8") as f:
         writer = csvsafe.writer(f)
         writer.writerow(COLUMNS)
-        for _, fl in found:
+        for i, fl in _flags(rows, groups):
             writer.writerow([fl.exercise, fl.student_id, fl.notebook, fl.why, "; ".join(fl.same_code_as),
                              fl.code_digest])
-    return path, [fl for _, fl in found]
+            flagged.append(i)
+    for i in flagged:
+        results.edit(i, _flag_identical)
+    return path, flagged

@@ -75,13 +75,15 @@ class WarmUp:
 def student_paths(out) -> dict:
     """``{student (as shown): [families.Step, ...]}`` from every results.json under ``out`` (this
     run's and those of earlier runs of other assignments), in the course's order; {} when they
-    cannot be read (a report without the path is still written)."""
+    cannot be read (a report without the path is still written). The files are read one at a time
+    (``class_load.Listing``); kept a notebook: its row of the listing and its ``families.marks``
+    (shared), a hundred bytes or so; then a step per family a student showed."""
     from autograder.reports import class_load, families
     try:
-        entries, _ = class_load.load(out)
+        listing = class_load.Listing(out, grades=False)  # the paths read no late work nor problems
+        return families.student_paths(listing.entries(), families.course_order())
     except Exception:  # noqa: BLE001 -- the path is extra; the students' reports must be written
         return {}
-    return families.student_paths(entries, families.course_order())
 
 
 def write_results(result, out) -> Path:
@@ -154,7 +156,9 @@ def write_class_outputs(jobs: list, results, out, *, totals: dict | None = None,
     only a ``stream.Row`` per notebook stays in memory, with the late notes, gradebook notes and
     identical flags as edits applied on every read. results.json files are written first (the
     students' paths across the unit are read from them), then the reports; the class report reads
-    the results.json files back (``class_load``: a compact ``Entry`` per notebook).
+    the results.json files back one at a time (``class_load.Listing``) into a small summary
+    (``class_summary.Summary``: a grid row of cell letters a notebook). identical.csv is written a
+    row at a time from the groups of same code (``identical.flag``).
 
     Args:
         jobs: the ``vocabulary.Job`` list; results: their results, same order: a ``stream.Results``,

@@ -83,11 +83,14 @@ def merge(previous: Table | None, path: Path | str) -> tuple[list, list]:
         previous: the table before this run (``read_table``), or ``None``.
         path: the grades.csv this run just wrote (its rows: the notebooks graded now).
     Returns:
-        ``(changes, kept)``: a ``Change`` per row of this run, in the file's order, and the
+        ``(changes, kept)``: a ``Change`` per row of this run, in the file's order (none without
+        ``previous``: ``summary_lines`` has nothing to say of a first table), and the
         ``(student, assignment)`` keys of the rows kept from ``previous``. ``path`` is
         rewritten only when rows were kept (columns: the union, notebooks sorted as
         ``console.write_grades_csv`` sorts them).
     """
+    if previous is None:  # the first table: nothing to compare or keep (the new one is not read in)
+        return [], []
     new = read_table(path)
     if new is None:
         return [], []

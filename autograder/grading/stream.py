@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from autograder.core.vocabulary import NotebookResult
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Row:
     """What the pass after grading needs of a notebook without reading its result: ``student_id``,
     ``assignment_id``, ``notebook`` (``str``, as in ``NotebookResult``), ``score`` and ``max_score``
-    (points, ``float``)."""
+    (points, ``float``). Slotted: about 100 bytes with its points, not 250 with a ``__dict__``."""
     student_id: str
     assignment_id: str
     notebook: str

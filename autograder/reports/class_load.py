@@ -117,15 +117,6 @@ def _number(value, default=0.0):
     return number if number == number and abs(number) != float("inf") else default
 
 
-def read_grades_csv(path):
-    """``{(student, assignment): row}`` of grades.csv, or {} when absent or unreadable."""
-    try:
-        with open(path, newline="", encoding="utf-8") as f:
-            return {(r.get("student_id", ""), r.get("assignment_id", "")): r for r in csv.DictReader(f)}
-    except (OSError, UnicodeDecodeError, csv.Error):
-        return {}
-
-
 def _late_columns(row):
     """The late-work columns of a grades.csv row that say it was late (value not empty, 0 or no)."""
     late = {}
@@ -187,42 +178,119 @@ def load(graded_dir, assignment: str | None = None) -> tuple:
         ``(entries, notes)``: ``Entry`` list sorted by assignment and student, and notes (str)
         about files that were skipped.
     """
-    root = Path(graded_dir)
-    notes, entries, found = [], [], []
-    seen: dict[tuple[str, str], str] = {}  # (assignment, student) -> the results.json shown
-    for here, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]  # .resume/ and the like
-        if "results.json" in files:
-            rel = Path(here).relative_to(root).parts + ("results.json",)
-            found.append((rel, Path(here), "report.html" in files))
-    for rel, folder, has_report in sorted(found):
-        path, shown = folder / "results.json", "/".join(rel)
+    listing = Listing(graded_dir, assignment)
+    entries = list(listing.entries())
+    return entries, listing.notes
+
+
+def read_grades_merge(path) -> dict:
+    """What ``Listing.entries`` takes from grades.csv: ``{(student, assignment): (late, listed)}`` of
+    the rows that say some late work (``late``: ``{column: value}``) or some problems (``listed``: a
+    frozenset of texts; equal sets are one object); a row saying neither is left out, as a row whose
+    key a later row repeats (the last row counts). {} when absent or unreadable. Read a row at a time:
+    a few small objects a flagged notebook, not a dict a row."""
+    found: dict = {}
+    shared: dict = {}  # one object per distinct set of problems (a class has few)
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            for r in csv.DictReader(f):
+                key = (sys.intern(r.get("student_id", "")), sys.intern(r.get("assignment_id", "")))
+                late = _late_columns(r)
+                listed = frozenset(p.strip() for p in re.split(r";\s+(?![^(]*\))", r.get("problems") or "")
+                                   if p.strip())
+                if late or listed:
+                    found[key] = (late, shared.setdefault(listed, listed))
+                else:
+                    found.pop(key, None)
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return {}
+    return found
+
+
+class Listing:
+    """The class's results.json files under ``graded_dir`` in the order ``load`` gives their entries,
+    read one at a time (``entries``) as often as a caller needs: the class report and the students'
+    paths go over a class without holding an ``Entry`` per notebook (about 3.6 KB each).
+
+    Built by reading every file once (which student and assignment it is, which are repeats).
+    Held: per notebook ``(assignment, student, folder, has_report)`` (names as shown, interned;
+    ``folder`` relative to ``graded_dir``, a str: about 150 bytes), and of grades.csv what changes
+    an entry (``read_grades_merge``).
+
+    Attributes: ``root`` (``Path``), ``rows`` (the tuples above, sorted), ``notes`` (files skipped, str).
+    Args: graded_dir, assignment: as ``load``. grades: read grades.csv (``False``: entries without its
+        late work and problems, which the students' paths do not need).
+    """
+
+    def __init__(self, graded_dir, assignment: str | None = None, grades: bool = True):
+        self.root, self.assignment = Path(graded_dir), assignment
+        self.notes: list = []
+        found = []
+        for here, dirs, files in os.walk(self.root):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]  # .resume/ and the like
+            if "results.json" in files:
+                rel = Path(here).relative_to(self.root).parts + ("results.json",)
+                found.append((rel, "report.html" in files))
+        found.sort()
+        seen: dict[tuple[str, str], str] = {}  # (assignment, student) -> the results.json shown
+        rows = []
+        for rel, has_report in found:
+            shown = "/".join(rel)
+            entry = self._read(rel)
+            if entry is None:
+                continue
+            key = (entry.assignment, entry.student)
+            if key in seen:
+                self.notes.append(f"{shown}: a second results.json of {entry.student} for "
+                                  f"{entry.assignment}; the first ({seen[key]}) is shown")
+                continue
+            seen[key] = shown
+            rows.append((sys.intern(shown_name(entry.assignment)), sys.intern(shown_name(entry.student)),
+                         os.path.join(*rel[:-1]) if len(rel) > 1 else "", has_report))
+        del seen, found
+        rows.sort(key=lambda r: (r[0], r[1]))
+        self.rows = rows
+        self.grades = read_grades_merge(self.root / "grades.csv") if grades else {}
+
+    def _read(self, rel, note: bool = True):
+        """The ``Entry`` of the results.json at ``rel`` (its path's parts under ``root``), as read
+        (names as the file says them, no link); ``None`` when it cannot be read (noted)."""
+        path = self.root.joinpath(*rel)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             if not isinstance(data, dict):
                 raise ValueError("not a JSON object")
-            entry = _entry(path, rel, data, assignment)
+            return _entry(path, rel, data, self.assignment)
         except (OSError, ValueError, UnicodeDecodeError) as exc:
-            notes.append(f"skipped {shown}: {exc}")
-            continue
-        key = (entry.assignment, entry.student)
-        if key in seen:
-            notes.append(f"{shown}: a second results.json of {entry.student} for "
-                         f"{entry.assignment}; the first ({seen[key]}) is shown")
-            continue
-        seen[key] = shown
-        entry.link = folder / "report.html" if has_report else path
-        entries.append(entry)
-    grades = read_grades_csv(root / "grades.csv")
-    for entry in entries:
-        row = grades.get((entry.student, entry.assignment))
-        if row is None:
-            continue
-        entry.late = {**entry.late, **_late_columns(row)}
-        listed = {p.strip() for p in re.split(r";\s+(?![^(]*\))", row.get("problems") or "") if p.strip()}
-        # grades.csv may say more ("several notebooks (not counted: ...)") or know more (added columns)
-        entry.problems = {p for p in entry.problems if not any(q.startswith(p + " (") for q in listed)} | listed
-    for entry in entries:  # shown and written as text, whatever bytes the folder's name holds
-        entry.student, entry.assignment = shown_name(entry.student), shown_name(entry.assignment)
-    entries.sort(key=lambda e: (e.assignment, e.student))
-    return entries, notes
+            if note:
+                self.notes.append(f"skipped {'/'.join(rel)}: {exc}")
+            return None
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def link(self, k: int) -> Path:
+        """The ``Entry.link`` of row ``k``: its report.html, else its results.json."""
+        _, _, folder, has_report = self.rows[k]
+        return self.root / folder / ("report.html" if has_report else "results.json")
+
+    def entries(self):
+        """Each row's ``Entry`` in order, read again from its file, as ``load`` gives it: grades.csv's
+        late work and problems merged, names as shown, ``link`` set. A file that cannot be read
+        now is left out (noted)."""
+        for k, (_, _, folder, _) in enumerate(self.rows):
+            rel = (*Path(folder).parts, "results.json")
+            entry = self._read(rel)
+            if entry is None:
+                continue
+            merged = self.grades.get((entry.student, entry.assignment))
+            if merged is not None:
+                late, listed = merged
+                entry.late = {**entry.late, **late}
+                # grades.csv may say more ("several notebooks (not counted: ...)") or know more (added columns)
+                entry.problems = {p for p in entry.problems if not any(q.startswith(p + " (") for q in listed)} \
+                    | listed
+            # shown and written as text, whatever bytes the folder's name holds
+            entry.student, entry.assignment = shown_name(entry.student), shown_name(entry.assignment)
+            entry.link = self.link(k)
+            yield entry

@@ -37,14 +37,14 @@ Nothing in a broken or foreign results.json stops the report: it is skipped with
 """
 from __future__ import annotations
 
+import csv
 import os
 import statistics
-from collections import defaultdict
 from pathlib import Path
 
-from autograder.reports.class_load import (
+from autograder.reports.class_load import (  # noqa: F401  (load: the report's reading, for callers)
+    Listing,
     load,
-    read_grades_csv,
     shown_name,
 )
 from autograder.reports.class_sections import (
@@ -53,161 +53,182 @@ from autograder.reports.class_sections import (
     anchor,
     checks_html,
     grid_html,
-    histogram_html,
-    is_identical,
+    histogram_of,
     mistakes_html,
+    name_link,
     near_copies_html,
     persistent_html,
-    problem_text,
     pts,
     simple_table,
     student_link,
+    table_pieces,
 )
-from autograder.reports.class_stats import (
+from autograder.reports.class_stats import (  # noqa: F401  (check_stats, mistake_table: for callers)
     check_stats,
     mistake_table,
     write_checks_csv,
     write_mistakes_csv,
 )
+from autograder.reports.class_summary import Summary
 from autograder.reports.student import STYLE, escape_html
 
 CLASS_HTML, CHECKS_CSV, MISTAKES_CSV = "class.html", "class_checks.csv", "class_mistakes.csv"
 
 
-# -- the numbers --------------------------------------------------------------------
+def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = "Class report", absent=(),
+                      paths: dict | None = None, near: dict | None = None) -> str:
+    """The class report page (see module docstring) as one str: ``class_html_parts`` joined.
 
-
-# -- CSV ----------------------------------------------------------------------------
-
-
-# -- HTML ---------------------------------------------------------------------------
-
-def render_class_html(entries, notes: tuple = (), base: str = ".", title: str = "Class report", stats=None,
-                      mistakes=None, absent=(), paths: dict | None = None, near: dict | None = None) -> str:
-    """The class report page (see module docstring) as one str: ``class_html_parts`` joined."""
-    return "".join(class_html_parts(entries, notes, base, title, stats, mistakes, absent, paths, near))
-
-
-def class_html_parts(entries, notes: tuple = (), base: str = ".", title: str = "Class report", stats=None,
-                     mistakes=None, absent=(), paths: dict | None = None, near: dict | None = None) -> list:
-    """The class report page (see module docstring) as a list of str whose concatenation is the
-    page: ``write_all`` writes them one by one (the page is never held whole, nor encoded whole:
-    at 10,000 notebooks it is tens of MB, and its copies were most of the command's peak memory).
-
-    Args:
-        entries: ``Entry`` list (``load``). notes: lines shown at the top (str).
-        base: the folder the page is written to (links to reports are relative to it).
-        stats, mistakes: ``check_stats(entries)`` and ``mistake_table(entries)`` when computed already.
-        absent: ``(student, assignment)`` pairs of roster students who submitted nothing
-            (``not_submitted``): they count among the students and stand under "Did not submit".
-        paths: ``families.student_paths(entries, order)`` when computed already (None: computed
-            here in the course's order, ``families.course_order``).
-        near: ``near_copies.read(graded_dir)`` (``{assignment: [pair, ...]}``) or None (none compared).
-    Every text from results.json or grades.csv is escaped (``html.escape``)."""
-    by_assignment = defaultdict(list)
-    for e in entries:
-        by_assignment[e.assignment].append(e)
-    stats = check_stats(entries) if stats is None else stats
-    mistakes = mistake_table(entries) if mistakes is None else mistakes
-    students = sorted({e.student for e in entries} | {s for s, a in absent if a in by_assignment})
+    Args: as ``class_html_parts``, but ``entries`` an ``Entry`` list (``load``), each linked by its
+    ``link`` relative to ``base`` (the folder the page is written to)."""
+    entries = list(entries)
     base = os.path.abspath(base)
     for e in entries:
         e.href = None
-    out = [f"<div class='autograder-report class-report'><style>{STYLE}{CLASS_STYLE}</style>",
-           f"<h1>{escape_html(title)}</h1>",
-           "<p class='staff'><b>For course staff only.</b> This page shows every student's results; "
-           "share a student's own report.html with that student alone.</p>",
-           f"<p>{len(students)} students, {len(by_assignment)} assignments, {len(entries)} graded submissions.</p>"]
+
+    def link(k):
+        return student_link(entries[k], base)
+    return "".join(class_html_parts(Summary.of(entries), link, notes, title, absent, paths, near))
+
+
+def class_html_parts(summary, link, notes: tuple = (), title: str = "Class report", absent=(),
+                     paths: dict | None = None, near: dict | None = None):
+    """The class report page (see module docstring) in pieces (str) whose concatenation is the page:
+    ``write_all`` writes them one by one (the page is never held whole, nor a section of the whole
+    class: at 10,000 notebooks it is tens of MB).
+
+    Args:
+        summary: the class (``class_summary.Summary``); link: ``link(k)``, the HTML of the ``k``-th
+            entry's student linked to their report. notes: lines shown at the top (str).
+        absent: ``(student, assignment)`` pairs of roster students who submitted nothing
+            (``not_submitted``): they count among the students and stand under "Did not submit".
+        paths: ``families.student_paths(entries, order)`` when computed already (None: from the
+            summary in the course's order, ``families.course_order``).
+        near: ``near_copies.read(graded_dir)`` (``{assignment: [pair, ...]}``) or None (none compared).
+    Every text from results.json or grades.csv is escaped (``html.escape``)."""
+    from autograder.reports.near_copies import mistake_pairs_of
+    groups = summary.groups
+    assignments = sorted(groups)
+    mistakes = summary.mistakes()
+    students = sorted(set(summary.marks) | {s for s, a in absent if a in groups})
+    yield ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+           f"<meta name='viewport' content='width=device-width'><title>{escape_html(title)}</title></head>"
+           "<body style='margin: 1.5em auto; max-width: 75em; padding: 0 1em'>\n")
+    head = [f"<div class='autograder-report class-report'><style>{STYLE}{CLASS_STYLE}</style>",
+            f"<h1>{escape_html(title)}</h1>",
+            "<p class='staff'><b>For course staff only.</b> This page shows every student's results; "
+            "share a student's own report.html with that student alone.</p>",
+            f"<p>{len(students)} students, {len(groups)} assignments, {summary.count} graded submissions.</p>"]
     if notes:
-        out.append("<div class='notes'><ul>" + "".join(f"<li>{escape_html(n)}</li>" for n in notes) + "</ul></div>")
+        head.append("<div class='notes'><ul>" + "".join(f"<li>{escape_html(n)}</li>" for n in notes) + "</ul></div>")
     overview = []
-    for a in sorted(by_assignment):
-        group = by_assignment[a]
-        top = max(e.max_score for e in group)
-        tried = [e.score for e in group if not e.not_attempted]
-        overview.append([f"<a href='#{anchor(a)}'>{escape_html(a)}</a>", len(group), len(group) - len(tried),
-                         len(students) - len(group), pts(statistics.fmean(tried)) if tried else "&ndash;", pts(top),
-                         len([m for m in mistakes if m[0] == a])])
-    out.append(simple_table("Assignments", ["assignment", "submitted", "not attempted", "not submitted",
-                                             "mean points (attempted)", "of", "named mistakes"], overview,
+    for a in assignments:
+        group = groups[a]
+        tried = group.scores
+        overview.append([f"<a href='#{anchor(a)}'>{escape_html(a)}</a>", group.submitted, group.stubs,
+                         len(students) - group.submitted, pts(statistics.fmean(tried)) if len(tried) else "&ndash;",
+                         pts(group.top), len([m for m in mistakes if m[0] == a])])
+    head.append(simple_table("Assignments", ["assignment", "submitted", "not attempted", "not submitted",
+                                              "mean points (attempted)", "of", "named mistakes"], overview,
                              "overview"))
-    contents_at = len(out)
-    for a in sorted(by_assignment):
-        group = by_assignment[a]
-        out.append(f"<section class='assignment' id='{anchor(a)}'><h2>{escape_html(a)}</h2>")
-        out.append(histogram_html(group, max(e.max_score for e in group)))
-        out.append(mistakes_html([m for m in mistakes if m[0] == a], base))
-        out.append(checks_html(stats.get(a, [])))
-        out.append(grid_html(group, stats.get(a, []), base))
-        out.append("</section>")
-    tail = []  # the class-wide tables, after the assignments; listed at the top
     missing = []
-    handed_in = {(e.student, e.assignment) for e in entries}
     for s in students:
-        absent = [a for a in sorted(by_assignment) if (s, a) not in handed_in]
-        if absent:
-            missing.append([escape_html(s), escape_html(", ".join(absent))])
-    tail.append(("Did not submit", ["student", "assignments"], missing, "missing"))
-    late = [[student_link(e, base), escape_html(e.assignment), escape_html("; ".join(f"{k}: {v}" for k, v in e.late.items()))]
-            for e in entries if e.late]
-    tail.append(("Late work", ["student", "assignment", "recorded"], late, "late"))
-    same = [[student_link(e, base), escape_html(e.assignment), escape_html("; ".join(p for p in sorted(e.problems) if is_identical(p)))]
-            for e in entries if any(is_identical(p) for p in e.problems)]
-    tail.append(("Identical submissions", ["student", "assignment", "finding"], same, "identical"))
-    problems = [[student_link(e, base), escape_html(e.assignment), escape_html(problem_text(e.problems))] for e in entries if e.problems]
-    tail.append(("Problems (integrity events, timeouts, crashes, grader errors ...)",
-                 ["student", "assignment", "problems"], problems, "problems"))
-    if paths is None:
-        from autograder.reports.families import course_order, student_paths
-        paths = student_paths(entries, course_order())
-    out.insert(contents_at, "<p class='contents'>For the whole class: " + " &middot; ".join(
-        f"<a href='#{css}'>{caption.split(' (')[0]}</a> ({len(rows)})" for caption, _, rows, css in tail)
+        handed = summary.handed_in(s)
+        gone = [a for a in assignments if a not in handed]
+        if gone:
+            missing.append([escape_html(s), escape_html(", ".join(gone))])
+    # the class-wide tables, after the assignments; listed at the top
+    tail = [("Did not submit", ["student", "assignments"], missing, "missing", len(missing)),
+            ("Late work", ["student", "assignment", "recorded"], summary.late, "late", len(summary.late)),
+            ("Identical submissions", ["student", "assignment", "finding"], summary.identical, "identical",
+             len(summary.identical)),
+            ("Problems (integrity events, timeouts, crashes, grader errors ...)",
+             ["student", "assignment", "problems"], summary.problems, "problems", len(summary.problems))]
+    head.append("<p class='contents'>For the whole class: " + " &middot; ".join(
+        f"<a href='#{css}'>{caption.split(' (')[0]}</a> ({n})" for caption, _, _, css, n in tail)
         + " &middot; <a href='#persistent'>Misconceptions across notebooks</a>"
         " &middot; <a href='#near-copies'>Near-copies</a></p>")
-    out += [simple_table(*t) for t in tail]
-    out.append(persistent_html(paths, entries, base))
-    out.append(near_copies_html(near or {}, entries, base))
-    out.append("</div>")
-    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-             f"<meta name='viewport' content='width=device-width'><title>{escape_html(title)}</title></head>"
-             "<body style='margin: 1.5em auto; max-width: 75em; padding: 0 1em'>\n"]
-    for k, part in enumerate(out):
-        parts += ["\n", part] if k else [part]
-    parts.append("\n</body></html>\n")
-    return parts
+    parts: list = list(head)
+    for a in assignments:
+        group = groups[a]
+        stats = list(summary.stats.get(a, {}).values())
+        parts += [f"<section class='assignment' id='{anchor(a)}'><h2>{escape_html(a)}</h2>",
+                  histogram_of(group.scores, group.stubs, group.top),
+                  mistakes_html([m for m in mistakes if m[0] == a], link),
+                  checks_html(stats), grid_html(group.rows, stats, group.fails, link), "</section>"]
+
+    def rows_of(found):  # a table's rows from (k, assignment, text): drawn as they are written
+        for k, assignment, text in found:
+            yield [link(k), escape_html(assignment), escape_html(text)]
+    for caption, header, rows, css, _ in tail:
+        parts.append(table_pieces(caption, header, rows if rows is missing else rows_of(rows), css))
+    if paths is None:
+        from autograder.reports.families import course_order
+        paths = summary.paths(course_order())
+
+    def first(student, assignment):
+        k = summary.place(student, assignment)
+        return link(k) if k is not None else escape_html(student)
+    parts.append(persistent_html(paths, first))
+    parts.append(near_copies_html(near or {}, mistake_pairs_of(summary.made)))
+    parts.append("</div>")
+    for i, part in enumerate(parts):  # a part is a str or pieces of one; parts stand on lines of their own
+        if i:
+            yield "\n"
+        if isinstance(part, str):
+            yield part
+        else:
+            yield from part
+    yield "\n</body></html>\n"
 
 
 def not_submitted(graded_dir):
     """``(student, assignment)`` pairs that grades.csv lists as "not submitted" (roster students
-    without a submission, written by a class run given a roster); [] without grades.csv."""
-    rows = read_grades_csv(Path(graded_dir) / "grades.csv")
-    return sorted(key for key, row in rows.items()
-                  if "not submitted" in [p.strip() for p in (row.get("problems") or "").split(";")])
+    without a submission, written by a class run given a roster); [] without grades.csv. Read a
+    row at a time (the last row of a pair counts)."""
+    found: dict = {}
+    try:
+        with open(Path(graded_dir) / "grades.csv", newline="", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                key = (row.get("student_id", ""), row.get("assignment_id", ""))
+                if "not submitted" in [p.strip() for p in (row.get("problems") or "").split(";")]:
+                    found[key] = True
+                else:
+                    found.pop(key, None)
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []
+    return sorted(found)
 
 
 def write_all(graded_dir, out=None, assignment=None):
     """Read ``graded_dir`` (see ``load``) and write class.html, class_checks.csv and
     class_mistakes.csv into ``out`` (default ``graded_dir``).
 
+    The results.json files are read twice, one at a time (``class_load.Listing``): once to list
+    them in order, once into the ``class_summary.Summary`` the page and the CSVs are drawn from
+    (a few hundred bytes a notebook); the page is written a piece at a time.
+
     Returns:
         ``{"html": Path, "checks": Path, "mistakes": Path, "entries": int, "notes": [str]}``.
     """
     out = Path(out or graded_dir)
     out.mkdir(parents=True, exist_ok=True)
-    entries, notes = load(graded_dir, assignment)
-    stats, mistakes = check_stats(entries), mistake_table(entries)
+    listing = Listing(graded_dir, assignment)
+    summary = Summary.of(listing.entries())
+    base = os.path.abspath(out)
+
+    def link(k):
+        return name_link(listing.rows[k][1], listing.link(k), base)
     page = out / CLASS_HTML
     from autograder.reports import near_copies
-    parts = class_html_parts(entries, notes, base=out, stats=stats, mistakes=mistakes,
-                             absent=not_submitted(graded_dir),
-                             near=near_copies.read(graded_dir, keep=NEAR_PAIRS_SHOWN))
+    near = near_copies.read(graded_dir, keep=NEAR_PAIRS_SHOWN)
     with page.open("w", encoding="utf-8") as f:
-        for part in parts:
+        for part in class_html_parts(summary, link, listing.notes, absent=not_submitted(graded_dir), near=near):
             f.write(part)
-    del parts
+    stats = {a: list(v.values()) for a, v in summary.stats.items()}
     return {"html": page, "checks": write_checks_csv(stats, out / CHECKS_CSV),
-            "mistakes": write_mistakes_csv(mistakes, out / MISTAKES_CSV),
-            "entries": len(entries), "notes": notes}
+            "mistakes": write_mistakes_csv(summary.mistakes(), out / MISTAKES_CSV),
+            "entries": summary.count, "notes": listing.notes}
 
 
 class ReportNotWritten(RuntimeError):

@@ -3,6 +3,7 @@ named mistakes, pass rates, the students x checks grid, misconceptions across no
 near-copies), assembled by ``class_report.render_class_html``."""
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import statistics
@@ -15,7 +16,7 @@ from autograder.reports.class_load import (
 from autograder.reports.class_stats import (
     binned,
     bins,
-    gap_order,
+    gap_sorted,
 )
 from autograder.reports.student import escape_html
 
@@ -88,6 +89,13 @@ def student_link(entry, base):
     return f"<a href='{entry.href}'>{escape_html(entry.student)}</a>"
 
 
+def name_link(student, link, base):
+    """``student_link`` of a name and its report's ``Path`` (``None``: no link), nothing cached."""
+    if not link:
+        return escape_html(student)
+    return f"<a href='{escape_html(_href(link, base))}'>{escape_html(student)}</a>"
+
+
 def anchor(assignment):
     return "a-" + re.sub(r"[^A-Za-z0-9_-]", "_", assignment)
 
@@ -100,9 +108,13 @@ def _hidden(text):
 def histogram_html(entries, max_score):
     """Columns of students per range of points (``class_stats.bins``: whole points when the points
     are whole, else tenths of ``max_score``); notebooks not attempted are counted apart."""
-    stubs = [e for e in entries if e.not_attempted]
-    entries = [e for e in entries if not e.not_attempted]
-    scores = [e.score for e in entries]
+    return histogram_of([e.score for e in entries if not e.not_attempted],
+                        sum(1 for e in entries if e.not_attempted), max_score)
+
+
+def histogram_of(scores, stubs: int, max_score):
+    """``histogram_html`` of the attempted notebooks' points ``scores`` and ``stubs`` notebooks
+    not attempted."""
     ranges = bins(scores, max_score)
     counts = binned(scores, ranges)
     top = max(counts) or 1
@@ -115,9 +127,9 @@ def histogram_html(entries, max_score):
         labels.append(f"<th scope='col'>{label}{_hidden(' points')}</th>")
     summary = (f"mean {pts(statistics.fmean(scores))}, median {pts(statistics.median(scores))} of "
                f"{pts(max_score)} points; {sum(1 for s in scores if s >= max_score)} with full marks"
-               if scores else "no attempted notebooks")
+               if len(scores) else "no attempted notebooks")
     if stubs:
-        summary += (f"; {len(stubs)} not attempted (every function still the released stub), "
+        summary += (f"; {stubs} not attempted (every function still the released stub), "
                     "counted in no range, pass rate or mean")
     note = ("Students per number of points (a range holds both ends)." if whole else
             "Students per range of points (a range holds its lower end).")
@@ -127,7 +139,9 @@ def histogram_html(entries, max_score):
             f"<p class='small'>{note}</p>")
 
 
-def mistakes_html(rows, base):
+def mistakes_html(rows, link):
+    """The named mistakes of one assignment (``class_stats.mistake_table`` rows); ``link(k)``: the
+    HTML of the ``k``-th entry's student linked to their report."""
     if not rows:
         return "<h3>Named mistakes</h3><p>No failed check matched a named mistake.</p>"
     out = ["<h3>Named mistakes</h3><table class='data mistakes'><caption class='visually-hidden'>Named mistakes"
@@ -136,7 +150,7 @@ def mistakes_html(rows, base):
     for _, function, mistake, who in rows:
         out.append(f"<tr class='mistake-row'><td class='num count'>{len(who)}</td><td>{escape_html(function)}</td>"
                    f"<td class='mistake-name'>{escape_html(mistake)}</td>"
-                   f"<td class='students'>{' '.join(student_link(e, base) for e in who)}</td></tr>")
+                   f"<td class='students'>{' '.join(link(k) for _, k in who)}</td></tr>")
     return "".join(out) + "</table>"
 
 
@@ -157,41 +171,50 @@ CELLS = {"p": ("\u2713", "passed"), "h": ("\u00bd", "some points"), "f": ("\u271
          "n": ("\u2013", "not in this results.json"), "s": ("\u25cb", "not attempted (the released stub)")}
 
 
-def grid_html(entries, stats, base):
+def grid_html(rows, stats, fails, link):
+    """The students x checks grid of one assignment, in pieces (str) whose concatenation is the
+    table: a row at a time (a class's grid is a MB or more). ``rows``: the grid's rows
+    (``class_summary.Group.rows``: ``(cells, student, k, points or None)``), ``stats`` its
+    ``CheckStats``, ``fails`` ``{check name: failed checks}``, ``link(k)`` a student's link."""
     names = [s.name for s in stats]
     head = "".join(f"<th scope='col' title='{escape_html(n)}'>{i}{_hidden(' ' + escape_html(n))}</th>"
                    for i, n in enumerate(names, 1))
-    rows = []
-    for e in gap_order(entries, names):
-        by = {t.name: t for t in e.tests}
-        cells = []
-        for n in names:
-            t = by.get(n)
-            kind = "n" if t is None else "p" if t.passed else "s" if t.stub else "h" if t.score > 0 else "f"
-            symbol, words = CELLS[kind]
-            cells.append(f"<td class='{'n' if kind == 's' else kind}'>{symbol}{_hidden(words)}</td>")
-        rows.append(f"<tr><th scope='row'>{student_link(e, base)}</th>{''.join(cells)}<td class='num' style='width: auto; "
-                    f"padding-left: .4em'>{'not attempted' if e.not_attempted else pts(e.score)}</td></tr>")
     legend = ("<p class='legend'>Each cell says how a check went: "
               + "".join(f"<span class='key {'n' if k == 's' else k}' aria-hidden='true'>{sym}</span>{words}"
                         for k, (sym, words) in CELLS.items()) + ".</p>")
-    return ("<h3>Students &times; checks</h3><p>Columns are the checks numbered above; rows are "
-            "sorted so that students who failed the same checks stand together.</p>" + legend
-            + "<table class='grid'><caption class='visually-hidden'>Students by checks</caption>"
-            f"<thead><tr><th scope='col'>student</th>{head}<th scope='col'>points</th></tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table>")
+    yield ("<h3>Students &times; checks</h3><p>Columns are the checks numbered above; rows are "
+           "sorted so that students who failed the same checks stand together.</p>" + legend
+           + "<table class='grid'><caption class='visually-hidden'>Students by checks</caption>"
+           f"<thead><tr><th scope='col'>student</th>{head}<th scope='col'>points</th></tr></thead><tbody>")
+    drawn = {kind: f"<td class='{'n' if kind == 's' else kind}'>{symbol}{_hidden(words)}</td>"
+             for kind, (symbol, words) in CELLS.items()}
+    for cells, _, k, score in gap_sorted(rows, names, fails):
+        kinds = cells.decode("ascii").ljust(len(names), "n")
+        yield (f"<tr><th scope='row'>{link(k)}</th>{''.join(drawn[kind] for kind in kinds)}<td class='num' "
+               f"style='width: auto; padding-left: .4em'>{'not attempted' if score is None else pts(score)}</td></tr>")
+    yield "</tbody></table>"
 
 
 def simple_table(caption, header, rows, css, level=2):
     """A titled table (``css`` is its class and the title's id; ``level``: the title's h level), or
     "None." without rows."""
+    return "".join(table_pieces(caption, header, rows, css, level))
+
+
+def table_pieces(caption, header, rows, css, level=2):
+    """``simple_table`` in pieces (str) whose concatenation is the table: a row at a time, so a
+    table of the whole class is never held; ``rows``: a list, or any iterable of lists of cells."""
     title = f"<h{level} id='{css}'>{caption}</h{level}>"
-    if not rows:
-        return f"{title}<p>None.</p>"
-    out = [f"{title}<table class='data {css}'><caption class='visually-hidden'>{caption}"
-           "</caption><tr>" + "".join(f"<th scope='col'>{h}</th>" for h in header) + "</tr>"]
-    out += ["<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows]
-    return "".join(out) + "</table>"
+    rows = iter(rows)
+    first = next(rows, None)
+    if first is None:
+        yield f"{title}<p>None.</p>"
+        return
+    yield (f"{title}<table class='data {css}'><caption class='visually-hidden'>{caption}"
+           "</caption><tr>" + "".join(f"<th scope='col'>{h}</th>" for h in header) + "</tr>")
+    for row in itertools.chain([first], rows):
+        yield "<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>"
+    yield "</table>"
 
 
 def is_identical(problem) -> bool:
@@ -212,15 +235,14 @@ def problem_text(problems):
     return "; ".join(("integrity: " if is_integrity(p) else "") + p for p in ordered)
 
 
-def persistent_html(paths, entries, base):
-    """The section of misconceptions that recur across notebooks (``families.persistent``)."""
+def persistent_html(paths, link):
+    """The section of misconceptions that recur across notebooks (``families.persistent``);
+    ``link(student, assignment)``: the student's name linked to that notebook's report."""
     from autograder.reports.families import persistent
     rows = []
-    link = {(e.student, e.assignment): e for e in entries}
     for family, who in persistent(paths):
         for student, made, again, fixed in who:
-            first = link.get((student, made[0]))
-            rows.append([escape_html(family.label), student_link(first, base) if first else escape_html(student), escape_html(", ".join(made)),
+            rows.append([escape_html(family.label), link(student, made[0]), escape_html(", ".join(made)),
                          escape_html(", ".join(again)), escape_html(", ".join(fixed)) or "&ndash;"])
     table = simple_table("Misconceptions across notebooks", ["misconception", "student", "named in",
                                                               "again in", "right later in"], rows, "persistent")
@@ -275,11 +297,11 @@ def _near_row(assignment, item):
     return [who, escape_html(assignment), alike, evidence or "&ndash;"]
 
 
-def near_copies_html(near, entries, base):
+def near_copies_html(near, pairs):
     """The near-copies section (``near_copies``): groups of students handing in the same code and
     pairs of codes alike, with their code side by side, and students sharing a rare combination of
-    named mistakes. Never a grade."""
-    from autograder.reports.near_copies import MIN_SHARED, RARE, mistake_pairs
+    named mistakes (``pairs``: ``near_copies.mistake_pairs``). Never a grade."""
+    from autograder.reports.near_copies import MIN_SHARED, RARE
     out = ["<h2 id='near-copies'>Near-copies (for staff; never graded down)</h2>",
            "<p class='small'>Students who hand in the same code (listed once, as a group), codes that share "
            "most of their code once the released notebook's code is left out (copydetect's winnowing over "
@@ -302,8 +324,7 @@ def near_copies_html(near, entries, base):
         out.append(f"<p>{left} pairs of codes that share some fingerprints were not compared (a class of many "
                    "different codes: only the pairs sharing the most were; see docs/class-report.md).</p>")
     pairs = [[escape_html(a) + " &amp; " + escape_html(b), "<br>".join(f"{escape_html(x)}: {escape_html(f)}: {escape_html(m)} ({n} students)"
-                                                      for x, f, m, n in shared)] for a, b, shared in
-             mistake_pairs(entries)]
+                                                      for x, f, m, n in shared)] for a, b, shared in pairs]
     out.append(simple_table(f"Rare named mistakes in common (at least {MIN_SHARED}, each made by at most {RARE} "
                              "students)", ["students", "mistakes"], pairs, "near-mistakes", level=3))
     return "".join(out)

@@ -3,12 +3,11 @@
 (``class_checks.csv``, ``class_mistakes.csv``, every cell through ``csvsafe``)."""
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.reports import csvsafe
-from autograder.reports.class_load import HISTOGRAM_BINS, Entry
+from autograder.reports.class_load import HISTOGRAM_BINS
 
 
 @dataclass
@@ -33,24 +32,29 @@ class CheckStats:
         return self.total_points / self.submitted if self.submitted else 0.0
 
 
+def add_check_stats(stats: dict, e) -> None:
+    """Count entry ``e`` into ``stats`` (``{assignment: {check name: CheckStats}}``, checks in the
+    order first seen). A notebook not attempted (``Entry.not_attempted``: every function still the
+    released stub) names its checks but counts in no pass rate or mean."""
+    by_name = stats.setdefault(e.assignment, {})
+    if e.not_attempted:
+        for t in e.tests:
+            by_name.setdefault(t.name, CheckStats(e.assignment, t.function, t.name, t.max_score))
+        return
+    for t in e.tests:
+        s = by_name.setdefault(t.name, CheckStats(e.assignment, t.function, t.name, t.max_score))
+        s.points = max(s.points, t.max_score)
+        s.submitted += 1
+        s.passed += t.passed
+        s.total_points += t.score
+
+
 def check_stats(entries) -> dict:
-    """``{assignment: [CheckStats, ...]}`` in the checks' order as first seen. A notebook not
-    attempted (``Entry.not_attempted``: every function still the released stub) names its checks
-    but counts in no pass rate or mean."""
+    """``{assignment: [CheckStats, ...]}`` in the checks' order as first seen (``add_check_stats``);
+    ``entries``: any iterable of ``Entry``, read once."""
     stats: dict[str, dict[str, CheckStats]] = {}  # assignment -> check name -> its figures
     for e in entries:
-        if e.not_attempted:
-            for t in e.tests:
-                stats.setdefault(e.assignment, {}).setdefault(
-                    t.name, CheckStats(e.assignment, t.function, t.name, t.max_score))
-            continue
-        by_name = stats.setdefault(e.assignment, {})
-        for t in e.tests:
-            s = by_name.setdefault(t.name, CheckStats(e.assignment, t.function, t.name, t.max_score))
-            s.points = max(s.points, t.max_score)
-            s.submitted += 1
-            s.passed += t.passed
-            s.total_points += t.score
+        add_check_stats(stats, e)
     return {a: list(v.values()) for a, v in stats.items()}
 
 
@@ -58,18 +62,23 @@ def mistake_table(entries) -> list:
     """Named mistakes ranked by how many students made them.
 
     Returns:
-        list of ``(assignment, function, mistake, [Entry, ...])``, most students first (then
-        assignment, function, mistake); a student counts once per mistake however many of its
-        checks name it.
+        list of ``(assignment, function, mistake, [(student, k), ...])`` (``k``: the entry's place in
+        ``entries``, from 0; by student), most students first (then assignment, function, mistake);
+        a student counts once per mistake however many of its checks name it.
     """
-    found: defaultdict[tuple[str, str, str], dict[str, Entry]] = defaultdict(dict)  # -> student -> entry
-    for e in entries:
+    made: dict = {}  # (assignment, function, mistake) -> student -> k
+    for k, e in enumerate(entries):
         for t in e.tests:
             if t.passed:
                 continue
             for m in t.mistakes:
-                found[(e.assignment, t.function, m)][e.student] = e
-    rows = [(a, f, m, sorted(who.values(), key=lambda e: e.student)) for (a, f, m), who in found.items()]
+                made.setdefault((e.assignment, t.function, m), {})[e.student] = k
+    return mistake_rows(made)
+
+
+def mistake_rows(made: dict) -> list:
+    """``mistake_table``'s rows from ``{(assignment, function, mistake): {student: k}}``."""
+    rows = [(a, f, m, sorted(who.items())) for (a, f, m), who in made.items()]
     rows.sort(key=lambda r: (-len(r[3]), r[0], r[1], r[2]))
     return rows
 
@@ -122,12 +131,24 @@ def gap_order(entries, names):
         for t in e.tests:
             if not t.passed and t.name in fails:
                 fails[t.name] += 1
-    order = sorted(names, key=lambda n: -fails[n])
+    passed = [b"".join(b"p" if {t.name: t.passed for t in e.tests}.get(n, False) else b"f" for n in names)
+              for e in entries]
+    ranked = gap_sorted([(p, e.student, k) for k, (p, e) in enumerate(zip(passed, entries, strict=True))],
+                        names, fails)
+    return [entries[row[2]] for row in ranked]
 
-    def key(e):
-        passed = {t.name: t.passed for t in e.tests}
-        return tuple(0 if passed.get(n, False) else 1 for n in order), e.student
-    return sorted(entries, key=key)
+
+def gap_sorted(rows, names, fails: dict) -> list:
+    """``gap_order`` on the grid's rows (``class_summary``: ``(cells, student, ...)``, ``cells`` a
+    letter a check of ``names``, ``p`` where it passed; missing letters at the end: not passed).
+    ``fails``: ``{check name: failed checks}`` (a name not in it: never failed)."""
+    order = sorted(range(len(names)), key=lambda i: -fails.get(names[i], 0))
+    passed = ord("p")
+
+    def key(row):
+        cells = row[0]
+        return tuple(0 if i < len(cells) and cells[i] == passed else 1 for i in order), row[1]
+    return sorted(rows, key=key)
 
 
 def _write_csv(path, header, rows):
@@ -151,5 +172,5 @@ def write_checks_csv(stats, path) -> Path:
 
 def write_mistakes_csv(mistakes, path) -> Path:
     """``class_mistakes.csv``: assignment, function, mistake, count (students), students ("; ")."""
-    rows = [[a, f, m, len(who), "; ".join(e.student for e in who)] for a, f, m, who in mistakes]
+    rows = [[a, f, m, len(who), "; ".join(student for student, _ in who)] for a, f, m, who in mistakes]
     return _write_csv(path, ["assignment", "function", "mistake", "count", "students"], rows)

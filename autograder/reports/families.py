@@ -72,7 +72,7 @@ def family_of(mistake: str) -> Family | None:
     return None
 
 
-@dataclass
+@dataclass(slots=True)
 class Step:
     """One family in one notebook of one student: ``assignment``, ``family`` (``Family``),
     ``status`` ("made", "again" or "fixed"), ``mistakes`` (the named texts, list of str) and
@@ -84,37 +84,66 @@ class Step:
     before: list = field(default_factory=list)
 
 
+def marks(entry) -> tuple | None:
+    """What a student's path needs of one ``Entry``: ``None`` when it was not attempted
+    (``Entry.not_attempted``), else a tuple with one item per family of ``FAMILIES``: the sorted
+    tuple of its mistake texts that the failed checks name, when there are some, else whether the
+    checks of the family's functions ran and all passed (bool). Equal marks are one object
+    (``_MARKS``): a class's entries share a handful."""
+    if entry.not_attempted:
+        return None
+    found: list = []
+    for family in FAMILIES:
+        named = tuple(sorted({m for t in entry.tests if not t.passed for m in t.mistakes if family.pattern.search(m)}))
+        if named:
+            found.append(named)
+        else:
+            tested = [t for t in entry.tests if t.function in family.functions]
+            found.append(bool(tested) and all(t.passed for t in tested))
+    made = tuple(found)
+    return _MARKS.setdefault(made, made)
+
+
+_MARKS: dict = {}  # each distinct marks tuple once (a class has few)
+
+
+def path_of(marked, order: dict | None = None) -> list[Step]:
+    """One student's path from ``[(assignment, marks), ...]`` (``marks`` of each of their entries),
+    in course order (``order``: ``{assignment: int}``; an assignment not in it comes after, by
+    name). Notebooks not attempted (marks ``None``) say nothing."""
+    order = order or {}
+    ranked = sorted(marked, key=lambda m: (order.get(m[0], len(order) + 1), m[0]))
+    steps: list[Step] = []
+    made_in: dict[str, list[str]] = {}  # family id -> the assignments that made its mistakes
+    for assignment, mark in ranked:
+        if mark is None:
+            continue
+        for family, seen in zip(FAMILIES, mark, strict=True):
+            before = made_in.get(family.id, [])
+            if isinstance(seen, tuple):
+                steps.append(Step(assignment, family, "again" if before else "made", list(seen), list(before)))
+                made_in.setdefault(family.id, []).append(assignment)
+                continue
+            last = next((s for s in reversed(steps) if s.family.id == family.id), None)
+            if before and seen and last is not None and last.status != "fixed":
+                steps.append(Step(assignment, family, "fixed", [], list(before)))
+    return steps
+
+
 def student_path(entries, order: dict | None = None) -> list[Step]:
     """One student's path: the ``Step`` list of their ``Entry`` records (``class_load.Entry``,
     one per assignment), in course order (``order``: ``{assignment: int}``; an assignment not in
     it comes after, by name). Notebooks not attempted (``Entry.not_attempted``) say nothing."""
-    order = order or {}
-    ranked = sorted(entries, key=lambda e: (order.get(e.assignment, len(order) + 1), e.assignment))
-    steps: list[Step] = []
-    made_in: dict[str, list[str]] = {}  # family id -> the assignments that made its mistakes
-    for e in ranked:
-        if e.not_attempted:
-            continue
-        for family in FAMILIES:
-            named = sorted({m for t in e.tests if not t.passed for m in t.mistakes if family.pattern.search(m)})
-            before = made_in.get(family.id, [])
-            if named:
-                steps.append(Step(e.assignment, family, "again" if before else "made", named, list(before)))
-                made_in.setdefault(family.id, []).append(e.assignment)
-                continue
-            tested = [t for t in e.tests if t.function in family.functions]
-            last = next((s for s in reversed(steps) if s.family.id == family.id), None)
-            if before and tested and all(t.passed for t in tested) and last is not None and last.status != "fixed":
-                steps.append(Step(e.assignment, family, "fixed", [], list(before)))
-    return steps
+    return path_of([(e.assignment, marks(e)) for e in entries], order)
 
 
 def student_paths(entries, order: dict | None = None) -> dict:
-    """``{student: [Step, ...]}`` for every student of ``entries`` (``Entry`` list of a class)."""
+    """``{student: [Step, ...]}`` for every student of ``entries`` (``Entry`` list of a class, or
+    any iterable of them: each is read once and only its ``marks`` kept)."""
     by_student: dict = {}
     for e in entries:
-        by_student.setdefault(e.student, []).append(e)
-    return {s: student_path(group, order) for s, group in sorted(by_student.items())}
+        by_student.setdefault(e.student, []).append((e.assignment, marks(e)))
+    return {s: path_of(group, order) for s, group in sorted(by_student.items())}
 
 
 def persistent(paths: dict) -> list[tuple]:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from itertools import combinations
 from pathlib import Path
 
@@ -153,7 +154,13 @@ def mistake_pairs(entries) -> list:
             if not t.passed:
                 for m in t.mistakes:
                     made.setdefault((e.assignment, t.function, m), set()).add(e.student)
-    rare = {key: who for key, who in made.items() if len(who) <= RARE}
+    return mistake_pairs_of(made)
+
+
+def mistake_pairs_of(made: dict) -> list:
+    """``mistake_pairs`` from ``{(assignment, function, mistake): the students who made it}`` (a set,
+    or a dict keyed by student: ``class_summary.Summary.made``)."""
+    rare = {key: set(who) for key, who in made.items() if len(who) <= RARE}
     pairs: dict = {}
     for key, who in rare.items():
         for a, b in combinations(sorted(who), 2):
@@ -170,7 +177,8 @@ def find(jobs, results, out) -> Path | None:
 
     ``results``: the ``NotebookResult`` of each job, or anything with their ``student_id``,
     ``assignment_id`` and ``notebook`` (``stream.Row``). Kept in memory: each student's solution
-    regions (equal texts once), and one assignment's codes and items at a time."""
+    regions (equal texts once, equal sets of regions once: a name and a pointer a notebook), and
+    one assignment's codes and items at a time."""
     try:
         import copydetect  # noqa: F401
     except ImportError:
@@ -180,7 +188,7 @@ def find(jobs, results, out) -> Path | None:
     from autograder.reports.class_load import shown_name
     by_assignment: dict = {}
     exercises = {}
-    texts: dict = {}  # one copy of each distinct region text
+    texts: dict = {}  # one copy of each distinct region text, and of each distinct set of regions
     for job, result in zip(jobs, results, strict=False):
         if job.exercise is None or result is None:
             continue
@@ -188,8 +196,9 @@ def find(jobs, results, out) -> Path | None:
         if found is None:  # an unreadable notebook is graded elsewhere; here it is left out
             continue
         exercises[result.assignment_id] = job.exercise
-        by_assignment.setdefault(result.assignment_id, {})[shown_name(result.student_id)] = \
-            {f: texts.setdefault(code, code) for f, code in found.items()}
+        regions = {f: texts.setdefault(code, code) for f, code in found.items()}
+        by_assignment.setdefault(result.assignment_id, {})[sys.intern(shown_name(result.student_id))] = \
+            texts.setdefault(tuple(regions.items()), regions)  # never changed: students alike share one
     del texts
     path = Path(out) / NOTE_FILE
     stats, some = {}, bool(by_assignment)

@@ -152,7 +152,7 @@ def test_many_codes_sharing_fingerprints_are_compared_up_to_the_bound_and_the_re
     # the page says how many pairs of codes were not compared
     top = near_copies.Top(near_copies.code_pairs(hand_ins, ["f"]))
     top.total, top.compared = len(top), stats.as_dict()
-    page = class_sections.near_copies_html({EX.assignment: top}, [], "")
+    page = class_sections.near_copies_html({EX.assignment: top}, [])
     assert "11 pairs of codes that share some fingerprints were not compared" in page
 
 
@@ -162,7 +162,7 @@ def test_a_large_group_is_named_in_part_on_the_page_with_a_count_of_the_rest():
     items = near_copies.code_pairs(hand_ins, ["softmax", "attention_row"])
     assert [(len(i["students"][0]), i["count"]) for i in items] == [(1429, [1429]), (near_copies.MEMBERS, [1429, 1])]
     assert items[1]["students"][1] == ["solo"]
-    page = class_sections.near_copies_html({EX.assignment: items}, [], "")
+    page = class_sections.near_copies_html({EX.assignment: items}, [])
     shown = class_sections.NEAR_NAMES_SHOWN
     assert "1429 students, the same code: s0000, s0001" in page and f"and {1429 - shown} more</td>" in page
     assert f"s{shown:04d}" not in page  # the ninth student is in the count, not named
