@@ -11,6 +11,7 @@ Used by ``nbgrader_glue/gradebook.py`` and, through ``nbgrader_config.py``
 (``Autograde.sanitize_preprocessors``), by ``nbgrader autograde``. Importing this module
 imports nbgrader (a few seconds), which is why it is separate.
 """
+import functools
 import json
 import traceback
 
@@ -30,11 +31,33 @@ def released_source(source, parent=None):
             (``ClearHiddenTests.begin_test_delimeter``...); default: nbgrader's.
     Returns:
         ``source`` without its ``### BEGIN/END HIDDEN TESTS`` region, as nbgrader's
-        ``ClearHiddenTests`` makes it; ``None`` when the region is malformed.
+        ``ClearHiddenTests`` makes it; ``None`` when the region is malformed. Each text is
+        cut once a process for each pair of delimiters (a class asks for the same cells
+        once for every student).
     """
-    cell = nbformat.v4.new_code_cell(source)
+    return _released(source, *_delimiters(parent))
+
+
+_DELIMITERS: dict = {}
+
+
+def _delimiters(parent):
+    """``(begin, end)`` hidden-test delimiters of ``ClearHiddenTests`` configured under ``parent``,
+    kept for each kind of parent and config object (the config kept with them, so its id stays its)."""
+    config = getattr(parent, "config", None)
+    key = (type(parent), id(config))
+    if key not in _DELIMITERS:
+        step = ClearHiddenTests(parent=parent, enforce_metadata=False)
+        _DELIMITERS[key] = (config, step.begin_test_delimeter, step.end_test_delimeter)
+    return _DELIMITERS[key][1:]
+
+
+@functools.lru_cache(maxsize=4096)
+def _released(source, begin, end):
+    cell = nbformat.NotebookNode(cell_type="code", metadata=nbformat.NotebookNode(), source=source)
+    step = ClearHiddenTests(enforce_metadata=False, begin_test_delimeter=begin, end_test_delimeter=end)
     try:
-        ClearHiddenTests(parent=parent, enforce_metadata=False)._remove_hidden_test_region(cell)
+        step._remove_hidden_test_region(cell)
     except RuntimeError:
         return None
     return cell.source
