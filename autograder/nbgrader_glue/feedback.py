@@ -35,7 +35,7 @@ def _check_lines(checks):
     return lines
 
 
-def feedback_notebook(course, result, path, record=None, gb=None):
+def feedback_notebook(course, result, path, record=None, gb=None, releases=None):
     """The notebook ``nbgrader generate_feedback`` renders for one graded submission.
 
     Args:
@@ -45,6 +45,8 @@ def feedback_notebook(course, result, path, record=None, gb=None):
         record: the gradebook's ``Totals`` of it (the report's headline), or None.
         gb: an open ``nbgrader.api.Gradebook`` to read the source cells from (``None``: nbgrader's
             ``OverwriteCells`` opens one of its own).
+        releases: ``release.Releases`` of ``gb``: the released notebook's cells and kernelspec
+            are then read from there, once for the class (``None``: through ``gb``).
     Returns:
         ``nbformat.NotebookNode``: the sanitized, inert submission with the grader's report on
         top and each function's checks under its hidden-test cell. A submission that
@@ -65,7 +67,7 @@ def feedback_notebook(course, result, path, record=None, gb=None):
     notebook_id = Path(find(aid).notebook).stem
     resources = {"nbgrader": {"notebook": notebook_id, "assignment": aid, "student": sid, "db_url": course.db_url}}
     if gb is not None:
-        resources["nbgrader"]["gradebook"] = gb
+        resources["nbgrader"]["gradebook"] = gb if releases is None else _release_book(gb, releases, notebook_id, aid)
     student_log = student_logger(sid, aid)
     try:
         nb = nbformat.read(path, as_version=4)
@@ -97,6 +99,17 @@ def feedback_notebook(course, result, path, record=None, gb=None):
     return nb
 
 
+def _release_book(gb, releases, notebook_id, aid):
+    """A ``release.ReleaseBook`` of the notebook, or ``gb`` when the gradebook has none (nbgrader's
+    preprocessors then say so as they would)."""
+    from autograder.nbgrader_glue.release import ReleaseBook
+    _, api, _, _ = nbgrader_modules()
+    try:
+        return ReleaseBook(gb, releases.get(notebook_id, aid))
+    except api.MissingEntry:
+        return gb
+
+
 def _replace(path, write):
     """Write ``path`` through a temporary file: nbgrader leaves autograded files read-only."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -111,13 +124,14 @@ def _replace(path, write):
         raise
 
 
-def write_feedback_notebook(course, result, path, record=None, gb=None):
+def write_feedback_notebook(course, result, path, record=None, gb=None, releases=None):
     """Write ``autograded/<student>/<assignment>/<notebook>.ipynb`` and copy the submission's
-    ``timestamp.txt`` and ``submission_secret.txt`` beside it (``gb``: as for ``feedback_notebook``).
+    ``timestamp.txt`` and ``submission_secret.txt`` beside it (``gb``, ``releases``: as for
+    ``feedback_notebook``).
     Returns the notebook's ``Path``."""
     from autograder.core.registry import find
     nbformat = nbgrader_modules()[0]
-    nb = feedback_notebook(course, result, path, record, gb)
+    nb = feedback_notebook(course, result, path, record, gb, releases)
     dest = Path(course.format_path(course.autograded_directory, result.student_id, result.assignment_id))
     target = dest / find(result.assignment_id).notebook
     _replace(target, lambda f: f.write(nbformat.writes(nb).encode("utf-8")))
