@@ -91,12 +91,20 @@ def feedback_notebook(course, result, path, record=None, gb=None, releases=None)
             checks = by_function[function]
             lines = _check_lines(checks) + [f"{function}: {sum(c.score for c in checks):g} of "
                                             f"{sum(c.max_score for c in checks):g} points"]
-            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="\n".join(lines) + "\n")]
-    report_cell = nbformat.v4.new_code_cell(REPORT_CELL_SOURCE, metadata={"editable": False, "deletable": False})
-    report_cell.outputs = [nbformat.v4.new_output("display_data", data={
-        "text/html": render_fragment(result, record=record), "text/plain": table(result)})]
-    nb.cells.insert(0, report_cell)
+            cell.outputs = [nbformat.from_dict({"output_type": "stream", "name": "stdout", "text": "\n".join(lines) + "\n"})]
+    nb.cells.insert(0, _report_cell(nbformat, render_fragment(result, record=record), table(result)))
     return nb
+
+
+def _report_cell(nbformat, html, text):
+    """The report cell: what ``nbformat.v4.new_code_cell`` and ``new_output`` build (a fresh cell id,
+    ``display_data`` with empty metadata), without their schema check of each piece: the notebook is
+    validated whole when written."""
+    from nbformat.corpus.words import generate_corpus_id
+    return nbformat.from_dict({
+        "id": generate_corpus_id(), "cell_type": "code", "execution_count": None, "source": REPORT_CELL_SOURCE,
+        "metadata": {"editable": False, "deletable": False},
+        "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"text/html": html, "text/plain": text}}]})
 
 
 def _release_book(gb, releases, notebook_id, aid):

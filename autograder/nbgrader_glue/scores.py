@@ -75,8 +75,7 @@ def _submission(gb, release, student, timestamp):
                 api.Grade(cell_id=cell_id, notebook=nb)
             if notebook_key == release.notebook_key:
                 mine = nb
-        gb.db.add(submission)
-        gb.db.flush()
+        gb.db.add(submission)  # inserted at the next flush, with this run's scores
         return submission, mine
     if timestamp:
         submission.timestamp = utils.parse_utc(timestamp)
