@@ -58,7 +58,7 @@ class Release:
 
 def _kinds(notebook):
     from nbgrader import api
-    grade = [c for c in notebook._base_cells if isinstance(c, api.GradeCell)]
+    grade = [c for c in notebook._base_cells if isinstance(c, api.GradeCell)]  # nbgrader's Notebook.grade_cells
     solution = [c for c in notebook._base_cells if isinstance(c, api.SolutionCell)]
     task = [c for c in notebook._base_cells if isinstance(c, api.TaskCell)]
     return grade, solution, task
@@ -67,8 +67,12 @@ def _kinds(notebook):
 def read_release(gb, notebook_id, assignment_id):
     """The ``Release`` of ``notebook_id`` in ``assignment_id``, read through the open gradebook ``gb``.
     Raises nbgrader's ``MissingEntry`` when the gradebook has no such notebook."""
+    from nbgrader import api
     notebook = gb.find_notebook(notebook_id, assignment_id)
     grade, solution, task = _kinds(notebook)
+    points = {}  # max_score of the grade and task cells in one query each, not one a cell
+    for kind in (api.GradeCell, api.TaskCell):
+        points.update(gb.db.query(kind.id, kind.max_score).filter(kind.notebook_id == notebook.id).all())
     mirrored = []
     for other in notebook.assignment.notebooks:  # ordered by name, as add_submission walks them
         g, s, t = _kinds(other)
@@ -78,9 +82,9 @@ def read_release(gb, notebook_id, assignment_id):
         notebook_key=notebook.id, kernelspec=notebook.kernelspec,
         source_cells=[Cell(c.name, c.id, c.cell_type, bool(c.locked), c.source, c.checksum)
                       for c in notebook.source_cells],
-        grade_cells=[Cell(c.name, c.id, c.cell_type, max_score=float(c.max_score)) for c in grade],
+        grade_cells=[Cell(c.name, c.id, max_score=float(points[c.id])) for c in grade],
         solution_cells=[Cell(c.name, c.id) for c in solution],
-        task_cells=[Cell(c.name, c.id, c.cell_type, max_score=float(c.max_score)) for c in task],
+        task_cells=[Cell(c.name, c.id, max_score=float(points[c.id])) for c in task],
         mirrored=mirrored)
 
 

@@ -51,32 +51,17 @@ def _student(gb, sid):
     return student
 
 
-def _submission(gb, release, student, timestamp):
+def _submission(gb, release, student, timestamp, scores):
     """``update_or_create_submission`` without its commits: the existing submission (its timestamp
-    updated when one is given) or a new one mirroring every notebook of the assignment, as
-    ``add_submission`` builds it. Returns ``(submission, submitted notebook of release)``."""
+    updated when one is given), or a new one (``_new_submission``). Returns ``(submission, submitted
+    notebook of release, new)``."""
     _, api, _, utils = nbgrader_modules()
     submission = gb.db.query(api.SubmittedAssignment).filter(
         api.SubmittedAssignment.assignment_id == release.assignment_key,
         api.SubmittedAssignment.student_id == student.id).one_or_none()
     if submission is None:
-        fields = {"timestamp": utils.parse_utc(timestamp)} if timestamp else {}
-        submission = api.SubmittedAssignment(assignment=gb.db.get(api.Assignment, release.assignment_key),
-                                             student=student, **fields)
-        mine = None
-        for notebook_key, grade_ids, solution_ids, task_ids in release.mirrored:
-            nb = api.SubmittedNotebook(notebook_id=notebook_key, assignment=submission)
-            for cell_id in grade_ids:
-                api.Grade(cell_id=cell_id, notebook=nb)
-            for cell_id in solution_ids:
-                api.Comment(cell_id=cell_id, notebook=nb)
-            for cell_id in task_ids:
-                api.Comment(cell_id=cell_id, notebook=nb)
-                api.Grade(cell_id=cell_id, notebook=nb)
-            if notebook_key == release.notebook_key:
-                mine = nb
-        gb.db.add(submission)  # inserted at the next flush, with this run's scores
-        return submission, mine
+        return (*_new_submission(gb, release, student, utils.parse_utc(timestamp) if timestamp else None, scores),
+                True)
     if timestamp:
         submission.timestamp = utils.parse_utc(timestamp)
     notebook = gb.db.query(api.SubmittedNotebook).filter(
@@ -84,7 +69,37 @@ def _submission(gb, release, student, timestamp):
         api.SubmittedNotebook.notebook_id == release.notebook_key).one_or_none()
     if notebook is None:
         raise api.MissingEntry(f"No such submitted notebook: {release.assignment}/{release.name} for {student.id}")
-    return submission, notebook
+    return submission, notebook, False
+
+
+def _new_submission(gb, release, student, timestamp, scores):
+    """The rows ``add_submission`` adds (the submission; for every notebook of the assignment a
+    submitted notebook, a ``Grade`` for each grade and task cell, a ``Comment`` for each solution and
+    task cell, in its order), inserted with nbgrader's models a table at a time, each grade of
+    ``release``'s notebook with the score ``scores`` gives it by cell id (``auto_score``, and
+    ``needs_manual_grade`` cleared, as recording it afterwards would; no score: nbgrader's defaults).
+    Returns the new ``(SubmittedAssignment, SubmittedNotebook)``."""
+    from sqlalchemy import insert
+    _, api, _, _ = nbgrader_modules()
+    key = api.new_uuid()
+    gb.db.execute(insert(api.SubmittedAssignment), [{"id": key, "assignment_id": release.assignment_key,
+                                                     "student_id": student.id, "timestamp": timestamp}])
+    notebooks, grades, comments, mine = [], [], [], None
+    for notebook_key, grade_ids, solution_ids, task_ids in release.mirrored:
+        nb_key = api.new_uuid()
+        notebooks.append({"id": nb_key, "notebook_id": notebook_key, "assignment_id": key})
+        for cell_id in grade_ids + task_ids:
+            earned = scores(cell_id) if notebook_key == release.notebook_key else None
+            grades.append({"id": api.new_uuid(), "cell_id": cell_id, "notebook_id": nb_key, "auto_score": earned,
+                           "needs_manual_grade": earned is None})
+        comments += [{"id": api.new_uuid(), "cell_id": cell_id, "notebook_id": nb_key}
+                     for cell_id in solution_ids + task_ids]
+        if notebook_key == release.notebook_key:
+            mine = nb_key
+    for model, rows in ((api.SubmittedNotebook, notebooks), (api.Grade, grades), (api.Comment, comments)):
+        if rows:
+            gb.db.execute(insert(model), rows)
+    return gb.db.get(api.SubmittedAssignment, key), gb.db.get(api.SubmittedNotebook, mine)
 
 
 def write_scores(gb, course, result, submission_dir, releases):
@@ -121,10 +136,17 @@ def write_scores(gb, course, result, submission_dir, releases):
     except Exception as exc:  # nbgrader cannot parse it
         timestamp = None
         warnings.append(f"timestamp.txt not understood ({type(exc).__name__}: {exc}): no submission time")
-    submission, notebook = _submission(gb, release, student, timestamp)
     names = release.cell_names()
-    recorded, overrides = set(), []
-    for grade in notebook.grades:
+
+    def graded(cell_id):  # the points the checks give this cell, or None (not a cell of theirs)
+        name = names.get(cell_id, "")
+        return points[name[5:]][0] if name.startswith("test_") and name[5:] in points else None
+
+    submission, notebook, new = _submission(gb, release, student, timestamp, graded)
+    recorded = {names[c.id][5:] for c in release.grade_cells + release.task_cells if graded(c.id) is not None} \
+        if new else set()
+    overrides = []
+    for grade in [] if new else notebook.grades:
         name = names.get(grade.cell_id) or grade.name
         function = name.removeprefix("test_")
         if not name.startswith("test_") or function not in points:
@@ -142,18 +164,18 @@ def write_scores(gb, course, result, submission_dir, releases):
         else:
             grade.needs_manual_grade = False
         recorded.add(function)
-    gb.db.flush()  # the late penalty reads the new scores as the database sums them
-    assign_late_penalty(gb, course, sid, aid, submission, notebook)
-    gb.db.flush()
+    assign_late_penalty(gb, course, sid, aid, submission, notebook)  # flushes, to sum the new scores
     for function in sorted(set(points) - recorded):
         warnings.append(f"no grade cell test_{function} in the gradebook: its points are not recorded there")
     return warnings, totals_of(gb, submission, overrides)
 
 
 def totals_of(gb, submission, overrides):
-    """The submission's ``Totals`` as the database counts them now (nbgrader's column expressions)."""
+    """The submission's ``Totals`` as the database counts them now (nbgrader's column expressions;
+    the session's changes are flushed first)."""
     _, api, _, _ = nbgrader_modules()
     A = api.SubmittedAssignment
+    gb.db.flush()  # a new submission has its id from then on
     raw, late, top = gb.db.query(A.score, A.late_submission_penalty, A.max_score).filter(A.id == submission.id).one()
     return Totals(float(raw), float(late or 0.0), float(top), overrides)
 
