@@ -211,9 +211,13 @@ class CheckCellMetadataOnce(CheckCellMetadata):
     """nbgrader's ``CheckCellMetadata`` with ``_MetadataValidatorOnce``: the same verdicts, the
     same error on a notebook that fails."""
 
+    _validator = None  # one a process: nbgrader's reads its three schema files each time it is made
+
     def preprocess(self, nb, resources):
+        if CheckCellMetadataOnce._validator is None:
+            CheckCellMetadataOnce._validator = _MetadataValidatorOnce()
         try:
-            _MetadataValidatorOnce().validate_nb(nb)
+            CheckCellMetadataOnce._validator.validate_nb(nb)
         except ValidationError:
             self.log.error(traceback.format_exc())
             raise ValidationError("Notebook failed to validate; the nbgrader metadata may be corrupted.") from None
