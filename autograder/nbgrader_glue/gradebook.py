@@ -52,6 +52,7 @@ import warnings as warnings_module
 from pathlib import Path
 
 from autograder.nbgrader_glue.feedback import log, nbgrader_modules, write_feedback_notebook
+from autograder.nbgrader_glue.inert import keep_shared
 from autograder.nbgrader_glue.scores import RecordError, write_scores
 
 __all__ = ["RecordError", "find_course", "load_course", "open_gradebook", "record", "record_for_cli",
@@ -186,7 +187,9 @@ def _record_all(course, graded, totals, gb):
         if len(batch) == BATCH:
             recorded += _record_batch(course, batch, totals, gb, releases, problems)
             batch = []
-    return recorded + _record_batch(course, batch, totals, gb, releases, problems), problems
+    recorded += _record_batch(course, batch, totals, gb, releases, problems)
+    keep_shared()  # the markdown the class shares, made inert once for the next run too
+    return recorded, problems
 
 
 def _record_batch(course, batch, totals, gb, releases, problems):
