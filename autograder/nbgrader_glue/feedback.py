@@ -118,6 +118,34 @@ def _release_book(gb, releases, notebook_id, aid):
         return gb
 
 
+def notebook_text(nb):
+    """``nbformat.writes(nb)`` of a feedback notebook, the same text, made cheaper: ``nb`` is used up
+    (``writes`` copies it whole to keep it) and is not checked against nbformat's schema, which only
+    logs what it finds (``nbgrader generate_feedback`` reads the file through nbformat's validation).
+    What that check changes is done as it does it: from nbformat 4.5 on, each cell without an id gets
+    one, then each repeated id is replaced (``nbformat.validator``'s normalization)."""
+    import json
+
+    import nbformat
+    from nbformat.corpus.words import generate_corpus_id
+    from nbformat.v4.nbjson import BytesEncoder
+    from nbformat.v4.rwbase import split_lines, strip_transient
+    version = nbformat.reader.get_version(nb)
+    if version[0] != 4:
+        return nbformat.writes(nb)
+    if version >= (4, 5):
+        for cell in nb.cells:
+            if "id" not in cell:
+                cell["id"] = generate_corpus_id()
+        seen = set()
+        for cell in nb.cells:
+            if cell["id"] in seen:
+                cell["id"] = generate_corpus_id()
+            seen.add(cell["id"])
+    return json.dumps(strip_transient(split_lines(nb)), cls=BytesEncoder, indent=1, sort_keys=True,
+                      separators=(",", ": "), ensure_ascii=False)
+
+
 def _replace(path, write):
     """Write ``path`` through a temporary file: nbgrader leaves autograded files read-only."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -138,11 +166,10 @@ def write_feedback_notebook(course, result, path, record=None, gb=None, releases
     ``feedback_notebook``).
     Returns the notebook's ``Path``."""
     from autograder.core.registry import find
-    nbformat = nbgrader_modules()[0]
     nb = feedback_notebook(course, result, path, record, gb, releases)
     dest = Path(course.format_path(course.autograded_directory, result.student_id, result.assignment_id))
     target = dest / find(result.assignment_id).notebook
-    _replace(target, lambda f: f.write(nbformat.writes(nb).encode("utf-8")))
+    _replace(target, lambda f: f.write(notebook_text(nb).encode("utf-8")))
     for name in SUBMISSION_FILES:
         src = Path(path).parent / name
         if src.is_file():
