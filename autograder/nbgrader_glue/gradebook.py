@@ -3,7 +3,8 @@
 ``python -m autograder grade submitted/`` run in an nbgrader course directory (or with
 ``--gradebook URL``) calls ``record_for_cli`` after grading. For every graded notebook it
 
-1. writes the scores through nbgrader's own API (``nbgrader.api.Gradebook``): the student
+1. writes the scores with nbgrader's own models (``nbgrader.api``; the rows its ``Gradebook`` API
+   writes, ``scores.py``): the student
    and the submission (with the time in the submission's ``timestamp.txt``) are created if
    needed, and each contract function's points become the ``auto_score`` of the grade cell
    of its hidden test, ``test_<function>`` (see ``course/build.py``). ``manual_score`` is never
@@ -30,7 +31,8 @@ The whole class is recorded through one ``nbgrader.api.Gradebook`` (``open_grade
 and late penalties written with nbgrader's models (``scores.py``: the rows nbgrader's API writes, without
 its three commits a notebook), the released cells read once for the class (``release.py``). ``record``
 commits once every ``BATCH`` notebooks, then writes that batch's feedback notebooks: a feedback
-notebook never shows a grade the gradebook has not committed. When the database fails within a batch,
+notebook never shows a grade the gradebook has not committed (and the log gives a batch's late
+penalties before its feedback warnings). When the database fails within a batch,
 the batch is rolled back and its notebooks are recorded again one transaction each, so only the failing
 notebook is lost (as when each notebook had its own commit; their late-penalty lines are then logged
 twice). A crash or Ctrl-C mid-way leaves every earlier batch committed with its feedback notebooks, and

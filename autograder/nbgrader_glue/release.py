@@ -33,7 +33,7 @@ class Release:
 
     Attributes:
         name, assignment: the notebook's and the assignment's names.
-        assignment_key, notebook_key: their rows' ids (``Assignment.id``, ``Notebook.id``).
+        assignment_key, notebook_key: the ids of their rows in nbgrader's assignment and notebook tables.
         kernelspec: the notebook's kernelspec (JSON text) or ``None``.
         source_cells, grade_cells, solution_cells, task_cells: lists of ``Cell``, in the order
             nbgrader's relationships give them.
