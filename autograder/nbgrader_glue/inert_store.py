@@ -11,18 +11,20 @@ The fingerprint is a hash of ``inert.py`` itself and of the versions of everythi
 (bleach, nbconvert, mistune, pygments): any change to the sanitizer starts a new file, and older files
 are removed. An entry is the text's SHA-256 and its inert form, exactly what ``inert_markdown`` returns.
 A store that cannot be read or written (missing, damaged, read-only) is ignored: the text is made
-inert again. The folder is the project's ``.cache``, which the sandbox does not show to students' code.
+inert again. The folder is the project's ``.cache``, which the sandbox does not show to students' code,
+opened and written with ``sandbox.cache_folder``'s checks: it must be this user's and no other user may
+write it (else the store is neither read nor written), and the file is replaced, never written through.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
 STORE_DIR = Path(__file__).resolve().parents[2] / ".cache" / "inert_markdown"
 LIMIT = 4096  # entries kept: the most recently used
+MAX_BYTES = 64 << 20  # a larger file is not read
 _DEPENDS_ON = ("bleach", "nbconvert", "mistune", "pygments")
 _loaded: dict | None = None
 
@@ -43,19 +45,35 @@ def _key(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _path() -> Path:
-    return STORE_DIR / f"{fingerprint()}.json"
+def _name() -> str:
+    return f"{fingerprint()}.json"
+
+
+def _folder(create: bool) -> int | None:
+    """The store's folder, opened with ``sandbox.cache_folder``'s checks (ours, no link, no other
+    user may write it), or ``None`` when it is missing or fails them."""
+    from autograder.sandbox.cache_folder import UnsafeFolder, open_folder
+    try:
+        return open_folder(STORE_DIR, create=create)
+    except (OSError, UnsafeFolder):
+        return None
 
 
 def _entries() -> dict:
     global _loaded
     if _loaded is None:
-        try:
-            found = json.loads(_path().read_text(encoding="utf-8"))
-            _loaded = {k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, str)} \
-                if isinstance(found, dict) else {}
-        except (OSError, ValueError):
-            _loaded = {}
+        from autograder.sandbox.cache_folder import read_file
+        _loaded, fd = {}, _folder(create=False)
+        if fd is not None:
+            try:
+                data = read_file(fd, _name(), MAX_BYTES)
+                found = json.loads(data) if data is not None and len(data) <= MAX_BYTES else None
+                if isinstance(found, dict):
+                    _loaded = {k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, str)}
+            except ValueError:
+                pass
+            finally:
+                os.close(fd)
     return _loaded
 
 
@@ -66,7 +84,9 @@ def lookup(source: str) -> str | None:
 
 def keep(inert: dict) -> None:
     """Add ``{source: inert form}`` to the store, most recent last (at most ``LIMIT`` entries), and
-    remove the files of other fingerprints. Errors (read-only folder, full disk) are ignored."""
+    remove the files of other fingerprints. A folder that fails the checks, a read-only one or a
+    full disk leave the store as it was."""
+    from autograder.sandbox.cache_folder import write_file
     if not inert:
         return
     entries = _entries()
@@ -76,19 +96,15 @@ def keep(inert: dict) -> None:
         entries[key] = html
     for key in list(entries)[:max(0, len(entries) - LIMIT)]:
         del entries[key]
-    target = _path()
+    fd = _folder(create=True)
+    if fd is None:
+        return
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".store.")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(entries, f)
-            os.replace(tmp, target)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-        for other in target.parent.glob("*.json"):
-            if other != target:
-                other.unlink(missing_ok=True)
+        write_file(fd, _name(), json.dumps(entries).encode("utf-8"), 0o600)
+        for other in os.listdir(fd):
+            if other.endswith(".json") and other != _name():
+                os.unlink(other, dir_fd=fd)
     except OSError:
         pass
+    finally:
+        os.close(fd)

@@ -84,3 +84,15 @@ def test_a_damaged_store_or_one_of_another_sanitizer_is_not_used(tmp_path, monke
     inert.inert_notebook(_notebook(text))
     inert.keep_shared()
     assert not stale.exists() and (tmp_path / f"{inert_store.fingerprint()}.json").is_file()
+
+
+def test_a_store_folder_other_users_may_write_is_neither_read_nor_written(tmp_path, monkeypatch):
+    text, folder = "shared *markdown*", tmp_path / "store"
+    folder.mkdir()
+    folder.chmod(0o777)  # anyone could plant a file here
+    planted = folder / f"{inert_store.fingerprint()}.json"
+    planted.write_text(json.dumps({inert_store._key(text): "<script>planted</script>"}))
+    _fresh_process(monkeypatch, folder)
+    assert inert.inert_notebook(_notebook(text, text)).cells[0].source == inert.inert_markdown(text)
+    inert.keep_shared()
+    assert json.loads(planted.read_text()) == {inert_store._key(text): "<script>planted</script>"}
