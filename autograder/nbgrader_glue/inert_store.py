@@ -84,12 +84,12 @@ def lookup(source: str) -> str | None:
 
 def keep(inert: dict) -> None:
     """Add ``{source: inert form}`` to the store, most recent last (at most ``LIMIT`` entries), and
-    remove the files of other fingerprints. A folder that fails the checks, a read-only one or a
+    remove the files of other fingerprints; when every text is in the store already, nothing is written. A folder that fails the checks, a read-only one or a
     full disk leave the store as it was."""
     from autograder.sandbox.cache_folder import write_file
-    if not inert:
-        return
     entries = _entries()
+    if all(_key(source) in entries for source in inert):
+        return  # nothing new: the file stays as it is (not written, not flushed to disk again)
     for source, html in inert.items():
         key = _key(source)
         entries.pop(key, None)

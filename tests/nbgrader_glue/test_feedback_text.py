@@ -96,3 +96,17 @@ def test_a_store_folder_other_users_may_write_is_neither_read_nor_written(tmp_pa
     assert inert.inert_notebook(_notebook(text, text)).cells[0].source == inert.inert_markdown(text)
     inert.keep_shared()
     assert json.loads(planted.read_text()) == {inert_store._key(text): "<script>planted</script>"}
+
+
+def test_a_run_that_adds_nothing_leaves_the_store_file_alone(tmp_path, monkeypatch):
+    text = "# Shared\n\ntext"
+    _fresh_process(monkeypatch, tmp_path)
+    inert.inert_notebook(_notebook(text, text))
+    inert.keep_shared()
+    [stored] = tmp_path.glob("*.json")
+    before = stored.stat()
+    _fresh_process(monkeypatch, tmp_path)
+    inert.inert_notebook(_notebook(text, text))
+    inert.keep_shared()
+    after = stored.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
