@@ -45,7 +45,7 @@ def _key(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _name() -> str:
+def _file_name() -> str:
     return f"{fingerprint()}.json"
 
 
@@ -66,7 +66,7 @@ def _entries() -> dict:
         _loaded, fd = {}, _folder(create=False)
         if fd is not None:
             try:
-                data = read_file(fd, _name(), MAX_BYTES)
+                data = read_file(fd, _file_name(), MAX_BYTES)
                 found = json.loads(data) if data is not None and len(data) <= MAX_BYTES else None
                 if isinstance(found, dict):
                     _loaded = {k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, str)}
@@ -100,9 +100,9 @@ def keep(inert: dict) -> None:
     if fd is None:
         return
     try:
-        write_file(fd, _name(), json.dumps(entries).encode("utf-8"), 0o600)
+        write_file(fd, _file_name(), json.dumps(entries).encode("utf-8"), 0o600)
         for other in os.listdir(fd):
-            if other.endswith(".json") and other != _name():
+            if other.endswith(".json") and other != _file_name():
                 os.unlink(other, dir_fd=fd)
     except OSError:
         pass
