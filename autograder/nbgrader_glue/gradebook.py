@@ -207,7 +207,7 @@ def _record_batch(course, batch, totals, gb, releases, problems):
                     written[i] = _scores_or_error(course, result, job, gb, releases)
             gb.db.commit()
     except Exception:
-        gb.db.rollback()
+        _rollback(gb)
         written = {}
         for i, (job, result, trouble) in enumerate(batch):
             if trouble is None:
@@ -216,7 +216,7 @@ def _record_batch(course, batch, totals, gb, releases, problems):
                     with quiet_sqlalchemy():
                         gb.db.commit()
                 except Exception as exc:  # database locked, disk full ...: keep going with the class
-                    gb.db.rollback()
+                    _rollback(gb)
                     written[i] = f"{type(exc).__name__}: {exc}"
     recorded = 0
     for i, (job, result, trouble) in enumerate(batch):
@@ -238,6 +238,15 @@ def _record_batch(course, batch, totals, gb, releases, problems):
         except Exception as exc:  # disk full ...: keep going with the class
             problems.append(f"{where}: not recorded: {type(exc).__name__}: {exc}")
     return recorded
+
+
+def _rollback(gb):
+    """Roll ``gb``'s session back; a connection that cannot even do that is left to fail the next
+    notebook, which is then reported (``record`` never raises for one notebook's trouble)."""
+    try:
+        gb.db.rollback()
+    except Exception:  # noqa: BLE001
+        pass
 
 
 def _scores_or_error(course, result, job, gb, releases):
