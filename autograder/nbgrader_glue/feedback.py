@@ -71,9 +71,11 @@ def feedback_notebook(course, result, path, record=None, gb=None, releases=None)
     student_log = student_logger(sid, aid)
     try:
         nb = nbformat.read(path, as_version=4)
-        for pp in (preprocessors.ClearOutput, preprocessors.DeduplicateIds, OverwriteKernelspecOpen,
-                   OverwriteReleasedCells, CheckCellMetadataOnce):
-            nb, resources = pp(parent=course, log=student_log).preprocess(nb, resources)
+        kinds = (preprocessors.ClearOutput, preprocessors.DeduplicateIds, OverwriteKernelspecOpen,
+                 OverwriteReleasedCells, CheckCellMetadataOnce)
+        for step in _steps(kinds, course, releases):
+            step.log = student_log
+            nb, resources = step.preprocess(nb, resources)
         inert_notebook(nb)  # nothing the student wrote runs where formgrader or the feedback shows it
     except Exception as exc:  # anything a hostile notebook does to nbformat or nbgrader
         student_log.warning("feedback shows the report only: %s: %s", type(exc).__name__, exc)
@@ -105,6 +107,18 @@ def _report_cell(nbformat, html, text):
         "id": generate_corpus_id(), "cell_type": "code", "execution_count": None, "source": REPORT_CELL_SOURCE,
         "metadata": {"editable": False, "deletable": False},
         "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"text/html": html, "text/plain": text}}]})
+
+
+def _steps(kinds, course, releases):
+    """The sanitizing preprocessors, configured by ``course``: made once for the class when ``releases``
+    (``release.Releases``) is given, kept on it (each starts its work afresh at every ``preprocess``;
+    the caller gives each notebook's logger), else made for this notebook."""
+    if releases is None:
+        return [kind(parent=course) for kind in kinds]
+    made = releases.kept.get("feedback steps")
+    if made is None or made[0] is not course:
+        made = releases.kept["feedback steps"] = (course, [kind(parent=course) for kind in kinds])
+    return made[1]
 
 
 def _release_book(gb, releases, notebook_id, aid):

@@ -94,6 +94,7 @@ class Releases:
     def __init__(self, gb):
         self.gb = gb
         self._read: dict = {}
+        self.kept: dict = {}  # what else a class's recording makes once (``feedback._steps``)
 
     def get(self, notebook_id, assignment_id):
         """The ``Release`` (read on first use); nbgrader's ``MissingEntry`` when there is none (not kept:
