@@ -11,13 +11,16 @@ Used by ``nbgrader_glue/gradebook.py`` and, through ``nbgrader_config.py``
 (``Autograde.sanitize_preprocessors``), by ``nbgrader autograde``. Importing this module
 imports nbgrader (a few seconds), which is why it is separate.
 """
+import functools
 import json
 import traceback
 
+import jsonschema
 import nbformat
 from nbgrader import utils
 from nbgrader.api import MissingEntry
 from nbgrader.nbgraderformat import MetadataValidator, ValidationError
+from nbgrader.nbgraderformat.common import BaseMetadataValidator
 from nbgrader.preprocessors import CheckCellMetadata, ClearHiddenTests, OverwriteCells, OverwriteKernelspec
 
 
@@ -30,11 +33,33 @@ def released_source(source, parent=None):
             (``ClearHiddenTests.begin_test_delimeter``...); default: nbgrader's.
     Returns:
         ``source`` without its ``### BEGIN/END HIDDEN TESTS`` region, as nbgrader's
-        ``ClearHiddenTests`` makes it; ``None`` when the region is malformed.
+        ``ClearHiddenTests`` makes it; ``None`` when the region is malformed. Each text is
+        cut once a process for each pair of delimiters (a class asks for the same cells
+        once for every student).
     """
-    cell = nbformat.v4.new_code_cell(source)
+    return _released(source, *_delimiters(parent))
+
+
+_DELIMITERS: dict = {}
+
+
+def _delimiters(parent):
+    """``(begin, end)`` hidden-test delimiters of ``ClearHiddenTests`` configured under ``parent``,
+    kept for each kind of parent and config object (the config kept with them, so its id stays its)."""
+    config = getattr(parent, "config", None)
+    key = (type(parent), id(config))
+    if key not in _DELIMITERS:
+        step = ClearHiddenTests(parent=parent, enforce_metadata=False)
+        _DELIMITERS[key] = (config, step.begin_test_delimeter, step.end_test_delimeter)
+    return _DELIMITERS[key][1:]
+
+
+@functools.lru_cache(maxsize=4096)
+def _released(source, begin, end):
+    cell = nbformat.NotebookNode(cell_type="code", metadata=nbformat.NotebookNode(), source=source)
+    step = ClearHiddenTests(enforce_metadata=False, begin_test_delimeter=begin, end_test_delimeter=end)
     try:
-        ClearHiddenTests(parent=parent, enforce_metadata=False)._remove_hidden_test_region(cell)
+        step._remove_hidden_test_region(cell)
     except RuntimeError:
         return None
     return cell.source
@@ -141,11 +166,31 @@ class OverwriteKernelspecOpen(OverwriteKernelspec):
         return nb, resources
 
 
-class _MetadataValidatorOnce(MetadataValidator):
+class _CompiledSchema(BaseMetadataValidator):
+    """nbgrader's ``BaseMetadataValidator.validate_cell`` (schema version, then ``jsonschema.validate``
+    against nbgrader's schema), with the schema's validator built once a process: ``jsonschema.validate``
+    checks the schema itself and builds a validator at every call (1.5 ms against 0.06). Metadata of the
+    right version that the validator finds valid passes, as ``jsonschema.validate`` would let it; all
+    else goes to nbgrader's own method, which raises its own error."""
+
+    _validators: dict = {}
+
+    def validate_cell(self, cell):
+        meta = cell.metadata.get("nbgrader") if isinstance(cell.get("metadata"), dict) else None
+        if isinstance(meta, dict) and meta.get("schema_version", 0) == self.schema_version:
+            if self.schema_version not in self._validators:
+                self._validators[self.schema_version] = jsonschema.validators.validator_for(self.schema)(self.schema)
+            if self._validators[self.schema_version].is_valid(meta):
+                return
+        super().validate_cell(cell)
+
+
+class _MetadataValidatorOnce(MetadataValidator, _CompiledSchema):
     """nbgrader's metadata validator, each distinct cell checked once in this process: what
     ``validate_cell`` decides depends on the cell's type and its nbgrader metadata alone, and
-    ``jsonschema.validate`` checks the schema itself again at every call. Failures are not kept:
-    a cell that fails fails each time, with nbgrader's own error."""
+    ``jsonschema.validate`` checks the schema itself again at every call (``_CompiledSchema``: nbgrader's
+    schema step, its validator built once). Failures are not kept: a cell that fails fails each time,
+    with nbgrader's own error."""
 
     _passed: set = set()
 
@@ -166,9 +211,13 @@ class CheckCellMetadataOnce(CheckCellMetadata):
     """nbgrader's ``CheckCellMetadata`` with ``_MetadataValidatorOnce``: the same verdicts, the
     same error on a notebook that fails."""
 
+    _validator = None  # one a process: nbgrader's reads its three schema files each time it is made
+
     def preprocess(self, nb, resources):
+        if CheckCellMetadataOnce._validator is None:
+            CheckCellMetadataOnce._validator = _MetadataValidatorOnce()
         try:
-            _MetadataValidatorOnce().validate_nb(nb)
+            CheckCellMetadataOnce._validator.validate_nb(nb)
         except ValidationError:
             self.log.error(traceback.format_exc())
             raise ValidationError("Notebook failed to validate; the nbgrader metadata may be corrupted.") from None

@@ -35,7 +35,7 @@ def _check_lines(checks):
     return lines
 
 
-def feedback_notebook(course, result, path, record=None, gb=None):
+def feedback_notebook(course, result, path, record=None, gb=None, releases=None):
     """The notebook ``nbgrader generate_feedback`` renders for one graded submission.
 
     Args:
@@ -45,6 +45,8 @@ def feedback_notebook(course, result, path, record=None, gb=None):
         record: the gradebook's ``Totals`` of it (the report's headline), or None.
         gb: an open ``nbgrader.api.Gradebook`` to read the source cells from (``None``: nbgrader's
             ``OverwriteCells`` opens one of its own).
+        releases: ``release.Releases`` of ``gb``: the released notebook's cells and kernelspec
+            are then read from there, once for the class (``None``: through ``gb``).
     Returns:
         ``nbformat.NotebookNode``: the sanitized, inert submission with the grader's report on
         top and each function's checks under its hidden-test cell. A submission that
@@ -65,13 +67,15 @@ def feedback_notebook(course, result, path, record=None, gb=None):
     notebook_id = Path(find(aid).notebook).stem
     resources = {"nbgrader": {"notebook": notebook_id, "assignment": aid, "student": sid, "db_url": course.db_url}}
     if gb is not None:
-        resources["nbgrader"]["gradebook"] = gb
+        resources["nbgrader"]["gradebook"] = gb if releases is None else _release_book(gb, releases, notebook_id, aid)
     student_log = student_logger(sid, aid)
     try:
         nb = nbformat.read(path, as_version=4)
-        for pp in (preprocessors.ClearOutput, preprocessors.DeduplicateIds, OverwriteKernelspecOpen,
-                   OverwriteReleasedCells, CheckCellMetadataOnce):
-            nb, resources = pp(parent=course, log=student_log).preprocess(nb, resources)
+        kinds = (preprocessors.ClearOutput, preprocessors.DeduplicateIds, OverwriteKernelspecOpen,
+                 OverwriteReleasedCells, CheckCellMetadataOnce)
+        for step in _steps(kinds, course, releases):
+            step.log = student_log
+            nb, resources = step.preprocess(nb, resources)
         inert_notebook(nb)  # nothing the student wrote runs where formgrader or the feedback shows it
     except Exception as exc:  # anything a hostile notebook does to nbformat or nbgrader
         student_log.warning("feedback shows the report only: %s: %s", type(exc).__name__, exc)
@@ -89,12 +93,71 @@ def feedback_notebook(course, result, path, record=None, gb=None):
             checks = by_function[function]
             lines = _check_lines(checks) + [f"{function}: {sum(c.score for c in checks):g} of "
                                             f"{sum(c.max_score for c in checks):g} points"]
-            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="\n".join(lines) + "\n")]
-    report_cell = nbformat.v4.new_code_cell(REPORT_CELL_SOURCE, metadata={"editable": False, "deletable": False})
-    report_cell.outputs = [nbformat.v4.new_output("display_data", data={
-        "text/html": render_fragment(result, record=record), "text/plain": table(result)})]
-    nb.cells.insert(0, report_cell)
+            cell.outputs = [nbformat.from_dict({"output_type": "stream", "name": "stdout", "text": "\n".join(lines) + "\n"})]
+    nb.cells.insert(0, _report_cell(nbformat, render_fragment(result, record=record), table(result)))
     return nb
+
+
+def _report_cell(nbformat, html, text):
+    """The report cell: what ``nbformat.v4.new_code_cell`` and ``new_output`` build (a fresh cell id,
+    ``display_data`` with empty metadata), without their schema check of each piece: the notebook is
+    validated whole when written."""
+    from nbformat.corpus.words import generate_corpus_id
+    return nbformat.from_dict({
+        "id": generate_corpus_id(), "cell_type": "code", "execution_count": None, "source": REPORT_CELL_SOURCE,
+        "metadata": {"editable": False, "deletable": False},
+        "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"text/html": html, "text/plain": text}}]})
+
+
+def _steps(kinds, course, releases):
+    """The sanitizing preprocessors, configured by ``course``: made once for the class when ``releases``
+    (``release.Releases``) is given, kept on it (each starts its work afresh at every ``preprocess``;
+    the caller gives each notebook's logger), else made for this notebook."""
+    if releases is None:
+        return [kind(parent=course) for kind in kinds]
+    made = releases.kept.get("feedback steps")
+    if made is None or made[0] is not course:
+        made = releases.kept["feedback steps"] = (course, [kind(parent=course) for kind in kinds])
+    return made[1]
+
+
+def _release_book(gb, releases, notebook_id, aid):
+    """A ``release.ReleaseBook`` of the notebook, or ``gb`` when the gradebook has none (nbgrader's
+    preprocessors then say so as they would)."""
+    from autograder.nbgrader_glue.release import ReleaseBook
+    _, api, _, _ = nbgrader_modules()
+    try:
+        return ReleaseBook(gb, releases.get(notebook_id, aid))
+    except api.MissingEntry:
+        return gb
+
+
+def notebook_text(nb):
+    """``nbformat.writes(nb)`` of a feedback notebook, the same text, made cheaper: ``nb`` is used up
+    (``writes`` copies it whole to keep it) and is not checked against nbformat's schema, which only
+    logs what it finds (``nbgrader generate_feedback`` reads the file through nbformat's validation).
+    What that check changes is done as it does it: from nbformat 4.5 on, each cell without an id gets
+    one, then each repeated id is replaced (``nbformat.validator``'s normalization)."""
+    import json
+
+    import nbformat
+    from nbformat.corpus.words import generate_corpus_id
+    from nbformat.v4.nbjson import BytesEncoder
+    from nbformat.v4.rwbase import split_lines, strip_transient
+    version = nbformat.reader.get_version(nb)
+    if version[0] != 4:
+        return nbformat.writes(nb)
+    if version >= (4, 5):
+        for cell in nb.cells:
+            if "id" not in cell:
+                cell["id"] = generate_corpus_id()
+        seen = set()
+        for cell in nb.cells:
+            if cell["id"] in seen:
+                cell["id"] = generate_corpus_id()
+            seen.add(cell["id"])
+    return json.dumps(strip_transient(split_lines(nb)), cls=BytesEncoder, indent=1, sort_keys=True,
+                      separators=(",", ": "), ensure_ascii=False)
 
 
 def _replace(path, write):
@@ -111,16 +174,16 @@ def _replace(path, write):
         raise
 
 
-def write_feedback_notebook(course, result, path, record=None, gb=None):
+def write_feedback_notebook(course, result, path, record=None, gb=None, releases=None):
     """Write ``autograded/<student>/<assignment>/<notebook>.ipynb`` and copy the submission's
-    ``timestamp.txt`` and ``submission_secret.txt`` beside it (``gb``: as for ``feedback_notebook``).
+    ``timestamp.txt`` and ``submission_secret.txt`` beside it (``gb``, ``releases``: as for
+    ``feedback_notebook``).
     Returns the notebook's ``Path``."""
     from autograder.core.registry import find
-    nbformat = nbgrader_modules()[0]
-    nb = feedback_notebook(course, result, path, record, gb)
+    nb = feedback_notebook(course, result, path, record, gb, releases)
     dest = Path(course.format_path(course.autograded_directory, result.student_id, result.assignment_id))
     target = dest / find(result.assignment_id).notebook
-    _replace(target, lambda f: f.write(nbformat.writes(nb).encode("utf-8")))
+    _replace(target, lambda f: f.write(notebook_text(nb).encode("utf-8")))
     for name in SUBMISSION_FILES:
         src = Path(path).parent / name
         if src.is_file():

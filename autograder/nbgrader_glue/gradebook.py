@@ -3,7 +3,8 @@
 ``python -m autograder grade submitted/`` run in an nbgrader course directory (or with
 ``--gradebook URL``) calls ``record_for_cli`` after grading. For every graded notebook it
 
-1. writes the scores through nbgrader's own API (``nbgrader.api.Gradebook``): the student
+1. writes the scores with nbgrader's own models (``nbgrader.api``; the rows its ``Gradebook`` API
+   writes, ``scores.py``): the student
    and the submission (with the time in the submission's ``timestamp.txt``) are created if
    needed, and each contract function's points become the ``auto_score`` of the grade cell
    of its hidden test, ``test_<function>`` (see ``course/build.py``). ``manual_score`` is never
@@ -26,10 +27,18 @@
    checks and messages. ``timestamp.txt`` and ``submission_secret.txt`` are copied beside it,
    as ``nbgrader autograde`` does (``release_feedback`` needs both).
 
-The whole class is recorded through one ``nbgrader.api.Gradebook`` (``open_gradebook``): scores,
-late penalties and the source cells the feedback notebooks restore, one commit per notebook, so a
-notebook that fails is rolled back alone. Any database nbgrader's ``db_url`` takes works (SQLite by
-default; a PostgreSQL server for graders sharing one gradebook, with the pinned ``psycopg2-binary``).
+The whole class is recorded through one ``nbgrader.api.Gradebook`` (``open_gradebook``): the scores
+and late penalties written with nbgrader's models (``scores.py``: the rows nbgrader's API writes, without
+its three commits a notebook), the released cells read once for the class (``release.py``). ``record``
+commits once every ``BATCH`` notebooks, then writes that batch's feedback notebooks: a feedback
+notebook never shows a grade the gradebook has not committed (and the log gives a batch's late
+penalties before its feedback warnings). When the database fails within a batch,
+the batch is rolled back and its notebooks are recorded again one transaction each, so only the failing
+notebook is lost (as when each notebook had its own commit; their late-penalty lines are then logged
+twice). A crash or Ctrl-C mid-way leaves every earlier batch committed with its feedback notebooks, and
+nothing of the batch under way (or its scores without all its feedback notebooks, when it comes while
+they are written); running the command again records them. Any database nbgrader's ``db_url`` takes works
+(SQLite by default; a PostgreSQL server for graders sharing one gradebook, with the pinned ``psycopg2-binary``).
 
 So ``nbgrader export``, formgrader and nbgrader's feedback show the points of
 ``graded/grades.csv``; ``nbgrader autograde`` is optional (run it before the grader if at
@@ -44,22 +53,18 @@ import sys
 import warnings as warnings_module
 from pathlib import Path
 
-from autograder.nbgrader_glue.feedback import (
-    log,
-    nbgrader_modules,
-    student_logger,
-    write_feedback_notebook,
-)
-from autograder.nbgrader_glue.totals import Override, Totals
+from autograder.nbgrader_glue.feedback import log, nbgrader_modules, write_feedback_notebook
+from autograder.nbgrader_glue.inert import keep_shared
+from autograder.nbgrader_glue.scores import RecordError, write_scores
+
+__all__ = ["RecordError", "find_course", "load_course", "open_gradebook", "record", "record_for_cli",
+           "record_scores", "stale_override_lines"]
+BATCH = 25  # notebooks recorded between two commits of ``record``
 
 CONFIG_FILE = "nbgrader_config.py"
 OPTION_HELP = ("nbgrader gradebook to record the grades in: a database URL (sqlite:///path/gradebook.db), "
                "'none', or 'auto' (default): the course's gradebook when PATH is in a course directory's "
                "submitted/ folder (one with nbgrader_config.py)")
-
-
-class RecordError(Exception):
-    """A grade could not be recorded (the gradebook lacks the assignment, or cannot be written)."""
 
 
 def load_course(root, db_url=None):
@@ -102,15 +107,6 @@ def find_course(path):
     return None
 
 
-def _per_function(result):
-    """``{function: (earned, available)}`` of a ``NotebookResult``'s checks."""
-    points = {}
-    for c in result.checks:
-        earned, available = points.get(c.function, (0.0, 0.0))
-        points[c.function] = (earned + c.score, available + c.max_score)
-    return points
-
-
 def open_gradebook(course):
     """One ``nbgrader.api.Gradebook`` on the course's ``db_url`` (SQLite, PostgreSQL, ...), for
     ``record_scores``, ``assign_late_penalty`` and the feedback notebooks of a whole class: nbgrader
@@ -121,8 +117,8 @@ def open_gradebook(course):
         return api.Gradebook(course.db_url, course.course_id)
 
 
-def record_scores(course, result, submission_dir, gb=None):
-    """Write one notebook's scores into the gradebook (step 1 of the module docstring).
+def record_scores(course, result, submission_dir, gb=None, releases=None):
+    """Write one notebook's scores into the gradebook (step 1 of the module docstring) and commit.
 
     Args:
         course: ``CourseDirectory`` (``db_url``, ``course_id``, late-penalty config).
@@ -130,96 +126,25 @@ def record_scores(course, result, submission_dir, gb=None):
         submission_dir: the folder the notebook came from (for its ``timestamp.txt``).
         gb: an open ``nbgrader.api.Gradebook`` (``open_gradebook``) to record through; ``None``
             opens one for this notebook alone. On failure its session is rolled back.
+        releases: ``release.Releases`` of ``gb`` (``None``: read for this notebook).
     Returns:
         ``(warnings, totals)``: a list of ``str`` (functions without a grade cell, points
         that differ) and the submission's ``Totals`` after recording (with its overrides).
     Raises:
         RecordError: the assignment or notebook is not in the gradebook.
     """
+    from autograder.nbgrader_glue.release import Releases
     if gb is None:
         with open_gradebook(course) as own:
             return record_scores(course, result, submission_dir, own)
     try:
         with quiet_sqlalchemy():
-            return _record_scores(gb, course, result, submission_dir)
+            written = write_scores(gb, course, result, submission_dir, releases or Releases(gb))
+            gb.db.commit()
+        return written
     except BaseException:
         gb.db.rollback()  # PostgreSQL refuses every later statement of a failed transaction
         raise
-
-
-def _record_scores(gb, course, result, submission_dir):
-    _, api, _, _ = nbgrader_modules()
-    from autograder.core.registry import find
-    aid, sid = result.assignment_id, result.student_id
-    notebook_id = Path(find(aid).notebook).stem
-    warnings = []
-    try:
-        source = gb.find_notebook(notebook_id, aid)
-    except api.MissingEntry:
-        raise RecordError(f"the gradebook has no notebook {notebook_id!r} in assignment {aid!r}: "
-                          f"run `nbgrader generate_assignment {aid}` in the course directory first") from None
-    points = _per_function(result)
-    differ = [f"{g.name} is worth {g.max_score:g} in the gradebook but {points[g.name[5:]][1]:g} in the checks"
-              for g in source.grade_cells if g.name.startswith("test_")
-              and g.name[5:] in points and abs(g.max_score - points[g.name[5:]][1]) > 1e-9]
-    if differ:  # never more points than the maximum (points_guard.py; docs/instructor.md)
-        raise RecordError("; ".join(differ) + ": not recorded; run `nbgrader generate_assignment "
-                          f"{aid}` first (docs/instructor.md, 'Changing points during a term')")
-    gb.update_or_create_student(sid)
-    try:
-        timestamp = course.get_existing_timestamp(str(submission_dir))
-    except Exception as exc:  # nbgrader cannot parse it
-        timestamp = None
-        warnings.append(f"timestamp.txt not understood ({type(exc).__name__}: {exc}): no submission time")
-    gb.update_or_create_submission(aid, sid, **({"timestamp": timestamp} if timestamp else {}))
-    recorded, overrides = set(), []
-    for grade in gb.find_submission_notebook(notebook_id, aid, sid).grades:
-        function = grade.name.removeprefix("test_")
-        if not grade.name.startswith("test_") or function not in points:
-            continue  # a cell the autograder does not grade (e.g. a written answer)
-        earned, available = points[function]
-        previous = grade.auto_score
-        grade.auto_score = earned
-        # As nbgrader's SaveAutoGrades, a grader's manual score stays. It is flagged for review
-        # (formgrader clears the flag when a grader saves a score) only when the automatic score
-        # changed under it, or it was flagged before and nobody has looked since.
-        if grade.manual_score is not None:
-            stale = bool(grade.needs_manual_grade) or previous is None or abs(previous - earned) > 1e-9
-            overrides.append(Override(result.notebook, grade.name, float(grade.manual_score), earned,
-                                      previous, stale))
-            grade.needs_manual_grade = stale
-        else:
-            grade.needs_manual_grade = False
-        recorded.add(function)
-    gb.db.commit()  # and expired: the late penalty reads the new scores as the database sums them
-    assign_late_penalty(gb, course, aid, sid, notebook_id)
-    gb.db.commit()
-    for function in sorted(set(points) - recorded):
-        warnings.append(f"no grade cell test_{function} in the gradebook: its points are not recorded there")
-    submission = gb.find_submission(aid, sid)
-    totals = Totals(float(submission.score), float(submission.late_submission_penalty or 0.0),
-                    float(submission.max_score), overrides)
-    return warnings, totals
-
-
-def assign_late_penalty(gb, course, aid, sid, notebook_id):
-    """What nbgrader's ``AssignLatePenalties`` preprocessor does for one submitted notebook, through
-    the open gradebook ``gb`` instead of one of its own (nbgrader 0.9's steps, its plugin and its
-    clamping): the penalty is reset, then, when the submission is late, the course's
-    ``LateSubmissionPlugin`` (``AssignLatePenalties.plugin_class``) gives it from the notebook's
-    score and the seconds late, clamped to ``[0, score]``. Not committed."""
-    _, _, preprocessors, _ = nbgrader_modules()
-    step = preprocessors.AssignLatePenalties(parent=course, log=student_logger(sid, aid))
-    step.init_plugin()
-    assignment = gb.find_submission(aid, sid)
-    notebook = gb.find_submission_notebook(notebook_id, aid, sid)
-    notebook.late_submission_penalty = None
-    if assignment.total_seconds_late > 0:
-        step.log.warning("{} is {} seconds late".format(assignment, assignment.total_seconds_late))
-        penalty = step.plugin_inst.late_submission_penalty(sid, notebook.score, assignment.total_seconds_late)
-        step.log.warning("Late submission penalty: {}".format(penalty))
-        if penalty is not None:
-            notebook.late_submission_penalty = step._check_late_penalty(notebook, penalty)
 
 
 @contextlib.contextmanager
@@ -253,25 +178,84 @@ def record(course, graded, totals=None):
 
 
 def _record_all(course, graded, totals, gb):
-    recorded, problems = 0, []
+    from autograder.nbgrader_glue.release import Releases
+    releases, recorded, problems, batch = Releases(gb), 0, [], []
     for job, result in graded:
-        where = f"{result.student_id}/{result.assignment_id}"
         if job.exercise is None:
-            problems.append(f"{where}: {job.path.name} not recorded ({job.problem})")
+            where = f"{result.student_id}/{result.assignment_id}"
+            batch.append((job, result, [f"{where}: {job.path.name} not recorded ({job.problem})"]))
+        else:
+            batch.append((job, result, None))
+        if len(batch) == BATCH:
+            recorded += _record_batch(course, batch, totals, gb, releases, problems)
+            batch = []
+    recorded += _record_batch(course, batch, totals, gb, releases, problems)
+    keep_shared()  # the markdown the class shares, made inert once for the next run too
+    return recorded, problems
+
+
+def _record_batch(course, batch, totals, gb, releases, problems):
+    """Record ``batch`` (``[(job, result, problems or None)]``) in one transaction, then write its feedback
+    notebooks; returns how many were recorded and adds the messages to ``problems``, in the batch's
+    order. When the database fails anywhere in the batch, it is rolled back and every notebook of
+    the batch is recorded again in a transaction of its own, so only the failing one is lost."""
+    written = {}
+    try:
+        with quiet_sqlalchemy():
+            for i, (job, result, trouble) in enumerate(batch):
+                if trouble is None:
+                    written[i] = _scores_or_error(course, result, job, gb, releases)
+            gb.db.commit()
+    except Exception:
+        _rollback(gb)
+        written = {}
+        for i, (job, result, trouble) in enumerate(batch):
+            if trouble is None:
+                try:
+                    written[i] = _scores_or_error(course, result, job, gb, releases)
+                    with quiet_sqlalchemy():
+                        gb.db.commit()
+                except Exception as exc:  # database locked, disk full ...: keep going with the class
+                    _rollback(gb)
+                    written[i] = f"{type(exc).__name__}: {exc}"
+    recorded = 0
+    for i, (job, result, trouble) in enumerate(batch):
+        where = f"{result.student_id}/{result.assignment_id}"
+        if trouble is not None:
+            problems += trouble
             continue
+        if isinstance(written[i], str):
+            problems.append(f"{where}: not recorded: {written[i]}")
+            continue
+        warnings, counted = written[i]
+        problems += [f"{where}: {w}" for w in warnings]
         try:
-            warnings, counted = record_scores(course, result, job.path.parent, gb)
-            problems += [f"{where}: {w}" for w in warnings]
             result.notes.extend(n for n in counted.notes() if n not in result.notes)
             if totals is not None:
                 totals[(result.student_id, result.assignment_id)] = counted
-            write_feedback_notebook(course, result, job.path, counted, gb)  # headline: the grade of record
+            write_feedback_notebook(course, result, job.path, counted, gb, releases)  # headline: the grade of record
             recorded += 1
-        except RecordError as exc:
-            problems.append(f"{where}: not recorded: {exc}")
-        except Exception as exc:  # database locked, disk full ...: keep going with the class
+        except Exception as exc:  # disk full ...: keep going with the class
             problems.append(f"{where}: not recorded: {type(exc).__name__}: {exc}")
-    return recorded, problems
+    return recorded
+
+
+def _rollback(gb):
+    """Roll ``gb``'s session back; a connection that cannot even do that is left to fail the next
+    notebook, which is then reported (``record`` never raises for one notebook's trouble)."""
+    try:
+        gb.db.rollback()
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _scores_or_error(course, result, job, gb, releases):
+    """``write_scores``' ``(warnings, totals)``, or the ``RecordError``'s message (nothing written)."""
+    with quiet_sqlalchemy():
+        try:
+            return write_scores(gb, course, result, job.path.parent, releases)
+        except RecordError as exc:
+            return str(exc)
 
 
 class _Where(logging.Formatter):

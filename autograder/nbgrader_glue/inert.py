@@ -23,7 +23,7 @@ made inert before anything renders it (``inert_notebook``):
 """
 from __future__ import annotations
 
-import functools
+import collections
 import re
 import uuid
 
@@ -87,11 +87,34 @@ def inert_markdown(source: str, attachments: dict | None = None) -> str:
     return '<div class="student-markdown">' + clean.replace("\r", "").replace("\n", "&#10;") + "</div>"
 
 
-@functools.lru_cache(maxsize=2048)
+_MEMO: dict = {}  # {text: inert form} of this process (at most _MEMO_LIMIT)
+_MEMO_LIMIT = 4096
+_USES: collections.Counter = collections.Counter()  # how many cells of this process had each text
+
+
 def _inert_text(source: str) -> str:
     """``inert_markdown`` of a cell without attachments, kept: a class's notebooks share most of
-    their markdown (the released text), which was sanitized again for every student."""
-    return inert_markdown(source)
+    their markdown (the released text), which was sanitized again for every student. Kept in this
+    process, and between runs by ``inert_store`` (``keep_shared``)."""
+    from autograder.nbgrader_glue import inert_store
+    if len(_USES) < 4 * _MEMO_LIMIT:
+        _USES[source] += 1
+    html = _MEMO.get(source)
+    if html is None:
+        html = inert_store.lookup(source)
+        if html is None:
+            html = inert_markdown(source)
+        if len(_MEMO) >= _MEMO_LIMIT:
+            _MEMO.clear()
+        _MEMO[source] = html
+    return html
+
+
+def keep_shared():
+    """Keep on disk (``inert_store``) the inert form of every markdown text that two or more cells of
+    this process had: the released text, not a text one student wrote."""
+    from autograder.nbgrader_glue import inert_store
+    inert_store.keep({text: _MEMO[text] for text, n in _USES.items() if n >= 2 and text in _MEMO})
 
 
 def inert_notebook(nb):

@@ -31,12 +31,15 @@ def _corrupted(nb, how):
     elif how == "duplicate grade_id":
         other = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
         other.metadata["nbgrader"]["grade_id"] = graded.metadata["nbgrader"]["grade_id"]
+    elif how == "points not a number":  # caught by nbgrader's JSON schema itself
+        graded.metadata["nbgrader"]["points"] = "five"
     elif how == "schema too new":
         graded.metadata["nbgrader"]["schema_version"] = 99
     return nb
 
 
-@pytest.mark.parametrize("how", ["no points", "empty grade_id", "duplicate grade_id", "schema too new"])
+@pytest.mark.parametrize("how", ["no points", "empty grade_id", "duplicate grade_id", "points not a number",
+                                 "schema too new"])
 def test_the_same_verdict_as_nbgraders_on_released_and_corrupted_notebooks(how):
     for exercise in EXERCISES.values():
         nb = nbformat.read(exercise.release_notebook, as_version=4)

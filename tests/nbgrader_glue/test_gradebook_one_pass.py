@@ -185,3 +185,36 @@ def test_a_class_is_recorded_through_one_session_on_postgresql(tmp_path, monkeyp
             server.stop()
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.slow  # slow tier: an nbgrader gradebook
+def test_a_database_failure_mid_batch_loses_that_notebook_alone(tmp_path, monkeypatch):
+    """The class is committed a batch at a time; when the database fails on one notebook (after it
+    wrote some rows), the batch is rolled back and recorded again one notebook at a time: the others
+    are recorded with their feedback, the failing one leaves no row and no feedback notebook."""
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
+    course = _course(tmp_path, f"sqlite:///{tmp_path / 'gradebook.db'}")
+    on_time = DUE - datetime.timedelta(hours=1)
+    jobs = {s: _submit(tmp_path, s, on_time) for s in ("alice", "bob", "carol")}
+    real = gradebook.write_scores
+
+    def failing(gb, course, result, submission_dir, releases):
+        written = real(gb, course, result, submission_dir, releases)
+        if result.student_id == "bob":
+            raise OSError("disk I/O error")  # as the database would, after bob's rows were flushed
+        return written
+    monkeypatch.setattr(gradebook, "write_scores", failing)
+    graded = [(jobs[s], _result(s, {"softmax"} if s == "carol" else set())) for s in ("alice", "bob", "carol")]
+    totals = {}
+    assert gradebook.record(course, graded, totals) == (2, ["bob/attention: not recorded: OSError: disk I/O error"])
+    assert set(totals) == {("alice", "attention"), ("carol", "attention")}
+
+    from nbgrader import api
+    with api.Gradebook(course.db_url, course.course_id) as gb:
+        assert sorted(s.id for s in gb.students) == ["alice", "carol"]  # bob's student row rolled back too
+        assert float(gb.find_submission("attention", "alice").score) == TOTAL
+        assert float(gb.find_submission("attention", "carol").score) == TOTAL - POINTS["softmax"]
+        with pytest.raises(api.MissingEntry):
+            gb.find_submission("attention", "bob")
+    for student, written in (("alice", True), ("bob", False), ("carol", True)):
+        assert (tmp_path / "autograded" / student / "attention" / ATTENTION.notebook).is_file() == written
