@@ -117,6 +117,28 @@ def keep_shared():
     inert_store.keep({text: _MEMO[text] for text, n in _USES.items() if n >= 2 and text in _MEMO})
 
 
+def keep_released(notebooks) -> int:
+    """Keep on disk (``inert_store``) the inert form of every markdown cell of the released
+    notebooks ``notebooks`` (paths), as ``python -m autograder caches`` does after a build: the text
+    every student's notebook starts with, so the first grade command finds it made inert already.
+    Returns how many texts are kept; a notebook that cannot be read is skipped."""
+    import nbformat
+
+    from autograder.nbgrader_glue import inert_store
+    texts = {}
+    for path in notebooks:
+        try:
+            cells = nbformat.read(path, as_version=4).cells
+        except (OSError, ValueError):
+            continue
+        for cell in cells:
+            source = cell.get("source")
+            if cell.get("cell_type") == "markdown" and isinstance(source, str) and not cell.get("attachments"):
+                texts[source] = _inert_text(source)
+    inert_store.keep(texts)
+    return len(texts)
+
+
 def inert_notebook(nb):
     """Make the ``nbformat.NotebookNode`` ``nb`` inert in place (the module's docstring says
     how) and return it."""

@@ -110,3 +110,22 @@ def test_a_run_that_adds_nothing_leaves_the_store_file_alone(tmp_path, monkeypat
     inert.keep_shared()
     after = stored.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+def test_the_released_markdown_is_kept_ahead_so_a_first_run_makes_none_inert(tmp_path, monkeypatch):
+    # `python -m autograder caches` keeps every released markdown text made inert: a student's
+    # notebook that left the released text alone needs nothing made inert in a new process.
+    from autograder.core.registry import EXERCISES
+    attention = EXERCISES["attention"]
+    _fresh_process(monkeypatch, tmp_path)
+    released = [c.source for c in nbformat.read(attention.release_notebook, as_version=4).cells
+                if c.cell_type == "markdown" and not c.get("attachments")]
+    assert inert.keep_released([attention.release_notebook, tmp_path / "missing.ipynb"]) == len(set(released)) > 3
+    _fresh_process(monkeypatch, tmp_path)
+    made = []
+    real = inert.inert_markdown
+    monkeypatch.setattr(inert, "inert_markdown", lambda source, attachments=None: made.append(source) or "")
+    feedback = inert.inert_notebook(nbformat.read(attention.release_notebook, as_version=4))
+    assert made == []
+    shown = [c.source for c in feedback.cells if c.cell_type == "markdown"]
+    assert shown == [real(text) for text in released]  # what making them inert now gives
