@@ -55,3 +55,20 @@ def test_a_softmax_over_the_wrong_axis_costs_the_same_for_everyone():
     mistake = next(m for m in _mistakes("attention") if m.label == "first_axis_always")
     scores = {_score("attention", mistake.code, student) for student in STUDENTS}
     assert scores == {EXERCISES["attention"].points - 2}
+
+
+def test_a_transposed_similarity_grid_fails_the_random_grid_checks_under_every_draw():
+    """A student's draw once held a square grid made symmetric by its two zero rows (n = m = 2,
+    the zero rows at the same place), where the transpose is the right answer: no draw may give
+    the grid checks a shape under which (m, n) cannot be told from (n, m)."""
+    import numpy as np
+
+    from autograder.checks.api import Mismatch
+    from exercises.embeddings import checks
+    transposed = next(m for m in _mistakes("embeddings") if m.label == "grid_transposed")
+    namespace = {"np": np}
+    exec(transposed.code, namespace)
+    for seed in range(400):
+        for check in (checks.check_grid_zero_rows, checks.check_grid_random):
+            with pytest.raises(Mismatch):
+                check(namespace["cosine_similarity_matrix"], np.random.default_rng(seed))
