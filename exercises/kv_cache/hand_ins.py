@@ -157,7 +157,7 @@ def causal_self_attention(X, W_Q, W_K, W_V):
     Mistake(E, "causal_self_attention", "mask_transposed", '''
 def causal_self_attention(X, W_Q, W_K, W_V):
     X = np.asarray(X, dtype=float)
-    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    Q, K, V = (X @ W for W in (W_Q, W_K, W_V))
     scores = Q @ K.T / np.sqrt(Q.shape[1])
     scores[np.tril(np.ones(scores.shape, dtype=bool), k=-1)] = -np.inf   # hides the past, not the future
     return softmax(scores, axis=-1) @ V
