@@ -3,9 +3,12 @@
 ``concurrent.futures.ProcessPoolExecutor`` reports a worker that died only as a broken pool
 (``BrokenProcessPool`` on every unfinished future), and keeps its worker processes to itself.
 ``WorkerPool`` wraps it with what ``workers.grade_all`` needs to blame the right notebook:
-each worker announces ``(key, pid)`` when it starts a job (``started``), and the pool keeps
+each worker announces ``(key, pid)`` when it starts a job, a thread of the pool reads each
+announcement as it comes and keeps each worker's last (``last_started``), and the pool keeps
 every worker process it launched, so their exit codes can be read after a shutdown
-(``exit_codes``). Workers are started with ``spawn``, never ``fork`` or ``forkserver`` (a
+(``exit_codes``). The announcements go through a pipe, which holds about 2,700 of them: read
+only after the pool ended, a class of more notebooks stopped every worker in mid-announcement
+(``tests/project/test_module_shape.py`` announces 5,000). Workers are started with ``spawn``, never ``fork`` or ``forkserver`` (a
 forkserver listens on a unix socket that a submission could connect to and have an unconfined
 process forked for it); each dies with the process that made the pool and may get its own
 address-space limit.
@@ -15,6 +18,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import multiprocessing
 import os
+import threading
 
 _started = None  # in a worker: the queue on which it announces each job it starts
 
@@ -57,7 +61,7 @@ def _init_worker(started, memory_bytes, at_exit=None, at_start=None):
 
 
 def announce(key) -> None:
-    """In a worker: say that job ``key`` starts here (``WorkerPool.started``). A task that
+    """In a worker: say that job ``key`` starts here (``WorkerPool.last_started``). A task that
     runs several jobs in turn announces each as it starts it."""
     _started.put((key, os.getpid()))
 
@@ -105,14 +109,17 @@ class WorkerPool:
         self.size = size
         self._context = _RecordingContext()
         self._started = self._context.SimpleQueue()
-        self._announced = {}
+        self._last: dict = {}  # worker pid -> the key it announced last
+        self._stopping = threading.Event()
+        self._reader = threading.Thread(target=self._read_announcements, daemon=True, name="pool-announcements")
+        self._reader.start()
         self._executor = cf.ProcessPoolExecutor(max_workers=size, mp_context=self._context,
                                                 initializer=_init_worker,
                                                 initargs=(self._started, memory_bytes, at_exit, at_start))
 
     def submit(self, key, fn, *args):
         """Run ``fn(*args)`` in a worker (``fn`` and ``args`` must pickle); ``key`` names the job
-        in ``started`` (``None``: ``fn`` announces its jobs itself, ``announce``). Returns a
+        in ``last_started`` (``None``: ``fn`` announces its jobs itself, ``announce``). Returns a
         ``concurrent.futures.Future``; its ``result()`` raises
         ``concurrent.futures.process.BrokenProcessPool`` when a worker of the pool died."""
         return self._executor.submit(_announced, key, fn, args)
@@ -125,16 +132,31 @@ class WorkerPool:
         return self
 
     def shutdown(self):
-        """Cancel jobs not yet started and wait for the workers to end."""
+        """Cancel jobs not yet started, wait for the workers to end, then for the announcements."""
         self._executor.shutdown(wait=True, cancel_futures=True)
+        self._stopping.set()
+        self._reader.join()
 
-    def started(self):
-        """``{key: worker pid}`` of every job a worker has started so far, in the order they
-        were announced (a worker's last key is the job it is running or ran last)."""
-        while not self._started.empty():
-            key, pid = self._started.get()
-            self._announced[key] = pid
-        return dict(self._announced)
+    def _read_announcements(self):
+        """In a thread: each ``(key, pid)`` announced, as it comes, until ``shutdown`` and the pipe is
+        empty. It polls (``empty``) rather than wait on a sentinel: a sentinel written at shutdown would
+        need the queue's write lock, which a worker killed in mid-announcement keeps."""
+        while True:
+            try:
+                if self._started.empty():
+                    if self._stopping.is_set():
+                        return
+                    self._stopping.wait(0.05)
+                    continue
+                key, pid = self._started.get()
+            except (EOFError, OSError):
+                return
+            self._last[pid] = key
+
+    def last_started(self):
+        """``{worker pid: key}``: the job each worker announced last, the one it is running or ran
+        last (read after ``shutdown``, it holds every announcement)."""
+        return dict(self._last)
 
     def exit_codes(self):
         """``{pid: exit code}`` of every worker launched (``None`` while it runs; ``-N``: killed

@@ -225,9 +225,7 @@ def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, ou
         finally:
             pool.shutdown()
         exit_codes = pool.exit_codes()
-        last = {}  # worker pid -> the notebook it announced last: the one it was on
-        for i, pid in pool.started().items():
-            last[pid] = i
+        last = pool.last_started()  # worker pid -> the notebook it announced last: the one it was on
         unfinished = [i for i in indices if i not in done]
         running = {i: pid for pid, i in last.items() if i not in done}
         # When a worker dies the executor ends the others with SIGTERM: the one that died
