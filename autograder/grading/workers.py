@@ -212,9 +212,12 @@ def grade_all(jobs: list, secret: bytes, limits, workers: int, progress=None, ou
         done = set()
         pool = ahead.pop() if ahead else WorkerPool(size, limits.grader_memory_bytes, at_exit=close_worker)
         try:
-            futures = [pool.submit(None, _grade_student_in_worker, [(i, jobs[i]) for i in batch], secret, limits)
-                       for batch in by_student(indices, jobs)]
+            futures = {pool.submit(None, _grade_student_in_worker, [(i, jobs[i]) for i in batch], secret, limits)
+                       for batch in by_student(indices, jobs)}
             for future in cf.as_completed(futures):
+                # A done future holds its student's results: kept till the pool ended, every result of
+                # the class stayed in the command's memory (tests/grading/test_stream.py).
+                futures.discard(future)
                 try:
                     graded = future.result()
                 except cf.process.BrokenProcessPool:

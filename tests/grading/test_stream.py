@@ -151,3 +151,31 @@ def test_near_copies_json_is_written_as_json_dumps_writes_it_and_read_back_in_pa
     top = near_copies.read(tmp_path, keep=1)[EX.assignment]
     assert list(top) == pairs[:1] and top.total == len(pairs) and top.compared == stats
     assert near_copies.read(tmp_path) == expected["assignments"]
+
+
+def test_a_result_handed_in_is_no_longer_held_by_the_grading(tmp_path):
+    """With the results on disk, the grading keeps no student's results once it has handed them in
+    (the pool's done tasks held every one of them until the pool ended: the command then grew with
+    the class). Each result handed in is watched by a weak reference; by the last, only the result
+    being handed in may still be alive."""
+    import gc
+    import weakref
+    root = tmp_path / "submitted"
+    for student in ("ann", "bob", "cat", "dan"):
+        folder = root / student / EX.assignment
+        folder.mkdir(parents=True)
+        nbformat.write(filled_notebook(EX), folder / EX.notebook)
+    jobs = discover(root)
+    watched, alive_at_last = [], []
+
+    def progress(i, result, reused):
+        watched.append(weakref.ref(result))
+        if len(watched) == len(jobs):
+            gc.collect()
+            alive_at_last.extend(r() is not None for r in watched[:-1])
+
+    results, failures, reused = grade_all(jobs, SECRET, Limits(confine=False), 1, progress=progress,
+                                          out=tmp_path / "out", on_disk=True)
+    assert failures == 0 and reused == 0 and len(watched) == len(jobs) == 4
+    assert [results.row(i).score for i in range(4)] == [results.row(i).max_score for i in range(4)]
+    assert alive_at_last == [False, False, False]
