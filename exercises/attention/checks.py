@@ -92,7 +92,9 @@ def _row(attention_row, q, K, V):
 @check("attention_row", "random cases: large scores, d_k != d_v", points=2)
 def check_row_random(attention_row, rng):
     for case in range(4):
-        Q, K, V = _random_qkv(rng, large=case % 2 == 1)
+        # case 0 has d_k >= 2: large scores saturate the softmax and d_k = 1 makes sqrt(d_k) = 1, so
+        # without it a draw could hide a missing or wrong scaling from one student
+        Q, K, V = _random_qkv(rng, large=case % 2 == 1, min_d_k=2 if case == 0 else 1)
         q = Q[-1]
         scores, weights, context = _row(attention_row, q, K, V)
         want = ref.attention_row(q, K, V)
@@ -125,7 +127,7 @@ def _grid(attention_matrix, Q, K, V, causal=False):
 @check("attention_matrix", "random cases, causal and not, large scores", points=2)
 def check_grid_random(attention_matrix, rng):
     for case in range(4):
-        Q, K, V = _random_qkv(rng, large=case % 2 == 1)
+        Q, K, V = _random_qkv(rng, large=case % 2 == 1, min_d_k=2 if case == 0 else 1)  # as check_row_random
         causal = case >= 2
         scores, weights, output = _grid(attention_matrix, Q, K, V, causal=causal)
         want = ref.attention_matrix(Q, K, V, causal=causal)

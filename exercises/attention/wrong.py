@@ -80,14 +80,15 @@ def _weight_mistakes(Q, K, causal=False, d_v=None):
     return mistakes
 
 
-def _random_qkv(rng, large=False):
-    """Random Q, K, V with T up to 12 and d_k, d_v up to 16, d_v never equal to d_k (so a
-    scaling by the values' width instead of the keys' shows for every student).
+def _random_qkv(rng, large=False, min_d_k=1):
+    """Random Q, K, V with T up to 12 and d_k from ``min_d_k`` to 16, d_v up to 16, d_v never equal
+    to d_k (so a scaling by the values' width instead of the keys' shows for every student).
 
     With ``large=True`` every query is aligned with its own key so that its scaled score
-    is 1000 or more: a softmax that does not subtract the maximum overflows to nan.
+    is 1000 or more: a softmax that does not subtract the maximum overflows to nan. (d_k = 1 makes
+    the sqrt(d_k) scaling a no-op: a check that must see a missing scaling asks for ``min_d_k=2``.)
     """
-    T, d_k, d_v = int(rng.integers(2, 13)), int(rng.integers(1, 17)), int(rng.integers(1, 16))
+    T, d_k, d_v = int(rng.integers(2, 13)), int(rng.integers(min_d_k, 17)), int(rng.integers(1, 16))
     d_v += d_v >= d_k  # 1..16 without d_k
     Q, K, V = rng.normal(size=(T, d_k)), rng.normal(size=(T, d_k)), rng.normal(size=(T, d_v))
     if large:  # row i's own score is 1000 (i + 1): far apart, so each row needs its own shift

@@ -71,7 +71,9 @@ def check_temperature_random(apply_temperature, rng):
         z = rng.normal(scale=3.0, size=V)
         T = float(rng.uniform(0.2, 5.0))
         if case == 4:
-            z, T = z * 20.0, 0.02            # scores / T in the thousands: exp overflows unless shifted
+            # the top score / T is 1250 for every draw (scaled alone, all scores could stay below
+            # exp's limit of 709): exp overflows unless the scores are shifted
+            z, T = (z - z.max()) * 20.0 + 25.0, 0.02
         if case == 3:
             z = z.astype(np.float32)         # float32 scores (shares to float32 precision are fine)
         expect_close(apply_temperature(z, T), ref.apply_temperature(z, T), atol=1e-6 if case == 3 else 1e-9,
@@ -240,10 +242,16 @@ def check_generate_seeded(submission):
 def check_generate_whole_list(generate, submission, rng):
     V = int(rng.integers(5, 12))
     scores = rng.normal(scale=3.0, size=(V, V))
+    scores[np.arange(V), rng.permutation(V)] += 12.0  # each row's top word is its own
     model = submission.probe("whole_list_model", scores)
     local = PROBES["whole_list_model"](scores)
     for n in (0, 1, 7):
-        prompt = [int(i) for i in rng.integers(0, V, size=int(rng.integers(1, 4)))]
+        prompt = [int(i) for i in rng.integers(0, V, size=int(rng.integers(1, 4) if n == 0 else rng.integers(2, 4)))]
+        if n and (sum(prompt[:-1]) + len(prompt) - 1) % V == 0:
+            prompt[0] = (prompt[0] + 1) % V
+        # for n > 0 the whole prompt picks another row (sum(ids) + len(ids)) % V than its newest id
+        # alone, whose top word differs: a generate that feeds the model less than the whole list
+        # chooses another first word for every student, not only for most draws
         want = ref.generate(local, prompt, n, 0, None)
         got = _ids(generate(model, list(prompt), n, 0, None), "generate")
         only_new = ref.generate(lambda ids: local(ids[-1:]), prompt, n, 0, None)

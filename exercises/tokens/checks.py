@@ -89,9 +89,14 @@ def check_pairs_random_counts(get_pair_counts, rng):
 
 @check("get_pair_counts", "random vocabularies: key order", points=1)
 def check_pairs_random_order(get_pair_counts, rng):
-    for _ in range(3):
+    for case in range(3):
         vocab = _random_vocab(rng)
         want = ref.get_pair_counts(vocab)
+        # the first vocabulary's pairs are first met in neither count order nor alphabetical order
+        # (redrawn until then: about 1 draw in 12 is in one of them), so a sorted dict fails for everyone
+        while case == 0 and any(list(want) == list(v) for v in _order_mistakes(want).values()):
+            vocab = _random_vocab(rng)
+            want = ref.get_pair_counts(vocab)
         expect_equal(get_pair_counts(vocab), list(want), normalize=_key_order,
                      what=f"the order of the keys of get_pair_counts({vocab})",
                      mistakes=_order_mistakes(want))

@@ -5,12 +5,24 @@ conditions under which each named mistake shows (a 2-D grid with axis=-1 for a s
 the wrong axis, scores past 1000 for one that overflows, ...). Each catalogued mistake
 (``exercises/*/hand_ins.py``) of attention, next_token, kv_cache, embeddings and sampling is
 graded in-kernel under 20 students' seeds, and of learned_attention under 10: each must get
-ONE score.
+ONE score. Each randomized check (one that takes ``rng``) is then called alone under 2,000 draws
+(learned_attention's under 300) for every catalogued mistake it must catch: it must fail under
+every one. (load_class.py's classes and these draws found a transposed similarity grid passing
+when both zero rows fell at the same place, a missing sqrt(d_k) passing when d_k = 1, an unshifted
+softmax passing when the scores stayed below exp's limit, a generate that feeds the model the
+newest id passing when both rows had the same top word, a count-sorted dict passing when the
+pairs were first met in count order.)
 """
+import importlib
+import inspect
+
+import numpy as np
 import pytest
 
+from autograder.checks.api import Excused, Mismatch
 from autograder.checks.plugin import run_checks
 from autograder.core.registry import EXERCISES
+from autograder.sandbox.limits import StudentCodeError
 from autograder.submission.local import LocalSubmission
 
 SECRET = b"test-secret"
@@ -57,18 +69,46 @@ def test_a_softmax_over_the_wrong_axis_costs_the_same_for_everyone():
     assert scores == {EXERCISES["attention"].points - 2}
 
 
-def test_a_transposed_similarity_grid_fails_the_random_grid_checks_under_every_draw():
-    """A student's draw once held a square grid made symmetric by its two zero rows (n = m = 2,
-    the zero rows at the same place), where the transpose is the right answer: no draw may give
-    the grid checks a shape under which (m, n) cannot be told from (n, m)."""
-    import numpy as np
+def _randomized_pairs():
+    """``(mistake, check function name)`` for each check of a mistake's ``failing`` that takes ``rng``."""
+    from autograder.demo.mistakes import all_mistakes
+    pairs = []
+    for m in all_mistakes():
+        checks = importlib.import_module(f"exercises.{m.exercise}.checks")
+        pairs += [(m, name) for name in m.failing if "rng" in inspect.signature(getattr(checks, name)).parameters]
+    return pairs
 
-    from autograder.checks.api import Mismatch
-    from exercises.embeddings import checks
-    transposed = next(m for m in _mistakes("embeddings") if m.label == "grid_transposed")
-    namespace = {"np": np}
-    exec(transposed.code, namespace)
-    for seed in range(400):
-        for check in (checks.check_grid_zero_rows, checks.check_grid_random):
-            with pytest.raises(Mismatch):
-                check(namespace["cosine_similarity_matrix"], np.random.default_rng(seed))
+
+def _argument(name, submission, rng):
+    """What the grading gives a check's parameter ``name`` (``autograder/checks/conftest.py``)."""
+    if name == "submission":
+        return submission
+    if name == "rng":
+        return rng
+    if name[:1].isupper():
+        return lambda *args, **kwargs: submission.new(name, *args, **kwargs)
+    return submission.function(name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mistake, check", _randomized_pairs(), ids=lambda v: getattr(v, "id", v))
+def test_each_randomized_check_catches_its_mistakes_under_every_draw(mistake, check):
+    ex = EXERCISES[mistake.exercise]
+    namespace = {"__name__": "__main__"}
+    exec(compile(ex.solution_module.read_text(), str(ex.solution_module), "exec"), namespace)
+    exec(mistake.code, namespace)
+    submission = LocalSubmission(namespace)
+    function = getattr(importlib.import_module(f"exercises.{mistake.exercise}.checks"), check)
+    passed = []
+    with np.errstate(all="ignore"):
+        for seed in range(300 if mistake.exercise == "learned_attention" else 2000):
+            rng = np.random.default_rng(seed)
+            try:
+                function(**{p: _argument(p, submission, rng) for p in inspect.signature(function).parameters})
+            except Excused:
+                passed.append(seed)
+            except (Mismatch, StudentCodeError):  # caught (a mistake that raises on the draw is caught too)
+                continue
+            else:
+                passed.append(seed)
+    assert passed == [], f"{mistake.id} passes {check} under the draws of seeds {passed[:10]}"
