@@ -13,8 +13,9 @@ whose ``causal_mask`` does one of: allocate memory without end, fork without end
 files without end (inodes), loop forever, print without end, kill its own process.
 
 Run 1: ``python -m autograder grade submitted --jobs N --out out1 --quiet --gradebook none`` (the
-command an instructor types, as a new process, but without nbgrader's gradebook); wall time, and the peak resident memory (VmHWM) of the grading command
-and of its largest worker, sampled from /proc. Grades are as expected when every notebook
+command an instructor types, as a new process, but without nbgrader's gradebook); wall time, and
+the peak resident memory (VmHWM) of the grading command (also as it stood when the pass after
+grading began) and of its largest worker, sampled from /proc. Grades are as expected when every notebook
 of a plan gets the same points as every other notebook of that plan (the same code, other
 students' seeds), references get full marks, a mistake loses points only in the checks of
 its own function, and a hostile notebook loses the points of ``causal_mask`` (and perhaps of
@@ -124,10 +125,17 @@ def _children(pid):
         return []
 
 
-def grade(submitted, out, jobs, kill_at=None):
+def _outputs_begun(out):
+    """Whether the pass after grading has begun: a results.json is under ``out`` (the write_outputs stage)."""
+    return next(Path(out).glob("*/*/results.json"), None) is not None
+
+
+def grade(submitted, out, jobs, kill_at=None, phases=None):
     """Run the grading command; returns ``(seconds, grader peak bytes, worker peak bytes,
     stdout, killed)``. With ``kill_at`` (a number of notebooks), SIGKILL its process group
-    once that many notebooks are recorded in ``out/.resume``."""
+    once that many notebooks are recorded in ``out/.resume``. ``phases`` (a dict) gets
+    ``"grading"``: the command's peak (VmHWM) when the pass after grading began, to within a
+    sample (the peak of grading and recording; the whole run's peak is the second value)."""
     cmd = [sys.executable, "-m", "autograder", "grade", str(submitted), "--out", str(out),
            "--jobs", str(jobs), "--quiet", "--gradebook", "none"]
     t0 = time.perf_counter()
@@ -137,6 +145,8 @@ def grade(submitted, out, jobs, kill_at=None):
     killed = False
     while proc.poll() is None:
         grader_peak = max(grader_peak, _vmhwm(proc.pid))
+        if phases is not None and "grading" not in phases and _outputs_begun(out):
+            phases["grading"] = grader_peak
         for child in _children(proc.pid):
             worker_peak = max(worker_peak, _vmhwm(child))
         if kill_at is not None and len(list((Path(out) / ".resume").glob("*.json"))) >= kill_at:
@@ -198,11 +208,14 @@ def main():
         print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; load average "
               f"{os.getloadavg()[0]:.1f}; class: {args.students} students x {len(EXERCISES)} exercises + "
               f"{len(HOSTILE)} hostile = {n} notebooks; --jobs {args.jobs}")
-        seconds, grader_peak, worker_peak, output, _ = grade(tmp / "submitted", tmp / "out1", args.jobs)
+        phases = {}
+        seconds, grader_peak, worker_peak, output, _ = grade(tmp / "submitted", tmp / "out1", args.jobs,
+                                                             phases=phases)
         last = output.strip().splitlines()[-1] if output.strip() else ""
+        grading = f"{phases['grading'] / 2 ** 20:.1f} MiB" if "grading" in phases else "not seen"
         print(f"run 1: {seconds:.1f} s wall ({seconds / n:.3f} s a notebook; {n / seconds * 60:.0f} a minute); "
-              f"peak memory: grading command {grader_peak / 2 ** 20:.0f} MiB, largest worker "
-              f"{worker_peak / 2 ** 20:.0f} MiB")
+              f"peak memory: grading command {grader_peak / 2 ** 20:.1f} MiB (through grading and recording: "
+              f"{grading}), largest worker {worker_peak / 2 ** 20:.0f} MiB")
         print(f"  its summary: {last}")
         first = read_results(tmp / "out1")
         wrong = check_expected(first, expect)

@@ -104,6 +104,22 @@ def problems(result) -> str:
     return text
 
 
+class _ClassRow:
+    """A (student, assignment) row of grades.csv while the results go by (``write_grades_csv``):
+    slotted, its texts interned, so a class of 10,000 notebooks holds about 300 bytes a row while
+    the file is written (a dict a row held about 1 KB). ``scores``: ``((notebook column, points
+    text), ...)``; ``problems``: each notebook's non-empty ``problems`` text; ``counted``: the
+    gradebook's ``totals.Totals`` of the row, or ``None``."""
+    __slots__ = ("scores", "late", "total", "max_score", "problems", "confinement", "counted")
+
+    def __init__(self):
+        self.scores: tuple = ()
+        self.late, self.confinement = "", ""
+        self.total = self.max_score = 0.0
+        self.problems: tuple = ()
+        self.counted = None
+
+
 def write_grades_csv(results, path, totals=None, not_submitted=()):
     """Write the class table (UTF-8): one row per (student, assignment), a column per notebook.
 
@@ -121,27 +137,27 @@ def write_grades_csv(results, path, totals=None, not_submitted=()):
         the ``Path`` written.
     """
     notebooks = set()  # filled as the results go by: ``results`` may be read once only (a generator)
-    rows = {}
-    found = {}
-    counted = {}
+    rows: dict = {}
     for r in results:
-        student, assignment = safetext.clean(r.student_id, safetext.ID_CHARS), safetext.clean(r.assignment_id)
+        key = (sys.intern(safetext.clean(r.student_id, safetext.ID_CHARS)), sys.intern(safetext.clean(r.assignment_id)))
+        row = rows.get(key)
+        if row is None:
+            row = rows[key] = _ClassRow()
         if totals and (r.student_id, r.assignment_id) in totals:
-            counted[(student, assignment)] = totals[(r.student_id, r.assignment_id)]
-        row = rows.setdefault((student, assignment),
-                              {"student_id": student, "assignment_id": assignment,
-                               "total": 0.0, "max_score": 0.0, "problems": "", "confinement": ""})
-        notebooks.add(safetext.clean(r.notebook, safetext.ID_CHARS))
-        row[safetext.clean(r.notebook, safetext.ID_CHARS)] = f"{r.score:g}"
-        row[LATE_COLUMN] = late_csv_text(r) or row.get(LATE_COLUMN, "")  # late.py
-        row["total"] += r.score
-        row["max_score"] += r.max_score
-        found.setdefault((student, assignment), []).append(problems(r))
-        if r.confinement not in row["confinement"].split("; "):
-            row["confinement"] = "; ".join(c for c in (row["confinement"], r.confinement) if c)
-    top = {}
+            row.counted = totals[(r.student_id, r.assignment_id)]
+        notebook = sys.intern(safetext.clean(r.notebook, safetext.ID_CHARS))
+        notebooks.add(notebook)
+        row.scores = (*(kv for kv in row.scores if kv[0] != notebook), (notebook, sys.intern(f"{r.score:g}")))
+        row.late = late_csv_text(r) or row.late  # late.py
+        row.total += r.score
+        row.max_score += r.max_score
+        if text := problems(r):
+            row.problems += (sys.intern(text),)
+        if r.confinement not in row.confinement.split("; "):
+            row.confinement = sys.intern("; ".join(c for c in (row.confinement, r.confinement) if c))
+    top: dict = {}
     for (_, assignment), row in rows.items():
-        top[assignment] = max(top.get(assignment, 0.0), row["max_score"])
+        top[assignment] = max(top.get(assignment, 0.0), row.max_score)
     absent = {}
     for student, assignment in not_submitted:
         student, assignment = safetext.clean(student, safetext.ID_CHARS), safetext.clean(assignment)
@@ -159,14 +175,14 @@ def write_grades_csv(results, path, totals=None, not_submitted=()):
             if key in absent:
                 writer.writerow(absent[key])
                 continue
-            row = rows[key]
-            t = counted.get(key)
-            row["late"] = f"{t.late_penalty:g}" if t else "0"
-            row["score"] = f"{t.score:g}" if t else f"{row['total']:g}"
-            row["manual overrides"] = "; ".join(o.describe() for o in t.overrides) if t else ""
-            row["total"], row["max_score"] = f"{row['total']:g}", f"{row['max_score']:g}"
-            row["problems"] = "; ".join(p for p in found[key] if p)
-            writer.writerow(row)
+            row, t = rows[key], rows[key].counted
+            writer.writerow({"student_id": key[0], "assignment_id": key[1], **dict(row.scores),
+                             "total": f"{row.total:g}", "max_score": f"{row.max_score:g}",
+                             "late": f"{t.late_penalty:g}" if t else "0",
+                             "score": f"{t.score:g}" if t else f"{row.total:g}",
+                             "manual overrides": "; ".join(o.describe() for o in t.overrides) if t else "",
+                             LATE_COLUMN: row.late, "problems": "; ".join(row.problems),
+                             "confinement": row.confinement})
     return path
 
 
