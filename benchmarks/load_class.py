@@ -13,9 +13,10 @@ whose ``causal_mask`` does one of: allocate memory without end, fork without end
 files without end (inodes), loop forever, print without end, kill its own process.
 
 Run 1: ``python -m autograder grade submitted --jobs N --out out1 --quiet --gradebook none`` (the
-command an instructor types, as a new process, but without nbgrader's gradebook); wall time, and
-the peak resident memory (VmHWM) of the grading command (also as it stood when the pass after
-grading began) and of its largest worker, sampled from /proc. Grades are as expected when every notebook
+command an instructor types, as a new process, but without nbgrader's gradebook; started as
+``python -c RUN``, which runs the same ``cli.main`` and then tells its own peak); wall time, and
+the peak resident memory (VmHWM) of the grading command (as it told it; also as it stood when the
+pass after grading began, sampled) and of its largest worker, sampled from /proc. Grades are as expected when every notebook
 of a plan gets the same points as every other notebook of that plan (the same code, other
 students' seeds), references get full marks, a mistake loses points only in the checks of
 its own function, and a hostile notebook loses the points of ``causal_mask`` (and perhaps of
@@ -109,6 +110,16 @@ def build(root, students):
     return expect
 
 
+# The grading command as ``python -c RUN grade ...``: ``cli.main``, as ``python -m autograder`` runs
+# it, then its own peak resident memory (VmHWM) on stderr as it ends ("peak_kib N"). Sampled from
+# /proc every half second, the peak of the last half second (the report stage) is missed: 109.6
+# MiB sampled where the command's own was 114 (1,028 notebooks, 2026-12-07).
+RUN = ("import sys\nfrom autograder.cli import main\nstatus = main(sys.argv[1:])\n"
+       "hwm = [line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM:')]\n"
+       "print(f'peak_kib {hwm[0]}', file=sys.stderr)\n"
+       "sys.exit(status)\n")
+
+
 def _vmhwm(pid):
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -136,7 +147,7 @@ def grade(submitted, out, jobs, kill_at=None, phases=None):
     once that many notebooks are recorded in ``out/.resume``. ``phases`` (a dict) gets
     ``"grading"``: the command's peak (VmHWM) when the pass after grading began, to within a
     sample (the peak of grading and recording; the whole run's peak is the second value)."""
-    cmd = [sys.executable, "-m", "autograder", "grade", str(submitted), "--out", str(out),
+    cmd = [sys.executable, "-c", RUN, "grade", str(submitted), "--out", str(out),
            "--jobs", str(jobs), "--quiet", "--gradebook", "none"]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -156,6 +167,9 @@ def grade(submitted, out, jobs, kill_at=None, phases=None):
             break
         time.sleep(0.5)
     output = proc.stdout.read()
+    told = [int(line.split()[1]) * 1024 for line in output.splitlines() if line.startswith("peak_kib ")]
+    grader_peak = max([grader_peak, *told])  # the command's own, when it ended by itself
+    output = "".join(line + "\n" for line in output.splitlines() if not line.startswith("peak_kib "))
     return time.perf_counter() - t0, grader_peak, worker_peak, output, killed
 
 
